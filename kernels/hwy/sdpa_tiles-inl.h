@@ -1,0 +1,245 @@
+// Tile building blocks shared by the Highway SDPA variants (per-target code).
+//
+// Layout conventions inside one work item:
+//   kt  : a key tile packed transposed, E rows of `ldk` floats (ldk = tile width
+//         rounded up to 2 vectors, padding zero), so the QK^T micro-kernel reads
+//         contiguous key lanes for each e;
+//   vt  : a value tile packed row-major, `ldv` floats per key (Ev rounded up to
+//         2 vectors, padding zero), so P.V reads contiguous value lanes;
+//   s   : scores / probabilities, one row per query, `lds` floats per row.
+// Both micro-kernels are 4 rows x 2 vectors: 8 independent accumulators hide
+// the FMA latency, and each step issues 6 loads (2 vector + 4 broadcast) for
+// 8 FMAs, so the loop is FMA-bound rather than load-bound on 2-load/cycle cores.
+// Accumulators are named values, not arrays, so the same code builds for SVE.
+
+#if defined(ATTNRT_KERNELS_HWY_SDPA_TILES_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ATTNRT_KERNELS_HWY_SDPA_TILES_INL_H_
+#undef ATTNRT_KERNELS_HWY_SDPA_TILES_INL_H_
+#else
+#define ATTNRT_KERNELS_HWY_SDPA_TILES_INL_H_
+#endif
+
+#include <cstddef>
+
+#include "attnrt/kernels/sdpa_kernel.h"
+#include "attnrt/kernels/sdpa_mask.h"
+#include "attnrt/kernels/sdpa_params.h"
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attnrt {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+
+// Width the packed tiles are padded to: two vectors (the micro-kernel width).
+HWY_INLINE size_t PanelWidth() { return 2 * hn::Lanes(DF()); }
+
+HWY_INLINE size_t RoundUp(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+// Scratch regions start on this many floats so every Load is aligned.
+constexpr size_t kRegionAlignFloats = kScratchAlignment / sizeof(float);
+
+HWY_INLINE size_t AlignFloats(size_t n) { return RoundUp(n, kRegionAlignFloats); }
+
+// kt[e * ldk + c] = k[c * k_row_stride + e] for c < cols; zero for cols <= c < ldk.
+HWY_INLINE void PackKeysTransposed(const float* HWY_RESTRICT k, size_t k_row_stride,
+                                   size_t cols, size_t dim, size_t ldk,
+                                   float* HWY_RESTRICT kt) {
+  for (size_t e = 0; e < dim; ++e) {
+    float* HWY_RESTRICT dst = kt + e * ldk;
+    for (size_t c = 0; c < cols; ++c) dst[c] = k[c * k_row_stride + e];
+    for (size_t c = cols; c < ldk; ++c) dst[c] = 0.0f;
+  }
+}
+
+// vt[r * ldv + c] = v[r * v_row_stride + c] for c < dim; zero for dim <= c < ldv.
+HWY_INLINE void PackValues(const float* HWY_RESTRICT v, size_t v_row_stride, size_t rows,
+                           size_t dim, size_t ldv, float* HWY_RESTRICT vt) {
+  for (size_t r = 0; r < rows; ++r) {
+    float* HWY_RESTRICT dst = vt + r * ldv;
+    const float* HWY_RESTRICT src = v + r * v_row_stride;
+    for (size_t c = 0; c < dim; ++c) dst[c] = src[c];
+    for (size_t c = dim; c < ldv; ++c) dst[c] = 0.0f;
+  }
+}
+
+// s[r][0 .. ldk) = scale * q[r] . kt for 4 query rows. Callers with fewer rows
+// pass the last real row again: duplicate rows write identical values.
+HWY_INLINE void QKMicro4x2(const float* q0, const float* q1, const float* q2, const float* q3,
+                           const float* HWY_RESTRICT kt, size_t ldk, size_t dim, float scale,
+                           float* s0, float* s1, float* s2, float* s3) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  for (size_t c = 0; c < ldk; c += 2 * N) {
+    auto a00 = hn::Zero(d), a01 = hn::Zero(d), a10 = hn::Zero(d), a11 = hn::Zero(d);
+    auto a20 = hn::Zero(d), a21 = hn::Zero(d), a30 = hn::Zero(d), a31 = hn::Zero(d);
+    const float* HWY_RESTRICT kc = kt + c;
+    for (size_t e = 0; e < dim; ++e) {
+      const auto k0 = hn::Load(d, kc + e * ldk);
+      const auto k1 = hn::Load(d, kc + e * ldk + N);
+      auto b = hn::Set(d, q0[e]);
+      a00 = hn::MulAdd(b, k0, a00);
+      a01 = hn::MulAdd(b, k1, a01);
+      b = hn::Set(d, q1[e]);
+      a10 = hn::MulAdd(b, k0, a10);
+      a11 = hn::MulAdd(b, k1, a11);
+      b = hn::Set(d, q2[e]);
+      a20 = hn::MulAdd(b, k0, a20);
+      a21 = hn::MulAdd(b, k1, a21);
+      b = hn::Set(d, q3[e]);
+      a30 = hn::MulAdd(b, k0, a30);
+      a31 = hn::MulAdd(b, k1, a31);
+    }
+    const auto vs = hn::Set(d, scale);
+    hn::StoreU(hn::Mul(a00, vs), d, s0 + c);
+    hn::StoreU(hn::Mul(a01, vs), d, s0 + c + N);
+    hn::StoreU(hn::Mul(a10, vs), d, s1 + c);
+    hn::StoreU(hn::Mul(a11, vs), d, s1 + c + N);
+    hn::StoreU(hn::Mul(a20, vs), d, s2 + c);
+    hn::StoreU(hn::Mul(a21, vs), d, s2 + c + N);
+    hn::StoreU(hn::Mul(a30, vs), d, s3 + c);
+    hn::StoreU(hn::Mul(a31, vs), d, s3 + c + N);
+  }
+}
+
+// Scores for `rows` query rows (row r at q + r * q_row_stride) against a packed
+// key tile: s[r * lds + c] for c < ldk.
+HWY_INLINE void QKTile(const float* q, size_t q_row_stride, size_t rows,
+                       const float* HWY_RESTRICT kt, size_t ldk, size_t dim, float scale,
+                       float* s, size_t lds) {
+  for (size_t r = 0; r < rows; r += 4) {
+    const size_t last = rows - 1;
+    const size_t r1 = r + 1 < rows ? r + 1 : last;
+    const size_t r2 = r + 2 < rows ? r + 2 : last;
+    const size_t r3 = r + 3 < rows ? r + 3 : last;
+    QKMicro4x2(q + r * q_row_stride, q + r1 * q_row_stride, q + r2 * q_row_stride,
+               q + r3 * q_row_stride, kt, ldk, dim, scale, s + r * lds, s + r1 * lds,
+               s + r2 * lds, s + r3 * lds);
+  }
+}
+
+// o[r][0 .. ldv) += sum_j p[r][j] * vt[j] for 4 rows. Rows may alias (tails):
+// every accumulator is loaded before any is stored, so aliasing rows agree.
+HWY_INLINE void PVMicro4x2(const float* p0, const float* p1, const float* p2, const float* p3,
+                           const float* HWY_RESTRICT vt, size_t ldv, size_t keys,
+                           float* o0, float* o1, float* o2, float* o3) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  for (size_t c = 0; c < ldv; c += 2 * N) {
+    auto a00 = hn::Load(d, o0 + c), a01 = hn::Load(d, o0 + c + N);
+    auto a10 = hn::Load(d, o1 + c), a11 = hn::Load(d, o1 + c + N);
+    auto a20 = hn::Load(d, o2 + c), a21 = hn::Load(d, o2 + c + N);
+    auto a30 = hn::Load(d, o3 + c), a31 = hn::Load(d, o3 + c + N);
+    const float* HWY_RESTRICT vc = vt + c;
+    for (size_t j = 0; j < keys; ++j) {
+      const auto v0 = hn::Load(d, vc + j * ldv);
+      const auto v1 = hn::Load(d, vc + j * ldv + N);
+      auto b = hn::Set(d, p0[j]);
+      a00 = hn::MulAdd(b, v0, a00);
+      a01 = hn::MulAdd(b, v1, a01);
+      b = hn::Set(d, p1[j]);
+      a10 = hn::MulAdd(b, v0, a10);
+      a11 = hn::MulAdd(b, v1, a11);
+      b = hn::Set(d, p2[j]);
+      a20 = hn::MulAdd(b, v0, a20);
+      a21 = hn::MulAdd(b, v1, a21);
+      b = hn::Set(d, p3[j]);
+      a30 = hn::MulAdd(b, v0, a30);
+      a31 = hn::MulAdd(b, v1, a31);
+    }
+    hn::Store(a00, d, o0 + c);
+    hn::Store(a01, d, o0 + c + N);
+    hn::Store(a10, d, o1 + c);
+    hn::Store(a11, d, o1 + c + N);
+    hn::Store(a20, d, o2 + c);
+    hn::Store(a21, d, o2 + c + N);
+    hn::Store(a30, d, o3 + c);
+    hn::Store(a31, d, o3 + c + N);
+  }
+}
+
+// o[r * ldo + c] += sum_{j < keys} p[r * ldp + j] * vt[j * ldv + c].
+HWY_INLINE void PVTile(const float* p, size_t ldp, size_t rows, const float* HWY_RESTRICT vt,
+                       size_t ldv, size_t keys, float* o, size_t ldo) {
+  for (size_t r = 0; r < rows; r += 4) {
+    const size_t last = rows - 1;
+    const size_t r1 = r + 1 < rows ? r + 1 : last;
+    const size_t r2 = r + 2 < rows ? r + 2 : last;
+    const size_t r3 = r + 3 < rows ? r + 3 : last;
+    PVMicro4x2(p + r * ldp, p + r1 * ldp, p + r2 * ldp, p + r3 * ldp, vt, ldv, keys,
+               o + r * ldo, o + r1 * ldo, o + r2 * ldo, o + r3 * ldo);
+  }
+}
+
+// Applies causal rule and mask to s[0 .. n) for query row i whose keys start at
+// key j0. Scalar: it runs only on tiles the causal diagonal cuts or with a mask.
+HWY_INLINE void MaskRow(const SdpaParams& p, size_t b, size_t h, size_t i, size_t j0,
+                        size_t n, float* HWY_RESTRICT s) {
+  const uint8_t* mask_row = p.mask_kind == MaskKind::kNone ? nullptr : MaskRowBytes(p, b, h, i);
+  for (size_t j = 0; j < n; ++j) s[j] = ApplyMask(p, mask_row, i, j0 + j, s[j]);
+}
+
+// Max of s[0 .. n); kMaskedScore when n == 0. `s` is readable to RoundUp(n, N).
+HWY_INLINE float RowMax(const float* HWY_RESTRICT s, size_t n) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const auto masked = hn::Set(d, kMaskedScore);
+  auto m = masked;
+  size_t j = 0;
+  for (; j + N <= n; j += N) m = hn::Max(m, hn::LoadU(d, s + j));
+  if (j < n) m = hn::Max(m, hn::IfThenElse(hn::FirstN(d, n - j), hn::LoadU(d, s + j), masked));
+  return hn::GetLane(hn::MaxOfLanes(d, m));
+}
+
+// s[j] = exp(s[j] - max) for j < n and 0 for n <= j < RoundUp(n, N); returns
+// the sum. Masked scores (kMaskedScore) underflow to exactly 0.
+HWY_INLINE float ExpRowAndSum(float* HWY_RESTRICT s, size_t n, float max) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const auto vmax = hn::Set(d, max);
+  auto sum = hn::Zero(d);
+  size_t j = 0;
+  for (; j + N <= n; j += N) {
+    const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, s + j), vmax));
+    hn::StoreU(e, d, s + j);
+    sum = hn::Add(sum, e);
+  }
+  if (j < n) {
+    const auto e = hn::IfThenElseZero(hn::FirstN(d, n - j),
+                                      hn::Exp(d, hn::Sub(hn::LoadU(d, s + j), vmax)));
+    hn::StoreU(e, d, s + j);
+    sum = hn::Add(sum, e);
+  }
+  return hn::GetLane(hn::SumOfLanes(d, sum));
+}
+
+// x[0 .. n) *= f, n a multiple of N (padded rows).
+HWY_INLINE void ScaleRow(float* HWY_RESTRICT x, size_t n, float f) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const auto vf = hn::Set(d, f);
+  for (size_t j = 0; j < n; j += N) hn::Store(hn::Mul(hn::Load(d, x + j), vf), d, x + j);
+}
+
+// dst[0 .. n) = src[0 .. n) * f for any n and alignment; dst may equal src.
+HWY_INLINE void ScaleCopy(const float* src, size_t n, float f, float* dst) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const auto vf = hn::Set(d, f);
+  size_t j = 0;
+  for (; j + N <= n; j += N) hn::StoreU(hn::Mul(hn::LoadU(d, src + j), vf), d, dst + j);
+  for (; j < n; ++j) dst[j] = src[j] * f;
+}
+
+HWY_INLINE void ZeroFloats(float* HWY_RESTRICT x, size_t n) {
+  for (size_t j = 0; j < n; ++j) x[j] = 0.0f;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attnrt
+HWY_AFTER_NAMESPACE();
+
+#endif  // ATTNRT_KERNELS_HWY_SDPA_TILES_INL_H_

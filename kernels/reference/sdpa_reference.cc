@@ -1,0 +1,79 @@
+// reference: the oracle every other variant is tested against.
+//
+// Plain scalar loops over one query row at a time, accumulating in double. No
+// tiling, no SIMD, no cleverness: it should be obviously right when read.
+#include <cmath>
+
+#include "attnrt/kernels/sdpa_kernel.h"
+#include "attnrt/kernels/sdpa_mask.h"
+
+namespace attnrt {
+namespace {
+
+const char* ScalarIsa() { return "scalar"; }
+bool Always() { return true; }
+
+// One work item per (batch, query head, query row).
+size_t ReferenceWorkItems(const SdpaParams& p) { return p.batch * p.q_heads * p.q_len; }
+
+// Room for one row of double scores.
+size_t ReferenceScratchFloats(const SdpaParams& p) { return 2 * p.kv_len + 2; }
+
+void ReferenceRow(const SdpaParams& p, size_t b, size_t h, size_t i, double* scores) {
+  const size_t group = p.q_heads / p.kv_heads;
+  const size_t g = h / group;
+  const float* q = p.q + b * p.q_strides.batch + h * p.q_strides.head + i * p.q_strides.row;
+  const float* k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
+  const float* v = p.v + b * p.v_strides.batch + g * p.v_strides.head;
+  const uint8_t* mask_row = p.mask_kind == MaskKind::kNone ? nullptr : MaskRowBytes(p, b, h, i);
+  float* out = p.out + b * p.out_strides.batch + h * p.out_strides.head + i * p.out_strides.row;
+  float* w = p.weights == nullptr ? nullptr
+                                  : p.weights + b * p.weights_strides.batch +
+                                        h * p.weights_strides.head + i * p.weights_strides.row;
+
+  double max_score = kMaskedScore;
+  for (size_t j = 0; j < p.kv_len; ++j) {
+    double dot = 0.0;
+    for (size_t e = 0; e < p.qk_dim; ++e) dot += double(q[e]) * double(k[j * p.k_strides.row + e]);
+    float bias;
+    const bool allowed = KeyAllowed(p, mask_row, i, j, &bias);
+    const double score = dot * p.scale + bias;
+    scores[j] = (allowed && score > kMaskedScore) ? score : double(kMaskedScore);
+    if (scores[j] > max_score) max_score = scores[j];
+  }
+
+  const bool dead = max_score <= kDeadRowThreshold;
+  double sum = 0.0;
+  for (size_t j = 0; j < p.kv_len; ++j) {
+    scores[j] = (dead || scores[j] <= kMaskedScore) ? 0.0 : std::exp(scores[j] - max_score);
+    sum += scores[j];
+  }
+  const double inv = dead ? 0.0 : 1.0 / sum;
+  for (size_t c = 0; c < p.v_dim; ++c) {
+    double acc = 0.0;
+    for (size_t j = 0; j < p.kv_len; ++j) acc += scores[j] * double(v[j * p.v_strides.row + c]);
+    out[c] = static_cast<float>(acc * inv);
+  }
+  if (w != nullptr) {
+    for (size_t j = 0; j < p.kv_len; ++j) w[j] = static_cast<float>(scores[j] * inv);
+  }
+}
+
+void ReferenceRun(const SdpaParams& p, size_t begin, size_t end, float* scratch) {
+  double* scores = reinterpret_cast<double*>(scratch);
+  for (size_t item = begin; item < end; ++item) {
+    const size_t i = item % p.q_len;
+    const size_t h = (item / p.q_len) % p.q_heads;
+    const size_t b = item / (p.q_len * p.q_heads);
+    ReferenceRow(p, b, h, i, scores);
+  }
+}
+
+}  // namespace
+
+extern const SdpaKernel kSdpaReference = {
+    "reference", "reference", true, ScalarIsa, Always,
+    ReferenceScratchFloats, ReferenceWorkItems, ReferenceRun,
+};
+
+}  // namespace attnrt

@@ -1,0 +1,33 @@
+// The list of SDPA variants compiled into this build. Adding a variant means
+// defining its SdpaKernel and adding one line here; tests and the CLI iterate
+// this list, so a new variant is tested and selectable without new test code.
+#include <cstring>
+
+#include "attnrt/kernels/sdpa_kernel.h"
+
+namespace attnrt {
+
+extern const SdpaKernel kSdpaReference;
+extern const SdpaKernel kSdpaHwyMaterialized;
+extern const SdpaKernel kSdpaHwyFlash;
+
+namespace {
+const SdpaKernel* const kAllKernels[] = {
+    &kSdpaReference,
+    &kSdpaHwyMaterialized,
+    &kSdpaHwyFlash,
+};
+}  // namespace
+
+size_t SdpaKernelCount() { return sizeof(kAllKernels) / sizeof(kAllKernels[0]); }
+
+const SdpaKernel& SdpaKernelAt(size_t index) { return *kAllKernels[index]; }
+
+const SdpaKernel* FindSdpaKernel(const char* name) {
+  for (const SdpaKernel* kernel : kAllKernels) {
+    if (std::strcmp(kernel->name, name) == 0) return kernel;
+  }
+  return nullptr;
+}
+
+}  // namespace attnrt

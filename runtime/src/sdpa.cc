@@ -1,0 +1,231 @@
+// Shape binding, validation, kernel choice and the arena-backed run for SDPA.
+#include "attnrt/runtime/sdpa.h"
+
+#include <cmath>
+
+#include "attnrt/runtime/checked_math.h"
+
+namespace attnrt {
+namespace {
+
+// Broadcasts two dimension sizes as torch does (1 stretches); false if they clash.
+bool BroadcastDim(size_t a, size_t b, size_t* out) {
+  if (a == b || b == 1) {
+    *out = a;
+    return true;
+  }
+  if (a == 1) {
+    *out = b;
+    return true;
+  }
+  return false;
+}
+
+Status CheckRank(const TensorShape& s, const char* name, size_t min_rank) {
+  if (s.rank < min_rank || s.rank > TensorShape::kMaxRank) {
+    return Status::Error(StatusCode::kShapeMismatch,
+                         "%s must have rank %z to 4 ((L, E), (B, L, E) or (B, H, L, E)), got rank %z",
+                         name, min_rank, s.rank);
+  }
+  return Status::Ok();
+}
+
+// C-order strides of a (batch, head, row) view of `s` padded on the left to 4-D;
+// a dimension of size 1 gets stride 0 so it broadcasts.
+Strides3 BroadcastStrides(const TensorShape& s) {
+  const size_t cols = s.FromRight(0), rows = s.FromRight(1), heads = s.FromRight(2),
+               batch = s.FromRight(3);
+  Strides3 st;
+  st.row = rows == 1 ? 0 : cols;
+  st.head = heads == 1 ? 0 : rows * cols;
+  st.batch = batch == 1 ? 0 : heads * rows * cols;
+  return st;
+}
+
+Status BindMask(const TensorShape& mask, const SdpaParams& p, size_t score_rank, MaskStrides* st) {
+  if (mask.rank > score_rank) {
+    return Status::Error(StatusCode::kShapeMismatch,
+                         "mask has rank %z but the attention scores have rank %z", mask.rank,
+                         score_rank);
+  }
+  const size_t want[4] = {p.kv_len, p.q_len, p.q_heads, p.batch};  // from the right
+  const char* names[4] = {"keys (S)", "queries (L)", "heads", "batch"};
+  size_t stride = 1;
+  size_t strides[4];
+  for (size_t i = 0; i < 4; ++i) {
+    const size_t d = mask.FromRight(i);
+    if (d != want[i] && d != 1) {
+      return Status::Error(StatusCode::kShapeMismatch,
+                           "mask does not broadcast to the scores: its %s dimension is %z, need %z or 1",
+                           names[i], d, want[i]);
+    }
+    strides[i] = d == 1 ? 0 : stride;
+    if (!CheckedMul(stride, d, &stride)) {
+      return Status::Error(StatusCode::kOverflow, "mask size overflows");
+    }
+  }
+  st->col = strides[0];
+  st->row = strides[1];
+  st->head = strides[2];
+  st->batch = strides[3];
+  return Status::Ok();
+}
+
+}  // namespace
+
+float DefaultSdpaScale(size_t qk_dim) {
+  return qk_dim == 0 ? 1.0f : static_cast<float>(1.0 / std::sqrt(static_cast<double>(qk_dim)));
+}
+
+Status BindSdpaShapes(const TensorShape& q, const TensorShape& k, const TensorShape& v,
+                      const TensorShape* mask, MaskKind mask_kind, SdpaParams* p,
+                      TensorShape* out, TensorShape* weights) {
+  ATTNRT_RETURN_IF_ERROR(CheckRank(q, "query", 2));
+  ATTNRT_RETURN_IF_ERROR(CheckRank(k, "key", 2));
+  ATTNRT_RETURN_IF_ERROR(CheckRank(v, "value", 2));
+  if (q.FromRight(0) != k.FromRight(0)) {
+    return Status::Error(StatusCode::kShapeMismatch,
+                         "query last dimension E=%z differs from key last dimension %z",
+                         q.FromRight(0), k.FromRight(0));
+  }
+  if (k.FromRight(1) != v.FromRight(1)) {
+    return Status::Error(StatusCode::kShapeMismatch,
+                         "key has S=%z rows but value has %z (they must match)", k.FromRight(1),
+                         v.FromRight(1));
+  }
+  size_t batch, kv_batch, kv_heads;
+  if (!BroadcastDim(k.FromRight(3), v.FromRight(3), &kv_batch) ||
+      !BroadcastDim(q.FromRight(3), kv_batch, &batch)) {
+    return Status::Error(StatusCode::kShapeMismatch,
+                         "batch sizes do not broadcast: query %z, key %z, value %z", q.FromRight(3),
+                         k.FromRight(3), v.FromRight(3));
+  }
+  if (!BroadcastDim(k.FromRight(2), v.FromRight(2), &kv_heads)) {
+    return Status::Error(StatusCode::kShapeMismatch,
+                         "key has %z heads but value has %z (they must match or be 1)",
+                         k.FromRight(2), v.FromRight(2));
+  }
+  // A single query head against several kv heads broadcasts the query.
+  const size_t q_heads = q.FromRight(2) == 1 ? kv_heads : q.FromRight(2);
+  if (kv_heads == 0 || q_heads % kv_heads != 0) {
+    return Status::Error(StatusCode::kShapeMismatch,
+                         "query heads (%z) must be a multiple of key/value heads (%z)", q_heads,
+                         kv_heads);
+  }
+
+  p->batch = batch;
+  p->q_heads = q_heads;
+  p->kv_heads = kv_heads;
+  p->q_len = q.FromRight(1);
+  p->kv_len = k.FromRight(1);
+  p->qk_dim = q.FromRight(0);
+  p->v_dim = v.FromRight(0);
+  p->q_strides = BroadcastStrides(q);
+  p->k_strides = BroadcastStrides(k);
+  p->v_strides = BroadcastStrides(v);
+  p->scale = DefaultSdpaScale(p->qk_dim);
+
+  // Output keeps the highest input rank, with broadcast leading dimensions.
+  size_t rank = q.rank > k.rank ? q.rank : k.rank;
+  rank = rank > v.rank ? rank : v.rank;
+  const size_t lead[2] = {batch, q_heads};
+  out->rank = weights->rank = rank;
+  for (size_t i = 0; i + 2 < rank; ++i) {
+    out->dims[i] = weights->dims[i] = lead[i + 4 - rank];
+  }
+  out->dims[rank - 2] = weights->dims[rank - 2] = p->q_len;
+  out->dims[rank - 1] = p->v_dim;
+  weights->dims[rank - 1] = p->kv_len;
+  // Output and weights are written densely, C-order (B, Hq, L, Ev) / (B, Hq, L, S).
+  p->out_strides = {q_heads * p->q_len * p->v_dim, p->q_len * p->v_dim, p->v_dim};
+  p->weights_strides = {q_heads * p->q_len * p->kv_len, p->q_len * p->kv_len, p->kv_len};
+
+  p->mask_kind = mask == nullptr ? MaskKind::kNone : mask_kind;
+  p->mask_strides = MaskStrides{};
+  if (mask != nullptr && mask_kind != MaskKind::kNone) {
+    ATTNRT_RETURN_IF_ERROR(BindMask(*mask, *p, rank, &p->mask_strides));
+  }
+  return Status::Ok();
+}
+
+Status ValidateSdpa(const SdpaParams& p, const SdpaKernel& kernel) {
+  if (p.kv_heads == 0 || p.q_heads % p.kv_heads != 0) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "query heads (%z) must be a multiple of key/value heads (%z)", p.q_heads,
+                         p.kv_heads);
+  }
+  if (!std::isfinite(p.scale)) {
+    return Status::Error(StatusCode::kInvalidArgument, "scale must be a finite number");
+  }
+  if (p.weights != nullptr && !kernel.returns_weights) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "kernel '%s' cannot return attention weights; use hwy-materialized, "
+                         "reference or auto",
+                         kernel.name);
+  }
+  if (!kernel.available()) {
+    return Status::Error(StatusCode::kUnsupported, "kernel '%s' cannot run on this CPU",
+                         kernel.name);
+  }
+  const bool any_output = p.batch * p.q_heads * p.q_len * p.v_dim != 0;
+  const bool reads_inputs = p.batch * p.q_heads * p.q_len * p.kv_len != 0;
+  if ((any_output && p.out == nullptr) ||
+      (reads_inputs && (p.q == nullptr || p.k == nullptr || p.v == nullptr))) {
+    return Status::Error(StatusCode::kInvalidArgument, "a query, key, value or output pointer is null");
+  }
+  if (p.mask_kind != MaskKind::kNone && reads_inputs && p.mask == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "mask kind is set but the mask pointer is null");
+  }
+  return Status::Ok();
+}
+
+const SdpaKernel& ChooseSdpaKernel(const SdpaParams& p) {
+  const char* name = p.weights != nullptr ? "hwy-materialized" : "hwy-flash";
+  const SdpaKernel* kernel = FindSdpaKernel(name);
+  return kernel != nullptr ? *kernel : SdpaKernelAt(0);
+}
+
+Status SdpaScratchBytes(const SdpaParams& p, const SdpaKernel& kernel, size_t workers,
+                        size_t* bytes) {
+  size_t per_worker;
+  if (!CheckedMul(kernel.scratch_floats(p), sizeof(float), &per_worker) ||
+      !CheckedAlignUp(per_worker, kArenaAlignment, &per_worker) ||
+      !CheckedMul(per_worker, workers == 0 ? 1 : workers, bytes)) {
+    return Status::Error(StatusCode::kOverflow, "scratch size for %z workers overflows", workers);
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+struct SdpaJob {
+  const SdpaParams* params;
+  const SdpaKernel* kernel;
+  float* scratch;
+  size_t floats_per_worker;
+};
+
+void RunSdpaRange(void* context, size_t begin, size_t end, size_t worker) {
+  const SdpaJob& job = *static_cast<const SdpaJob*>(context);
+  job.kernel->run(*job.params, begin, end, job.scratch + worker * job.floats_per_worker);
+}
+
+}  // namespace
+
+Status RunSdpa(const SdpaParams& p, const SdpaKernel& kernel, Arena* arena, Executor* executor) {
+  ATTNRT_RETURN_IF_ERROR(ValidateSdpa(p, kernel));
+  const size_t items = kernel.work_items(p);
+  if (items == 0 || p.q_len == 0) return Status::Ok();
+  const size_t workers = executor->workers();
+  size_t bytes;
+  ATTNRT_RETURN_IF_ERROR(SdpaScratchBytes(p, kernel, workers, &bytes));
+  const size_t mark = arena->Mark();
+  void* scratch;
+  ATTNRT_RETURN_IF_ERROR(arena->Allocate(bytes, kArenaAlignment, &scratch));
+  SdpaJob job{&p, &kernel, static_cast<float*>(scratch), bytes / workers / sizeof(float)};
+  executor->ParallelFor(items, RunSdpaRange, &job);
+  arena->Reset(mark);
+  return Status::Ok();
+}
+
+}  // namespace attnrt

@@ -1,0 +1,136 @@
+// attnrt sdpa: scaled dot-product attention on .npy tensors, PyTorch semantics.
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "attnrt/runtime/sdpa.h"
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/kernel_choice.h"
+#include "host/aligned_buffer.h"
+#include "host/thread_pool.h"
+
+namespace attnrt::cli {
+namespace {
+
+struct SdpaOptions {
+  std::string q, k, v, out, weights_out, mask;
+  std::string causal = "none";
+  std::string kernel = "auto";
+  std::optional<double> scale;
+  size_t threads = 0;
+};
+
+std::string DescribeInputs(const SdpaOptions& o, const npy::Array& q, const npy::Array& k,
+                           const npy::Array& v, const npy::Array* mask) {
+  std::string s = "query " + o.q + " " + npy::ShapeString(q.shape) + ", key " + o.k + " " +
+                  npy::ShapeString(k.shape) + ", value " + o.v + " " + npy::ShapeString(v.shape);
+  if (mask != nullptr) s += ", mask " + o.mask + " " + npy::ShapeString(mask->shape);
+  return s;
+}
+
+bool RequireFloat32(const npy::Array& a, const std::string& role, const std::string& path,
+                    std::string* error) {
+  if (a.dtype == npy::DType::kFloat32) return true;
+  *error = role + " " + path + " must be float32, got bool";
+  return false;
+}
+
+int RunSdpaCommand(const SdpaOptions& o) {
+  const char* cmd = "sdpa";
+  npy::Array q, k, v, mask;
+  std::string error;
+  const bool has_mask = !o.mask.empty();
+  if (!LoadNpy(o.q, "query", &q, &error) || !LoadNpy(o.k, "key", &k, &error) ||
+      !LoadNpy(o.v, "value", &v, &error) || (has_mask && !LoadNpy(o.mask, "mask", &mask, &error)) ||
+      !RequireFloat32(q, "query", o.q, &error) || !RequireFloat32(k, "key", o.k, &error) ||
+      !RequireFloat32(v, "value", o.v, &error)) {
+    return ReportError(cmd, error);
+  }
+  TensorShape qs, ks, vs, mask_shape, out_shape, weights_shape;
+  if (!ToTensorShape(q.shape, "query " + o.q, &qs, &error) ||
+      !ToTensorShape(k.shape, "key " + o.k, &ks, &error) ||
+      !ToTensorShape(v.shape, "value " + o.v, &vs, &error) ||
+      (has_mask && !ToTensorShape(mask.shape, "mask " + o.mask, &mask_shape, &error))) {
+    return ReportError(cmd, error);
+  }
+  const MaskKind mask_kind = !has_mask ? MaskKind::kNone
+                             : mask.dtype == npy::DType::kBool ? MaskKind::kBool
+                                                               : MaskKind::kAdditive;
+  SdpaParams p;
+  Status st = BindSdpaShapes(qs, ks, vs, has_mask ? &mask_shape : nullptr, mask_kind, &p, &out_shape,
+                             &weights_shape);
+  if (!st.ok()) {
+    return ReportError(cmd, std::string(st.message()) + " (" +
+                                DescribeInputs(o, q, k, v, has_mask ? &mask : nullptr) + ")");
+  }
+  if (o.scale) p.scale = static_cast<float>(*o.scale);
+  p.causal = ParseCausal(o.causal);
+
+  std::vector<float> out(p.batch * p.q_heads * p.q_len * p.v_dim);
+  std::vector<float> weights;
+  p.q = q.f32.data();
+  p.k = k.f32.data();
+  p.v = v.f32.data();
+  p.out = out.data();
+  if (has_mask) {
+    p.mask = mask.dtype == npy::DType::kBool ? static_cast<const void*>(mask.b8.data())
+                                             : static_cast<const void*>(mask.f32.data());
+  }
+  if (!o.weights_out.empty()) {
+    weights.resize(p.batch * p.q_heads * p.q_len * p.kv_len);
+    p.weights = weights.data();
+  }
+
+  const SdpaKernel* kernel = nullptr;
+  if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError(cmd, error);
+  ThreadPool pool(o.threads == 0 ? DefaultThreadCount() : o.threads);
+  size_t bytes = 0;
+  st = SdpaScratchBytes(p, *kernel, pool.workers(), &bytes);
+  if (!st.ok()) return ReportStatus(cmd, st);
+  AlignedBuffer buffer(bytes);
+  if (!buffer.ok()) return ReportError(cmd, "cannot allocate " + std::to_string(bytes) + " bytes of scratch");
+  Arena arena(buffer.data(), bytes);
+
+  const auto start = std::chrono::steady_clock::now();
+  st = RunSdpa(p, *kernel, &arena, &pool);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!st.ok()) return ReportStatus(cmd, st);
+
+  if (!npy::WriteFloat32(o.out, ToVector(out_shape), out.data(), &error)) {
+    return ReportError(cmd, error);
+  }
+  if (!o.weights_out.empty() &&
+      !npy::WriteFloat32(o.weights_out, ToVector(weights_shape), weights.data(), &error)) {
+    return ReportError(cmd, error);
+  }
+  std::printf("sdpa: kernel %s (%s), %zu thread(s), out %s -> %s, %.3f ms, scratch %zu bytes\n",
+              kernel->name, kernel->isa(), pool.workers(),
+              npy::ShapeString(ToVector(out_shape)).c_str(), o.out.c_str(), ms, bytes);
+  return 0;
+}
+
+}  // namespace
+
+void AddSdpaCommand(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<SdpaOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "sdpa", "Scaled dot-product attention on .npy tensors (torch.nn.functional semantics)");
+  cmd->add_option("--q", o->q, "Query (..., L, E) float32 .npy")->required();
+  cmd->add_option("--k", o->k, "Key (..., S, E) float32 .npy")->required();
+  cmd->add_option("--v", o->v, "Value (..., S, Ev) float32 .npy")->required();
+  cmd->add_option("--out", o->out, "Output (..., L, Ev) .npy to write")->required();
+  cmd->add_option("--weights-out", o->weights_out, "Also write attention weights (..., L, S)");
+  cmd->add_option("--mask", o->mask,
+                  "Mask broadcastable to (..., L, S): bool (True = may attend) or float32 (added)");
+  AddCausalOption(*cmd, &o->causal);
+  cmd->add_option("--scale", o->scale, "Score scale (default 1/sqrt(E))");
+  AddKernelOption(*cmd, &o->kernel);
+  cmd->add_option("--threads", o->threads, "Worker threads (default: all hardware threads)")
+      ->check(CLI::Range(0, 1024));
+  cmd->callback([o, exit_code] { *exit_code = RunSdpaCommand(*o); });
+}
+
+}  // namespace attnrt::cli
