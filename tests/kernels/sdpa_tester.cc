@@ -1,0 +1,102 @@
+// SdpaTester implementation (see sdpa_tester.h).
+#include "kernels/sdpa_tester.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "attnrt/runtime/arena.h"
+#include "host/aligned_buffer.h"
+#include "host/thread_pool.h"
+
+namespace attnrt::testing {
+namespace {
+
+// Fills `n` floats after an optional one-float offset, so data can be misaligned.
+float* Fill(std::vector<float>* buf, size_t n, bool misalign, std::mt19937* rng, float scale) {
+  const size_t offset = misalign ? 1 : 0;
+  buf->assign(n + offset + 16, 0.0f);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  float* data = buf->data() + offset;
+  for (size_t i = 0; i < n; ++i) data[i] = normal(*rng) * scale;
+  return data;
+}
+
+}  // namespace
+
+std::string SdpaCase::Describe() const {
+  std::ostringstream s;
+  s << "B=" << batch << " Hq=" << q_heads << " Hkv=" << kv_heads << " L=" << L << " S=" << S
+    << " E=" << E << " Ev=" << Ev << " mask=" << int(mask) << (mask_per_head ? "(per-head)" : "")
+    << " causal=" << int(causal) << " logits*" << logit_magnitude << (misalign ? " misaligned" : "")
+    << (want_weights ? " weights" : "") << " workers=" << workers << " seed=" << seed;
+  return s.str();
+}
+
+SdpaTester::SdpaTester(const SdpaCase& c) : case_(c) {
+  std::mt19937 rng(c.seed);
+  TensorShape q{4, {c.batch, c.q_heads, c.L, c.E}};
+  TensorShape k{4, {c.batch, c.kv_heads, c.S, c.E}};
+  TensorShape v{4, {c.batch, c.kv_heads, c.S, c.Ev}};
+  TensorShape m = c.mask_per_head ? TensorShape{4, {c.batch, c.q_heads, c.L, c.S}}
+                                  : TensorShape{2, {c.L, c.S}};
+  TensorShape out, weights;
+  const Status st = BindSdpaShapes(q, k, v, c.mask == MaskKind::kNone ? nullptr : &m, c.mask,
+                                   &params_, &out, &weights);
+  if (!st.ok()) std::abort();  // a tester bug, not a kernel bug
+  params_.q = Fill(&q_, c.batch * c.q_heads * c.L * c.E, c.misalign, &rng, c.logit_magnitude);
+  params_.k = Fill(&k_, c.batch * c.kv_heads * c.S * c.E, c.misalign, &rng, c.logit_magnitude);
+  params_.v = Fill(&v_, c.batch * c.kv_heads * c.S * c.Ev, c.misalign, &rng, 1.0f);
+  params_.causal = c.causal;
+  const size_t mask_elems = m.dims[0] * m.dims[1] * (m.rank == 4 ? m.dims[2] * m.dims[3] : 1);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  if (c.mask == MaskKind::kBool) {
+    mask_b_.resize(mask_elems);
+    for (auto& x : mask_b_) x = uniform(rng) < c.keep_probability ? 1 : 0;
+    params_.mask = mask_b_.data();
+  } else if (c.mask == MaskKind::kAdditive) {
+    mask_f_.resize(mask_elems);
+    // Mostly small biases, some -inf (masked) entries, as real padding masks have.
+    for (auto& x : mask_f_) {
+      x = uniform(rng) < c.keep_probability ? static_cast<float>(uniform(rng) * 4.0 - 2.0)
+                                            : -INFINITY;
+    }
+    params_.mask = mask_f_.data();
+  }
+}
+
+std::string SdpaTester::Run(const SdpaKernel& kernel, SdpaResult* result) {
+  SdpaParams p = params_;
+  const size_t offset = case_.misalign ? 1 : 0;
+  std::vector<float> out_buf(p.batch * p.q_heads * p.q_len * p.v_dim + offset, NAN);
+  std::vector<float> w_buf;
+  p.out = out_buf.data() + offset;
+  if (case_.want_weights) {
+    w_buf.assign(p.batch * p.q_heads * p.q_len * p.kv_len + offset, NAN);
+    p.weights = w_buf.data() + offset;
+  }
+  ThreadPool pool(case_.workers);
+  size_t bytes = 0;
+  Status st = SdpaScratchBytes(p, kernel, pool.workers(), &bytes);
+  if (!st.ok()) return st.message();
+  AlignedBuffer buffer(bytes);
+  Arena arena(buffer.data(), bytes);
+  st = RunSdpa(p, kernel, &arena, &pool);
+  if (!st.ok()) return st.message();
+  result->out.assign(p.out, p.out + out_buf.size() - offset);
+  if (case_.want_weights) result->weights.assign(p.weights, p.weights + w_buf.size() - offset);
+  return "";
+}
+
+double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double max_ref = 1.0, max_diff = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    max_ref = std::max(max_ref, std::fabs(double(b[i])));
+    // NaN compares false: count it as an infinite error.
+    const double d = std::fabs(double(a[i]) - double(b[i]));
+    max_diff = std::max(max_diff, std::isnan(d) ? INFINITY : d);
+  }
+  return max_diff / max_ref;
+}
+
+}  // namespace attnrt::testing

@@ -1,0 +1,255 @@
+// Every SDPA variant in the registry against the scalar reference variant over
+// sizes that straddle tile and vector edges, every mask kind and broadcast,
+// causal both ways, dead rows, huge logits, misaligned buffers, GQA, E != Ev,
+// L != S and several workers.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "kernels/sdpa_tester.h"
+
+namespace attnrt::testing {
+namespace {
+
+constexpr double kTolerance = 1e-4;  // of max(1, max|reference|), as the issue states
+
+const SdpaKernel& Reference() { return *FindSdpaKernel("reference"); }
+
+std::vector<std::string> VariantNames() {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < SdpaKernelCount(); ++i) {
+    if (SdpaKernelAt(i).available()) names.push_back(SdpaKernelAt(i).name);
+  }
+  return names;
+}
+
+class SdpaVariantTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  const SdpaKernel& kernel() const { return *FindSdpaKernel(GetParam().c_str()); }
+
+  // Runs the case on the variant and on the reference and compares.
+  void Check(SdpaCase c) {
+    c.want_weights = c.want_weights && kernel().returns_weights;
+    SdpaTester tester(c);
+    SdpaResult got, want;
+    ASSERT_EQ(tester.Run(kernel(), &got), "") << c.Describe();
+    ASSERT_EQ(tester.Run(Reference(), &want), "") << c.Describe();
+    EXPECT_LE(MaxRelativeError(got.out, want.out), kTolerance) << "output, " << c.Describe();
+    if (c.want_weights) {
+      EXPECT_LE(MaxRelativeError(got.weights, want.weights), kTolerance)
+          << "weights, " << c.Describe();
+    }
+  }
+};
+
+TEST_P(SdpaVariantTest, SizesStraddlingTileAndVectorEdges) {
+  const size_t lens[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 97, 129};
+  const size_t dims[][2] = {{1, 1}, {3, 5}, {16, 16}, {64, 64}, {67, 33}, {8, 129}};
+  uint32_t seed = 0;
+  for (size_t L : lens) {
+    for (size_t S : lens) {
+      SdpaCase c;
+      c.L = L;
+      c.S = S;
+      c.E = dims[seed % 6][0];
+      c.Ev = dims[seed % 6][1];
+      c.want_weights = true;
+      c.seed = ++seed;
+      Check(c);
+    }
+  }
+}
+
+TEST_P(SdpaVariantTest, EveryMaskKindAndBroadcastWithCausal) {
+  const MaskKind masks[] = {MaskKind::kNone, MaskKind::kBool, MaskKind::kAdditive};
+  const CausalKind causals[] = {CausalKind::kNone, CausalKind::kUpperLeft, CausalKind::kLowerRight};
+  const size_t shapes[][2] = {{37, 70}, {70, 37}, {64, 64}, {1, 130}, {130, 1}};
+  uint32_t seed = 100;
+  for (MaskKind m : masks) {
+    for (bool per_head : {false, true}) {
+      for (CausalKind causal : causals) {
+        for (const auto& shape : shapes) {
+          SdpaCase c;
+          c.batch = 2;
+          c.q_heads = 2;
+          c.kv_heads = 2;
+          c.L = shape[0];
+          c.S = shape[1];
+          c.E = 24;
+          c.Ev = 40;
+          c.mask = m;
+          c.mask_per_head = per_head;
+          c.causal = causal;
+          c.want_weights = true;
+          c.seed = ++seed;
+          Check(c);
+        }
+      }
+    }
+  }
+}
+
+TEST_P(SdpaVariantTest, FullyMaskedRowsGiveZerosNotNaN) {
+  for (MaskKind m : {MaskKind::kBool, MaskKind::kAdditive}) {
+    SdpaCase c;
+    c.L = 40;
+    c.S = 70;
+    c.E = c.Ev = 16;
+    c.mask = m;
+    c.keep_probability = 0.0;  // every key masked in every row
+    c.want_weights = kernel().returns_weights;
+    SdpaTester tester(c);
+    SdpaResult got;
+    ASSERT_EQ(tester.Run(kernel(), &got), "");
+    for (float x : got.out) ASSERT_EQ(x, 0.0f) << c.Describe();
+    for (float x : got.weights) ASSERT_EQ(x, 0.0f) << c.Describe();
+  }
+  // Lower-right with L > S: the first L - S rows see no key at all.
+  SdpaCase c;
+  c.L = 100;
+  c.S = 30;
+  c.E = c.Ev = 8;
+  c.causal = CausalKind::kLowerRight;
+  c.want_weights = kernel().returns_weights;
+  Check(c);
+  SdpaTester tester(c);
+  SdpaResult got;
+  ASSERT_EQ(tester.Run(kernel(), &got), "");
+  for (size_t i = 0; i < (c.L - c.S) * c.Ev; ++i) ASSERT_EQ(got.out[i], 0.0f) << i;
+}
+
+TEST_P(SdpaVariantTest, PartlyMaskedRowsMixedWithDeadRows) {
+  SdpaCase c;
+  c.L = 67;
+  c.S = 131;
+  c.E = 32;
+  c.Ev = 17;
+  c.mask = MaskKind::kBool;
+  c.keep_probability = 0.02;  // some rows keep nothing, some a single key
+  c.want_weights = true;
+  for (uint32_t seed = 1; seed <= 5; ++seed) {
+    c.seed = seed;
+    Check(c);
+  }
+}
+
+TEST_P(SdpaVariantTest, HugeLogits) {
+  for (size_t E : {1, 16, 64}) {
+    SdpaCase c;
+    c.L = 33;
+    c.S = 65;
+    c.E = E;
+    c.Ev = 16;
+    c.logit_magnitude = 100.0f;  // |score| around 1e4
+    c.want_weights = true;
+    c.causal = E == 16 ? CausalKind::kUpperLeft : CausalKind::kNone;
+    Check(c);
+  }
+}
+
+TEST_P(SdpaVariantTest, MisalignedBuffers) {
+  for (size_t n : {5, 64, 100}) {
+    SdpaCase c;
+    c.L = n;
+    c.S = n + 3;
+    c.E = 19;
+    c.Ev = 21;
+    c.misalign = true;
+    c.mask = MaskKind::kAdditive;
+    c.want_weights = true;
+    Check(c);
+  }
+}
+
+TEST_P(SdpaVariantTest, GroupedQueryAttention) {
+  const size_t groups[][2] = {{6, 2}, {4, 1}, {8, 8}, {3, 1}};
+  for (const auto& g : groups) {
+    SdpaCase c;
+    c.batch = 2;
+    c.q_heads = g[0];
+    c.kv_heads = g[1];
+    c.L = 45;
+    c.S = 77;
+    c.E = 32;
+    c.Ev = 48;
+    c.causal = CausalKind::kLowerRight;
+    c.want_weights = true;
+    Check(c);
+  }
+}
+
+TEST_P(SdpaVariantTest, SeveralWorkersMatchOne) {
+  for (size_t workers : {2, 3}) {
+    SdpaCase c;
+    c.batch = 2;
+    c.q_heads = 3;
+    c.kv_heads = 3;
+    c.L = 200;
+    c.S = 150;
+    c.E = 64;
+    c.Ev = 64;
+    c.causal = CausalKind::kUpperLeft;
+    c.workers = workers;
+    c.want_weights = true;
+    Check(c);
+  }
+}
+
+TEST_P(SdpaVariantTest, CustomScaleIsUsed) {
+  SdpaCase c;
+  c.L = 20;
+  c.S = 20;
+  c.E = 16;
+  c.Ev = 16;
+  SdpaTester base(c);
+  SdpaResult a, b;
+  ASSERT_EQ(base.Run(kernel(), &a), "");
+  SdpaTester scaled(c);
+  const_cast<SdpaParams&>(scaled.params()).scale = 1.7f;
+  ASSERT_EQ(scaled.Run(kernel(), &b), "");
+  SdpaResult want;
+  ASSERT_EQ(scaled.Run(Reference(), &want), "");
+  EXPECT_LE(MaxRelativeError(b.out, want.out), kTolerance);
+  EXPECT_GT(MaxRelativeError(a.out, b.out), 1e-3) << "scale had no effect";
+}
+
+TEST_P(SdpaVariantTest, WeightsFromAVariantThatCannotReturnThemAreRefused) {
+  if (kernel().returns_weights) GTEST_SKIP() << "variant returns weights";
+  SdpaCase c;
+  c.L = c.S = c.E = c.Ev = 4;
+  c.want_weights = true;
+  SdpaTester tester(c);
+  SdpaResult got;
+  EXPECT_NE(tester.Run(kernel(), &got).find("cannot return attention weights"), std::string::npos);
+}
+
+TEST_P(SdpaVariantTest, FlashScratchDoesNotGrowWithSequenceLength) {
+  if (std::strstr(kernel().name, "flash") == nullptr) GTEST_SKIP() << "not a flash variant";
+  SdpaParams small, large;
+  small.q_len = small.kv_len = 64;
+  large.q_len = large.kv_len = 65536;
+  small.qk_dim = large.qk_dim = small.v_dim = large.v_dim = 64;
+  EXPECT_EQ(kernel().scratch_floats(small), kernel().scratch_floats(large));
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, SdpaVariantTest, ::testing::ValuesIn(VariantNames()),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& ch : name) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return name;
+                         });
+
+TEST(SdpaRegistry, ListsReferenceAndVectorizedVariants) {
+  ASSERT_NE(FindSdpaKernel("reference"), nullptr);
+  ASSERT_NE(FindSdpaKernel("hwy-materialized"), nullptr);
+  ASSERT_NE(FindSdpaKernel("hwy-flash"), nullptr);
+  EXPECT_EQ(FindSdpaKernel("no-such-kernel"), nullptr);
+  for (size_t i = 0; i < SdpaKernelCount(); ++i) {
+    std::printf("variant %-20s isa %s\n", SdpaKernelAt(i).name, SdpaKernelAt(i).isa());
+  }
+}
+
+}  // namespace
+}  // namespace attnrt::testing

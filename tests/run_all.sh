@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The whole attnrt test suite, as CI runs it: installs dependencies, then
+#   1. host release build + every CTest suite (GoogleTest and PyTorch parity),
+#   2. the same suite under ASan + UBSan,
+#   3. libFuzzer targets for the weight-file and .npy readers, bounded time,
+#   4. cross builds under emulation (AArch64 CTest under qemu-user, Cortex-M
+#      firmware images under qemu-system-arm), when their toolchain files exist.
+# Each stage runs even if an earlier one failed; the exit code is non-zero if
+# any stage failed. ATTNRT_FUZZ_SECONDS (default 60) bounds each fuzzer.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+jobs=2
+fuzz_seconds=${ATTNRT_FUZZ_SECONDS:-60}
+
+passed=0
+failed=0
+failed_names=()
+stage() {
+  local name=$1
+  shift
+  echo
+  echo "=== stage: $name"
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "=== stage $name: passed ($((SECONDS - start)) s)"
+  else
+    failed=$((failed + 1))
+    failed_names+=("$name")
+    echo "=== stage $name: FAILED ($((SECONDS - start)) s)"
+  fi
+}
+
+setup() {
+  bash tools/setup.sh
+  if [ -f toolchains/install_cross_deps.sh ]; then bash toolchains/install_cross_deps.sh; fi
+}
+
+host_suite() {
+  local preset=$1
+  cmake --preset "$preset" >/dev/null &&
+    cmake --build --preset "$preset" -j"$jobs" &&
+    ctest --preset "$preset" -j"$jobs" --timeout 600
+}
+
+fuzz() {
+  cmake --preset fuzz -DATTNRT_FUZZ_SECONDS="$fuzz_seconds" >/dev/null &&
+    cmake --build --preset fuzz -j"$jobs" &&
+    ctest --test-dir build/fuzz --output-on-failure -j"$jobs"
+}
+
+cross() {
+  if [ -f toolchains/run_cross_tests.sh ]; then
+    bash toolchains/run_cross_tests.sh
+  else
+    echo "no cross test script yet"
+  fi
+}
+
+stage setup setup
+stage release host_suite release
+stage asan host_suite asan
+stage fuzz fuzz
+stage cross cross
+
+echo
+if ((failed)); then echo "failed stages: ${failed_names[*]}"; fi
+echo "stages: $passed passed, $failed failed"
+exit $((failed > 0))
