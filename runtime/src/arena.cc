@@ -4,6 +4,9 @@
 #include "attnrt/runtime/checked_math.h"
 
 namespace attnrt {
+namespace {
+constexpr uintptr_t kMeasuringBase = 1u << 16;
+}  // namespace
 
 Status Arena::Allocate(size_t bytes, size_t alignment, void** out) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > kArenaAlignment) {
@@ -25,7 +28,10 @@ Status Arena::Allocate(size_t bytes, size_t alignment, void** out) {
     return Status::Error(StatusCode::kArenaTooSmall, "arena too small: need %z bytes, have %z", end,
                          capacity_);
   }
-  *out = base_ + used_ + padding;
+  // A measuring arena returns distinct, aligned, non-null fake addresses so that
+  // validation code treats them like real buffers.
+  *out = measuring() ? reinterpret_cast<void*>(kMeasuringBase + used_ + padding)
+                     : static_cast<void*>(base_ + used_ + padding);
   used_ = end;
   if (used_ > high_water_) high_water_ = used_;
   return Status::Ok();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "attnrt/runtime/checked_math.h"
+#include "attnrt/runtime/parallel.h"
 
 namespace attnrt {
 namespace {
@@ -40,35 +41,6 @@ Strides3 BroadcastStrides(const TensorShape& s) {
   st.head = heads == 1 ? 0 : rows * cols;
   st.batch = batch == 1 ? 0 : heads * rows * cols;
   return st;
-}
-
-Status BindMask(const TensorShape& mask, const SdpaParams& p, size_t score_rank, MaskStrides* st) {
-  if (mask.rank > score_rank) {
-    return Status::Error(StatusCode::kShapeMismatch,
-                         "mask has rank %z but the attention scores have rank %z", mask.rank,
-                         score_rank);
-  }
-  const size_t want[4] = {p.kv_len, p.q_len, p.q_heads, p.batch};  // from the right
-  const char* names[4] = {"keys (S)", "queries (L)", "heads", "batch"};
-  size_t stride = 1;
-  size_t strides[4];
-  for (size_t i = 0; i < 4; ++i) {
-    const size_t d = mask.FromRight(i);
-    if (d != want[i] && d != 1) {
-      return Status::Error(StatusCode::kShapeMismatch,
-                           "mask does not broadcast to the scores: its %s dimension is %z, need %z or 1",
-                           names[i], d, want[i]);
-    }
-    strides[i] = d == 1 ? 0 : stride;
-    if (!CheckedMul(stride, d, &stride)) {
-      return Status::Error(StatusCode::kOverflow, "mask size overflows");
-    }
-  }
-  st->col = strides[0];
-  st->row = strides[1];
-  st->head = strides[2];
-  st->batch = strides[3];
-  return Status::Ok();
 }
 
 }  // namespace
@@ -140,11 +112,39 @@ Status BindSdpaShapes(const TensorShape& q, const TensorShape& k, const TensorSh
   p->out_strides = {q_heads * p->q_len * p->v_dim, p->q_len * p->v_dim, p->v_dim};
   p->weights_strides = {q_heads * p->q_len * p->kv_len, p->q_len * p->kv_len, p->kv_len};
 
-  p->mask_kind = mask == nullptr ? MaskKind::kNone : mask_kind;
+  if (mask == nullptr) return BindSdpaMask(TensorShape{}, MaskKind::kNone, rank, p);
+  return BindSdpaMask(*mask, mask_kind, rank, p);
+}
+
+Status BindSdpaMask(const TensorShape& mask, MaskKind kind, size_t score_rank, SdpaParams* p) {
+  p->mask_kind = kind;
   p->mask_strides = MaskStrides{};
-  if (mask != nullptr && mask_kind != MaskKind::kNone) {
-    ATTNRT_RETURN_IF_ERROR(BindMask(*mask, *p, rank, &p->mask_strides));
+  if (kind == MaskKind::kNone) return Status::Ok();
+  if (mask.rank > score_rank) {
+    return Status::Error(StatusCode::kShapeMismatch,
+                         "mask has rank %z but the attention scores have rank %z", mask.rank,
+                         score_rank);
   }
+  const size_t want[4] = {p->kv_len, p->q_len, p->q_heads, p->batch};  // from the right
+  const char* names[4] = {"keys (S)", "queries (L)", "heads", "batch"};
+  size_t stride = 1;
+  size_t strides[4];
+  for (size_t i = 0; i < 4; ++i) {
+    const size_t d = mask.FromRight(i);
+    if (d != want[i] && d != 1) {
+      return Status::Error(StatusCode::kShapeMismatch,
+                           "mask does not broadcast to the scores: its %s dimension is %z, need %z or 1",
+                           names[i], d, want[i]);
+    }
+    strides[i] = d == 1 ? 0 : stride;
+    if (!CheckedMul(stride, d, &stride)) {
+      return Status::Error(StatusCode::kOverflow, "mask size overflows");
+    }
+  }
+  p->mask_strides.col = strides[0];
+  p->mask_strides.row = strides[1];
+  p->mask_strides.head = strides[2];
+  p->mask_strides.batch = strides[3];
   return Status::Ok();
 }
 
@@ -187,13 +187,11 @@ const SdpaKernel& ChooseSdpaKernel(const SdpaParams& p) {
 
 Status SdpaScratchBytes(const SdpaParams& p, const SdpaKernel& kernel, size_t workers,
                         size_t* bytes) {
-  size_t per_worker;
-  if (!CheckedMul(kernel.scratch_floats(p), sizeof(float), &per_worker) ||
-      !CheckedAlignUp(per_worker, kArenaAlignment, &per_worker) ||
-      !CheckedMul(per_worker, workers == 0 ? 1 : workers, bytes)) {
-    return Status::Error(StatusCode::kOverflow, "scratch size for %z workers overflows", workers);
+  if (kernel.work_items(p) == 0 || p.q_len == 0) {
+    *bytes = 0;
+    return Status::Ok();
   }
-  return Status::Ok();
+  return WorkScratchBytes(kernel.scratch_floats(p), workers, bytes);
 }
 
 namespace {
@@ -201,31 +199,25 @@ namespace {
 struct SdpaJob {
   const SdpaParams* params;
   const SdpaKernel* kernel;
-  float* scratch;
-  size_t floats_per_worker;
 };
 
-void RunSdpaRange(void* context, size_t begin, size_t end, size_t worker) {
+void RunSdpaRange(const void* context, size_t begin, size_t end, float* scratch) {
   const SdpaJob& job = *static_cast<const SdpaJob*>(context);
-  job.kernel->run(*job.params, begin, end, job.scratch + worker * job.floats_per_worker);
+  job.kernel->run(*job.params, begin, end, scratch);
 }
 
 }  // namespace
 
 Status RunSdpa(const SdpaParams& p, const SdpaKernel& kernel, Arena* arena, Executor* executor) {
   ATTNRT_RETURN_IF_ERROR(ValidateSdpa(p, kernel));
-  const size_t items = kernel.work_items(p);
-  if (items == 0 || p.q_len == 0) return Status::Ok();
-  const size_t workers = executor->workers();
-  size_t bytes;
-  ATTNRT_RETURN_IF_ERROR(SdpaScratchBytes(p, kernel, workers, &bytes));
-  const size_t mark = arena->Mark();
-  void* scratch;
-  ATTNRT_RETURN_IF_ERROR(arena->Allocate(bytes, kArenaAlignment, &scratch));
-  SdpaJob job{&p, &kernel, static_cast<float*>(scratch), bytes / workers / sizeof(float)};
-  executor->ParallelFor(items, RunSdpaRange, &job);
-  arena->Reset(mark);
-  return Status::Ok();
+  if (p.q_len == 0) return Status::Ok();
+  const SdpaJob job{&p, &kernel};
+  WorkItems work;
+  work.count = kernel.work_items(p);
+  work.scratch_floats = kernel.scratch_floats(p);
+  work.run = RunSdpaRange;
+  work.params = &job;
+  return RunWorkItems(work, arena, executor);
 }
 
 }  // namespace attnrt

@@ -107,6 +107,9 @@ Status Status::Error(StatusCode code, const char* format, const char* s, size_t 
 Status Status::Error(StatusCode code, const char* format, const char* s, size_t a, size_t b) {
   ATTNRT_STATUS_BODY(Arg{true, s, 0}, Arg{false, nullptr, a}, Arg{false, nullptr, b})
 }
+Status Status::Error(StatusCode code, const char* format, const char* s, const char* t) {
+  ATTNRT_STATUS_BODY(Arg{true, s, 0}, Arg{true, t, 0})
+}
 
 #undef ATTNRT_STATUS_BODY
 

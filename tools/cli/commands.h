@@ -8,5 +8,12 @@ namespace attnrt::cli {
 
 void AddSdpaCommand(CLI::App& app, int* exit_code);
 void AddKernelsCommand(CLI::App& app, int* exit_code);
+void AddRunCommand(CLI::App& app, int* exit_code);
+void AddInspectCommand(CLI::App& app, int* exit_code);
+void AddPlanCommand(CLI::App& app, int* exit_code);
+void AddEmbedCommand(CLI::App& app, int* exit_code);
+void AddConvertCommand(CLI::App& app, int* exit_code);
+void AddDemoCommand(CLI::App& app, int* exit_code);
+void AddBenchCommand(CLI::App& app, int* exit_code);
 
 }  // namespace attnrt::cli

@@ -11,6 +11,13 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   attnrt::cli::AddSdpaCommand(app, &exit_code);
   attnrt::cli::AddKernelsCommand(app, &exit_code);
+  attnrt::cli::AddRunCommand(app, &exit_code);
+  attnrt::cli::AddInspectCommand(app, &exit_code);
+  attnrt::cli::AddPlanCommand(app, &exit_code);
+  attnrt::cli::AddEmbedCommand(app, &exit_code);
+  attnrt::cli::AddConvertCommand(app, &exit_code);
+  attnrt::cli::AddDemoCommand(app, &exit_code);
+  attnrt::cli::AddBenchCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

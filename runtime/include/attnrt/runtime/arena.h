@@ -16,6 +16,13 @@ class Arena {
  public:
   Arena(void* buffer, size_t capacity) : base_(static_cast<uint8_t*>(buffer)), capacity_(capacity) {}
 
+  // An arena without memory that only counts: every code path run with it makes
+  // the same allocations as a real run but computes nothing (see measuring()),
+  // so its high-water mark is the exact plan. Addresses it hands out are fake
+  // and must never be dereferenced.
+  static Arena Measuring() { return Arena(nullptr, ~size_t{0}); }
+  bool measuring() const { return base_ == nullptr; }
+
   // Reserves `bytes` aligned to `alignment` (a power of two, at most
   // kArenaAlignment). The buffer itself must be kArenaAlignment-aligned.
   // Fails with "arena too small: need N bytes, have M" and leaves the arena as it was.

@@ -28,6 +28,11 @@ Status BindSdpaShapes(const TensorShape& q, const TensorShape& k, const TensorSh
                       const TensorShape* mask, MaskKind mask_kind, SdpaParams* p,
                       TensorShape* out, TensorShape* weights);
 
+// Sets p's mask kind and strides for a mask of shape `mask` that must broadcast
+// to the scores (B, Hq, L, S) of an already bound `p`; `score_rank` is the
+// rank the caller's scores have (a mask may not have more dimensions).
+Status BindSdpaMask(const TensorShape& mask, MaskKind kind, size_t score_rank, SdpaParams* p);
+
 // 1/sqrt(E), PyTorch's default scale (1 when E == 0, where PyTorch divides by 0).
 float DefaultSdpaScale(size_t qk_dim);
 

@@ -40,6 +40,7 @@ class Status {
   static Status Error(StatusCode code, const char* format, const char* s);
   static Status Error(StatusCode code, const char* format, const char* s, size_t a);
   static Status Error(StatusCode code, const char* format, const char* s, size_t a, size_t b);
+  static Status Error(StatusCode code, const char* format, const char* s, const char* t);
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

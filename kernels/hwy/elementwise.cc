@@ -1,0 +1,99 @@
+// hwy elementwise ops: GELU (exact erf form), erf, ReLU, residual add.
+//
+// Memory-bound streams: one load and one store per vector, so no unrolling. The
+// last partial vector goes through a stack buffer of one vector so it runs the
+// very same arithmetic as the body (results never depend on an element's
+// position) and nothing is read or written past the end.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/hwy/elementwise.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include <cstddef>
+
+#include "attnrt/kernels/elementwise.h"
+#include "hwy/highway.h"
+#include "kernels/hwy/erf-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attnrt {
+namespace HWY_NAMESPACE {
+
+using DF = hn::ScalableTag<float>;
+
+// x[i] = op(x[i]) for i < n, op mapping a vector to a vector.
+template <class Op>
+HWY_INLINE void MapInPlace(float* HWY_RESTRICT x, size_t n, Op op) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(op(d, hn::LoadU(d, x + i)), d, x + i);
+  if (i == n) return;
+  HWY_ALIGN float tail[hn::MaxLanes(DF())] = {};
+  const size_t rest = n - i;
+  for (size_t j = 0; j < rest; ++j) tail[j] = x[i + j];
+  hn::Store(op(d, hn::Load(d, tail)), d, tail);
+  for (size_t j = 0; j < rest; ++j) x[i + j] = tail[j];
+}
+
+struct GeluOp {
+  template <class V>
+  HWY_INLINE V operator()(DF d, V x) const {
+    const V half_x = hn::Mul(x, hn::Set(d, 0.5f));
+    const V e = ErfFloat(d, hn::Mul(x, hn::Set(d, 0.707106781186547524f)));
+    return hn::MulAdd(half_x, e, half_x);
+  }
+};
+
+struct ErfOp {
+  template <class V>
+  HWY_INLINE V operator()(DF d, V x) const {
+    return ErfFloat(d, x);
+  }
+};
+
+struct ReluOp {
+  // Lt is false for NaN, so NaN passes through (Max(x, 0) would turn it into 0 on x86).
+  template <class V>
+  HWY_INLINE V operator()(DF d, V x) const {
+    return hn::IfThenZeroElse(hn::Lt(x, hn::Zero(d)), x);
+  }
+};
+
+void GeluInPlace(float* x, size_t n) { MapInPlace(x, n, GeluOp()); }
+void ErfInPlace(float* x, size_t n) { MapInPlace(x, n, ErfOp()); }
+void ReluInPlace(float* x, size_t n) { MapInPlace(x, n, ReluOp()); }
+
+// y may equal x exactly; partial overlap is not supported.
+void AddInPlace(float* y, const float* x, size_t n) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    hn::StoreU(hn::Add(hn::LoadU(d, y + i), hn::LoadU(d, x + i)), d, y + i);
+  }
+  for (; i < n; ++i) y[i] += x[i];
+}
+
+const char* ElementwiseIsa() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attnrt
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace attnrt {
+
+HWY_EXPORT(GeluInPlace);
+HWY_EXPORT(ErfInPlace);
+HWY_EXPORT(ReluInPlace);
+HWY_EXPORT(AddInPlace);
+HWY_EXPORT(ElementwiseIsa);
+
+void GeluInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(GeluInPlace)(x, n); }
+void ErfInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(ErfInPlace)(x, n); }
+void ReluInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(ReluInPlace)(x, n); }
+void AddInPlace(float* y, const float* x, size_t n) { HWY_DYNAMIC_DISPATCH(AddInPlace)(y, x, n); }
+const char* ElementwiseIsa() { return HWY_DYNAMIC_DISPATCH(ElementwiseIsa)(); }
+
+}  // namespace attnrt
+#endif  // HWY_ONCE

@@ -1,0 +1,49 @@
+// Vectorized float erf for every Highway target, float-only (no double helpers),
+// so the SCALAR target on Cortex-M needs nothing beyond single-precision FPU ops.
+//
+// erf(x) ~= x * P(x^2) / Q(x^2) with P, Q of degree 5, fitted (weighted least
+// squares iterated towards minimax) on [0, 4]; erf is odd and so is this form,
+// so negative x need no special case. |x| is clamped to 4, where erf(4) rounds
+// to 1.0f. Fit error 2.1e-8; evaluated in float (Horner, all coefficients
+// positive so nothing cancels) the max abs error over a dense sweep is about
+// 3.5e-7, mostly from rounding near erf = 1. NaN input may return a finite value.
+
+#if defined(ATTNRT_KERNELS_HWY_ERF_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ATTNRT_KERNELS_HWY_ERF_INL_H_
+#undef ATTNRT_KERNELS_HWY_ERF_INL_H_
+#else
+#define ATTNRT_KERNELS_HWY_ERF_INL_H_
+#endif
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attnrt {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class D, class V>
+HWY_INLINE V ErfFloat(D d, V x) {
+  const V limit = hn::Set(d, 4.0f);
+  x = hn::Min(hn::Max(x, hn::Neg(limit)), limit);
+  const V s = hn::Mul(x, x);
+  V p = hn::Set(d, 1.97470649e-06f);
+  p = hn::MulAdd(p, s, hn::Set(d, 0.000288031646f));
+  p = hn::MulAdd(p, s, hn::Set(d, 0.00400363747f));
+  p = hn::MulAdd(p, s, hn::Set(d, 0.0534674712f));
+  p = hn::MulAdd(p, s, hn::Set(d, 0.196250111f));
+  p = hn::MulAdd(p, s, hn::Set(d, 1.12837899f));
+  V q = hn::Set(d, 3.74790434e-05f);
+  q = hn::MulAdd(q, s, hn::Set(d, 0.00121633883f));
+  q = hn::MulAdd(q, s, hn::Set(d, 0.0154444315f));
+  q = hn::MulAdd(q, s, hn::Set(d, 0.116476744f));
+  q = hn::MulAdd(q, s, hn::Set(d, 0.507253289f));
+  q = hn::MulAdd(q, s, hn::Set(d, 1.0f));
+  return hn::Div(hn::Mul(x, p), q);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attnrt
+HWY_AFTER_NAMESPACE();
+
+#endif  // ATTNRT_KERNELS_HWY_ERF_INL_H_

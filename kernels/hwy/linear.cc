@@ -1,0 +1,182 @@
+// hwy Linear: y = x W^T + bias, W in torch.nn.Linear layout (N x K, row-major).
+//
+// Work item = (panel of nr output columns, block of kRowsPerItem rows), numbered
+// panel-major: a worker's contiguous range of items mostly covers one panel over
+// many rows, so the panel is packed once for all of them.
+//
+// Packed path (M > kDotMaxRows). For each depth block of kc k values: pack
+// W^T[kc, panel] into scratch (linear_tiles-inl.h), then sweep the rows with the
+// 6 x nr register tile. Traffic per tile, AVX-512 (nr = 32, kc = 256):
+//   panel: kc x nr x 4 B = 32 KiB, packed once, then read from L1 by every tile;
+//   x: 6 rows x kc x 4 B = 6 KiB per 6 * 32 * 256 MACs (~1500 cycles at two
+//   16-lane FMAs per cycle), ~4 B/cycle, easily streamed from L2;
+//   y: 6 x 32 floats stored once per depth block (and loaded when K > kc).
+// Every target keeps the panel at 32 KiB (kc = 512 on AVX2, 1024 on SSE4).
+// Packing moves nr * K floats per panel per call (4x4 register transposes), so its
+// share of the work is about 1/rows.
+// Dot path (M <= kDotMaxRows, decode-like calls): packing would cost more than
+// the math, so each output is a dot product of an x row with a W row read in place.
+//
+// Every output's summation order depends only on K and the target, never on how
+// the items are split, so any split gives bit-identical results.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/hwy/linear.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include <cstddef>
+
+#include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
+#include "hwy/highway.h"
+#include "kernels/hwy/linear_tiles-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attnrt {
+namespace HWY_NAMESPACE {
+
+constexpr size_t kRowsPerItem = 8 * kTileRows;
+constexpr size_t kPanelBytes = 32 * 1024;  // packed panel: about an L1 data cache
+constexpr size_t kDotMaxRows = 4;          // calls with at most this many rows skip packing
+constexpr size_t kAlignFloats = kScratchAlignment / sizeof(float);
+
+HWY_INLINE size_t DivCeil(size_t a, size_t b) { return (a + b - 1) / b; }
+HWY_INLINE size_t AlignFloats(size_t n) { return DivCeil(n, kAlignFloats) * kAlignFloats; }
+
+// k values per packed panel.
+HWY_INLINE size_t DepthBlock() {
+  return HWY_MAX(size_t{1}, kPanelBytes / (sizeof(float) * PanelCols()));
+}
+
+// Scratch regions, in floats from the start of scratch.
+struct LinearLayout {
+  size_t panel, bias, tile, total;
+};
+
+HWY_INLINE LinearLayout MakeLayout(const LinearParams& p) {
+  const size_t nr = PanelCols();
+  LinearLayout l;
+  l.panel = 0;
+  l.bias = l.panel + AlignFloats(HWY_MIN(p.in, DepthBlock()) * nr);
+  l.tile = l.bias + AlignFloats(nr);
+  l.total = l.tile + AlignFloats(kTileRows * nr);
+  return l;
+}
+
+// Rows [r0, r1) of the panel at columns [n0, n0 + cols) against the packed depth
+// block starting at k0. A partial panel (cols < nr) goes through the tile buffer
+// so no element of y outside the panel's real columns is touched.
+void PanelRows(const LinearParams& p, size_t r0, size_t r1, size_t n0, size_t cols, size_t k0,
+               size_t depth, const float* panel, const float* bias, float* tile) {
+  const size_t nr = PanelCols();
+  const bool accumulate = k0 > 0;
+  const bool full = cols == nr;
+  for (size_t m0 = r0; m0 < r1; m0 += kTileRows) {
+    size_t row[kTileRows];
+    const float* x[kTileRows];
+    float* y[kTileRows];
+    for (size_t i = 0; i < kTileRows; ++i) {
+      row[i] = HWY_MIN(m0 + i, r1 - 1);  // tails repeat the last row
+      x[i] = p.x + row[i] * p.x_stride + k0;
+      y[i] = full ? p.y + row[i] * p.y_stride + n0 : tile + i * nr;
+      if (!full && accumulate) {
+        for (size_t j = 0; j < cols; ++j) y[i][j] = p.y[row[i] * p.y_stride + n0 + j];
+      }
+    }
+    Tile(x, panel, depth, accumulate, bias, y);
+    if (!full) {
+      for (size_t i = 0; i < kTileRows; ++i) {
+        for (size_t j = 0; j < cols; ++j) p.y[row[i] * p.y_stride + n0 + j] = y[i][j];
+      }
+    }
+  }
+}
+
+void PackedPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1,
+                 float* scratch) {
+  const LinearLayout l = MakeLayout(p);
+  const size_t nr = PanelCols();
+  const size_t kc = DepthBlock();
+  float* panel = scratch + l.panel;
+  float* bias = scratch + l.bias;
+  for (size_t j = 0; j < nr; ++j) bias[j] = (p.bias != nullptr && j < cols) ? p.bias[n0 + j] : 0.0f;
+  size_t k0 = 0;
+  do {  // at least once: K == 0 still writes y = bias
+    const size_t depth = HWY_MIN(kc, p.in - k0);
+    PackPanel(p.w + n0 * p.in + k0, p.in, cols, depth, nr, panel);
+    PanelRows(p, r0, r1, n0, cols, k0, depth, panel, bias, scratch + l.tile);
+    k0 += depth;
+  } while (k0 < p.in);
+}
+
+void DotPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {
+  const size_t K = p.in;
+  // A short group of columns repeats its last weight row; only real columns are stored.
+  const auto weight_row = [&](size_t j) { return p.w + (n0 + HWY_MIN(j, cols - 1)) * K; };
+  for (size_t m = r0; m < r1; ++m) {
+    const float* x = p.x + m * p.x_stride;
+    float* y = p.y + m * p.y_stride + n0;
+    for (size_t j = 0; j < cols; j += 4) {
+      float sums[4];
+      Dot4(x, weight_row(j), weight_row(j + 1), weight_row(j + 2), weight_row(j + 3), K, sums);
+      for (size_t i = 0; i < 4 && j + i < cols; ++i) {
+        y[j + i] = sums[i] + (p.bias != nullptr ? p.bias[n0 + j + i] : 0.0f);
+      }
+    }
+  }
+}
+
+size_t LinearScratchFloats(const LinearParams& p) { return MakeLayout(p).total; }
+
+HWY_INLINE size_t RowBlocks(const LinearParams& p) { return DivCeil(p.rows, kRowsPerItem); }
+
+size_t LinearWorkItems(const LinearParams& p) {
+  return DivCeil(p.out, PanelCols()) * RowBlocks(p);
+}
+
+void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
+  const size_t nr = PanelCols();
+  const size_t blocks = RowBlocks(p);
+  const bool dot = p.rows <= kDotMaxRows;
+  size_t item = begin;
+  while (item < end) {
+    // Consecutive items of one panel merge into one row range (one packing).
+    const size_t panel = item / blocks;
+    const size_t stop = HWY_MIN(end, (panel + 1) * blocks);
+    const size_t r0 = (item % blocks) * kRowsPerItem;
+    const size_t r1 = HWY_MIN(p.rows, (stop - panel * blocks) * kRowsPerItem);
+    const size_t n0 = panel * nr;
+    const size_t cols = HWY_MIN(nr, p.out - n0);
+    if (dot) {
+      DotPanel(p, n0, cols, r0, r1);
+    } else {
+      PackedPanel(p, n0, cols, r0, r1, scratch);
+    }
+    item = stop;
+  }
+}
+
+const char* LinearIsa() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attnrt
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace attnrt {
+
+HWY_EXPORT(LinearScratchFloats);
+HWY_EXPORT(LinearWorkItems);
+HWY_EXPORT(LinearRun);
+HWY_EXPORT(LinearIsa);
+
+size_t LinearScratchFloats(const LinearParams& p) {
+  return HWY_DYNAMIC_DISPATCH(LinearScratchFloats)(p);
+}
+size_t LinearWorkItems(const LinearParams& p) { return HWY_DYNAMIC_DISPATCH(LinearWorkItems)(p); }
+void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
+  HWY_DYNAMIC_DISPATCH(LinearRun)(p, begin, end, scratch);
+}
+const char* LinearIsa() { return HWY_DYNAMIC_DISPATCH(LinearIsa)(); }
+
+}  // namespace attnrt
+#endif  // HWY_ONCE

@@ -1,0 +1,270 @@
+// Register tiles and panel packing for the hwy Linear kernel (per-target code).
+//
+// A packed panel holds W^T for `depth` k values and `nr` output columns:
+// panel[k * nr + j] = W[n0 + j, k0 + k], nr = kPanelVectors vectors, columns past
+// N zero. A tile keeps 6 rows x nr columns of y in registers while k runs:
+//   per k: kPanelVectors panel loads + 6 broadcasts of x, 6 * kPanelVectors FMAs.
+//   6x2: 12 accumulators + 2 + 1 = 15 registers, fits the 16 of SSE4/AVX2/ARMv7;
+//   8 loads per 12 FMAs keeps x86 (2 loads/cycle) FMA-bound. On AVX-512 6x4
+//   measured no faster (traffic of x and y bounds it first), so x86 keeps the
+//   narrower panel, which wastes less on N not a multiple of 64.
+//   6x4: 24 + 4 + 1 = 29 of AArch64's 32 registers; 10 loads per 24 FMAs, because
+//   NEON cores with fewer load ports would be load-bound with 6x2.
+// Accumulators are named values passed by reference, never arrays or struct
+// members, so the same code builds for SVE's sizeless vectors.
+
+#if defined(ATTNRT_KERNELS_HWY_LINEAR_TILES_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ATTNRT_KERNELS_HWY_LINEAR_TILES_INL_H_
+#undef ATTNRT_KERNELS_HWY_LINEAR_TILES_INL_H_
+#else
+#define ATTNRT_KERNELS_HWY_LINEAR_TILES_INL_H_
+#endif
+
+#include <cstddef>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attnrt {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+#if HWY_ARCH_ARM_A64
+constexpr size_t kPanelVectors = 4;
+#else
+constexpr size_t kPanelVectors = 2;
+#endif
+constexpr size_t kTileRows = 6;
+
+HWY_INLINE size_t PanelCols() { return kPanelVectors * hn::Lanes(DF()); }
+
+// dst[c * ld + r] = src_r[c] for the 4 x 4 block of rows src0..src3, columns 0..3.
+HWY_INLINE void Transpose4x4(const float* HWY_RESTRICT src0, const float* HWY_RESTRICT src1,
+                             const float* HWY_RESTRICT src2, const float* HWY_RESTRICT src3,
+                             size_t ld, float* HWY_RESTRICT dst) {
+#if HWY_TARGET == HWY_SCALAR
+  for (size_t c = 0; c < 4; ++c) {
+    dst[c * ld + 0] = src0[c];
+    dst[c * ld + 1] = src1[c];
+    dst[c * ld + 2] = src2[c];
+    dst[c * ld + 3] = src3[c];
+  }
+#else
+  const hn::CappedTag<float, 4> d4;
+  const auto r0 = hn::LoadU(d4, src0), r1 = hn::LoadU(d4, src1);
+  const auto r2 = hn::LoadU(d4, src2), r3 = hn::LoadU(d4, src3);
+  const auto lo01 = hn::InterleaveLower(d4, r0, r1);  // r0[0] r1[0] r0[1] r1[1]
+  const auto lo23 = hn::InterleaveLower(d4, r2, r3);
+  const auto hi01 = hn::InterleaveUpper(d4, r0, r1);  // r0[2] r1[2] r0[3] r1[3]
+  const auto hi23 = hn::InterleaveUpper(d4, r2, r3);
+  hn::StoreU(hn::ConcatLowerLower(d4, lo23, lo01), d4, dst);
+  hn::StoreU(hn::ConcatUpperUpper(d4, lo23, lo01), d4, dst + ld);
+  hn::StoreU(hn::ConcatLowerLower(d4, hi23, hi01), d4, dst + 2 * ld);
+  hn::StoreU(hn::ConcatUpperUpper(d4, hi23, hi01), d4, dst + 3 * ld);
+#endif
+}
+
+// panel[k * nr + j] = w[j * w_stride + k] for j < cols, k < depth; 0 for cols <= j < nr.
+// 4 x 4 register transposes (8 shuffles per 16 floats); scalar only at the edges.
+HWY_INLINE void PackPanel(const float* HWY_RESTRICT w, size_t w_stride, size_t cols,
+                          size_t depth, size_t nr, float* HWY_RESTRICT panel) {
+  size_t j = 0;
+  for (; j + 4 <= cols; j += 4) {
+    const float* w0 = w + j * w_stride;
+    size_t k = 0;
+    for (; k + 4 <= depth; k += 4) {
+      Transpose4x4(w0 + k, w0 + w_stride + k, w0 + 2 * w_stride + k, w0 + 3 * w_stride + k, nr,
+                   panel + k * nr + j);
+    }
+    for (; k < depth; ++k) {
+      for (size_t i = 0; i < 4; ++i) panel[k * nr + j + i] = w0[i * w_stride + k];
+    }
+  }
+  for (; j < cols; ++j) {
+    for (size_t k = 0; k < depth; ++k) panel[k * nr + j] = w[j * w_stride + k];
+  }
+  for (j = cols; j < nr; ++j) {
+    for (size_t k = 0; k < depth; ++k) panel[k * nr + j] = 0.0f;
+  }
+}
+
+// Starting value of one tile row: y's current values, or the bias.
+HWY_INLINE void StartRow2(bool accumulate, const float* y, const float* HWY_RESTRICT bias,
+                          VF& a0, VF& a1) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const float* src = accumulate ? y : bias;
+  a0 = hn::LoadU(d, src);
+  a1 = hn::LoadU(d, src + N);
+}
+
+HWY_INLINE void StartRow4(bool accumulate, const float* y, const float* HWY_RESTRICT bias,
+                          VF& a0, VF& a1, VF& a2, VF& a3) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const float* src = accumulate ? y : bias;
+  a0 = hn::LoadU(d, src);
+  a1 = hn::LoadU(d, src + N);
+  a2 = hn::LoadU(d, src + 2 * N);
+  a3 = hn::LoadU(d, src + 3 * N);
+}
+
+HWY_INLINE void FmaRow2(float x, VF b0, VF b1, VF& a0, VF& a1) {
+  const VF v = hn::Set(DF(), x);
+  a0 = hn::MulAdd(v, b0, a0);
+  a1 = hn::MulAdd(v, b1, a1);
+}
+
+HWY_INLINE void FmaRow4(float x, VF b0, VF b1, VF b2, VF b3, VF& a0, VF& a1, VF& a2, VF& a3) {
+  const VF v = hn::Set(DF(), x);
+  a0 = hn::MulAdd(v, b0, a0);
+  a1 = hn::MulAdd(v, b1, a1);
+  a2 = hn::MulAdd(v, b2, a2);
+  a3 = hn::MulAdd(v, b3, a3);
+}
+
+HWY_INLINE void StoreRow2(VF a0, VF a1, float* y) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  hn::StoreU(a0, d, y);
+  hn::StoreU(a1, d, y + N);
+}
+
+HWY_INLINE void StoreRow4(VF a0, VF a1, VF a2, VF a3, float* y) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  hn::StoreU(a0, d, y);
+  hn::StoreU(a1, d, y + N);
+  hn::StoreU(a2, d, y + 2 * N);
+  hn::StoreU(a3, d, y + 3 * N);
+}
+
+// y_r[0 .. nr) = (accumulate ? y_r : bias) + sum_k x_r[k] * panel[k] for 6 rows
+// (x[r], y[r]). Rows may repeat (tails pass the last real row again): every
+// accumulator is loaded before any is stored, so repeated rows store equal values.
+HWY_INLINE void Tile6x2(const float* const* x, const float* HWY_RESTRICT panel, size_t depth,
+                        bool accumulate, const float* HWY_RESTRICT bias, float* const* y) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const float* x0 = x[0];
+  const float* x1 = x[1];
+  const float* x2 = x[2];
+  const float* x3 = x[3];
+  const float* x4 = x[4];
+  const float* x5 = x[5];
+  VF a00, a01, a10, a11, a20, a21, a30, a31, a40, a41, a50, a51;
+  StartRow2(accumulate, y[0], bias, a00, a01);
+  StartRow2(accumulate, y[1], bias, a10, a11);
+  StartRow2(accumulate, y[2], bias, a20, a21);
+  StartRow2(accumulate, y[3], bias, a30, a31);
+  StartRow2(accumulate, y[4], bias, a40, a41);
+  StartRow2(accumulate, y[5], bias, a50, a51);
+  for (size_t k = 0; k < depth; ++k) {
+    const float* HWY_RESTRICT b = panel + k * 2 * N;
+    const VF b0 = hn::Load(d, b);
+    const VF b1 = hn::Load(d, b + N);
+    FmaRow2(x0[k], b0, b1, a00, a01);
+    FmaRow2(x1[k], b0, b1, a10, a11);
+    FmaRow2(x2[k], b0, b1, a20, a21);
+    FmaRow2(x3[k], b0, b1, a30, a31);
+    FmaRow2(x4[k], b0, b1, a40, a41);
+    FmaRow2(x5[k], b0, b1, a50, a51);
+  }
+  StoreRow2(a00, a01, y[0]);
+  StoreRow2(a10, a11, y[1]);
+  StoreRow2(a20, a21, y[2]);
+  StoreRow2(a30, a31, y[3]);
+  StoreRow2(a40, a41, y[4]);
+  StoreRow2(a50, a51, y[5]);
+}
+
+// As Tile6x2 with 4 vectors per row.
+HWY_INLINE void Tile6x4(const float* const* x, const float* HWY_RESTRICT panel, size_t depth,
+                        bool accumulate, const float* HWY_RESTRICT bias, float* const* y) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const float* x0 = x[0];
+  const float* x1 = x[1];
+  const float* x2 = x[2];
+  const float* x3 = x[3];
+  const float* x4 = x[4];
+  const float* x5 = x[5];
+  VF a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23;
+  VF a30, a31, a32, a33, a40, a41, a42, a43, a50, a51, a52, a53;
+  StartRow4(accumulate, y[0], bias, a00, a01, a02, a03);
+  StartRow4(accumulate, y[1], bias, a10, a11, a12, a13);
+  StartRow4(accumulate, y[2], bias, a20, a21, a22, a23);
+  StartRow4(accumulate, y[3], bias, a30, a31, a32, a33);
+  StartRow4(accumulate, y[4], bias, a40, a41, a42, a43);
+  StartRow4(accumulate, y[5], bias, a50, a51, a52, a53);
+  for (size_t k = 0; k < depth; ++k) {
+    const float* HWY_RESTRICT b = panel + k * 4 * N;
+    const VF b0 = hn::Load(d, b);
+    const VF b1 = hn::Load(d, b + N);
+    const VF b2 = hn::Load(d, b + 2 * N);
+    const VF b3 = hn::Load(d, b + 3 * N);
+    FmaRow4(x0[k], b0, b1, b2, b3, a00, a01, a02, a03);
+    FmaRow4(x1[k], b0, b1, b2, b3, a10, a11, a12, a13);
+    FmaRow4(x2[k], b0, b1, b2, b3, a20, a21, a22, a23);
+    FmaRow4(x3[k], b0, b1, b2, b3, a30, a31, a32, a33);
+    FmaRow4(x4[k], b0, b1, b2, b3, a40, a41, a42, a43);
+    FmaRow4(x5[k], b0, b1, b2, b3, a50, a51, a52, a53);
+  }
+  StoreRow4(a00, a01, a02, a03, y[0]);
+  StoreRow4(a10, a11, a12, a13, y[1]);
+  StoreRow4(a20, a21, a22, a23, y[2]);
+  StoreRow4(a30, a31, a32, a33, y[3]);
+  StoreRow4(a40, a41, a42, a43, y[4]);
+  StoreRow4(a50, a51, a52, a53, y[5]);
+}
+
+// The tile for this target's panel width.
+HWY_INLINE void Tile(const float* const* x, const float* HWY_RESTRICT panel, size_t depth,
+                     bool accumulate, const float* HWY_RESTRICT bias, float* const* y) {
+  if (kPanelVectors == 4) {
+    Tile6x4(x, panel, depth, accumulate, bias, y);
+  } else {
+    Tile6x2(x, panel, depth, accumulate, bias, y);
+  }
+}
+
+// out[i] = sum_k x[k] * w_i[k] for 4 weight rows: vectors along k, one x load
+// shared by 4 FMAs, lanes summed at the end, then the scalar tail of k.
+HWY_INLINE void Dot4(const float* HWY_RESTRICT x, const float* HWY_RESTRICT w0,
+                     const float* HWY_RESTRICT w1, const float* HWY_RESTRICT w2,
+                     const float* HWY_RESTRICT w3, size_t K, float* out) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  VF a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+  size_t k = 0;
+  for (; k + N <= K; k += N) {
+    const VF xv = hn::LoadU(d, x + k);
+    a0 = hn::MulAdd(xv, hn::LoadU(d, w0 + k), a0);
+    a1 = hn::MulAdd(xv, hn::LoadU(d, w1 + k), a1);
+    a2 = hn::MulAdd(xv, hn::LoadU(d, w2 + k), a2);
+    a3 = hn::MulAdd(xv, hn::LoadU(d, w3 + k), a3);
+  }
+  float s0 = hn::GetLane(hn::SumOfLanes(d, a0));
+  float s1 = hn::GetLane(hn::SumOfLanes(d, a1));
+  float s2 = hn::GetLane(hn::SumOfLanes(d, a2));
+  float s3 = hn::GetLane(hn::SumOfLanes(d, a3));
+  for (; k < K; ++k) {
+    s0 += x[k] * w0[k];
+    s1 += x[k] * w1[k];
+    s2 += x[k] * w2[k];
+    s3 += x[k] * w3[k];
+  }
+  out[0] = s0;
+  out[1] = s1;
+  out[2] = s2;
+  out[3] = s3;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attnrt
+HWY_AFTER_NAMESPACE();
+
+#endif  // ATTNRT_KERNELS_HWY_LINEAR_TILES_INL_H_

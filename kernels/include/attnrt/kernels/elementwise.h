@@ -1,0 +1,27 @@
+// Elementwise ops of the transformer blocks, in place over n contiguous floats.
+//
+// GELU is PyTorch's default (approximate='none'): 0.5 x (1 + erf(x / sqrt 2)).
+// The vectorized erf is float-only (no double helpers, so it also runs on
+// Cortex-M), max abs error below 1e-6. No allocation, no exceptions, no printing.
+#pragma once
+
+#include <cstddef>
+
+namespace attnrt {
+
+void GeluInPlace(float* x, size_t n);
+// max(x, 0); NaN stays NaN as in torch.relu.
+void ReluInPlace(float* x, size_t n);
+// y[i] += x[i] (the residual connection); x may equal y.
+void AddInPlace(float* y, const float* x, size_t n);
+// erf of each element: the building block of GELU, exposed so tests can sweep it.
+void ErfInPlace(float* x, size_t n);
+// Instruction set these ops use on this machine.
+const char* ElementwiseIsa();
+
+// Scalar oracles for tests (std::erf in double).
+void ReferenceGeluInPlace(float* x, size_t n);
+void ReferenceReluInPlace(float* x, size_t n);
+void ReferenceAddInPlace(float* y, const float* x, size_t n);
+
+}  // namespace attnrt

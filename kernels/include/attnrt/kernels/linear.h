@@ -1,0 +1,42 @@
+// Linear: y = x W^T + bias with torch.nn.Linear's weight layout (out_features, in_features).
+//
+// The weight is read in place (row-major N x K, as stored in the weight file);
+// the kernel packs what it needs into the caller's scratch. The call is split
+// into independent work items that the runtime spreads over workers; each worker
+// passes its own scratch of LinearScratchFloats floats (kScratchAlignment-aligned).
+// No allocation, no exceptions, no printing.
+#pragma once
+
+#include <cstddef>
+
+namespace attnrt {
+
+struct LinearParams {
+  size_t rows;            // M: rows of x and y
+  size_t in;              // K: in_features
+  size_t out;             // N: out_features
+  const float* x;         // M x K, row r at x + r * x_stride
+  size_t x_stride;        // floats between rows of x (>= in)
+  const float* w;         // N x K row-major (torch.nn.Linear.weight)
+  const float* bias;      // N floats, or nullptr for no bias
+  float* y;               // M x N, row r at y + r * y_stride; must not overlap x, w or bias
+  size_t y_stride;        // floats between rows of y (>= out)
+};
+
+// Floats of scratch one worker needs; depends on the target's vector width and
+// K, never on M or N.
+size_t LinearScratchFloats(const LinearParams& p);
+// Independent work items of this call (blocks of output columns x blocks of rows).
+// Every output element is summed in the same order however the items are split,
+// so any split of [0, items) over workers gives bit-identical results.
+size_t LinearWorkItems(const LinearParams& p);
+// Runs items [begin, end). Contiguous ranges are cheaper than single items: a
+// range shares one packing of each weight panel it touches.
+void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch);
+// Instruction set LinearRun uses on this machine (e.g. "AVX3", "NEON").
+const char* LinearIsa();
+
+// Scalar oracle for tests: double accumulation, whole call at once.
+void ReferenceLinear(const LinearParams& p);
+
+}  // namespace attnrt

@@ -1,0 +1,63 @@
+// Scalar oracles for Linear, LayerNorm and the elementwise ops.
+//
+// Plain loops accumulating in double, one output at a time: obviously right when
+// read, and the values every vectorized variant is tested against.
+#include <cmath>
+#include <cstddef>
+
+#include "attnrt/kernels/elementwise.h"
+#include "attnrt/kernels/layer_norm.h"
+#include "attnrt/kernels/linear.h"
+
+namespace attnrt {
+
+void ReferenceLinear(const LinearParams& p) {
+  for (size_t m = 0; m < p.rows; ++m) {
+    const float* x = p.x + m * p.x_stride;
+    for (size_t n = 0; n < p.out; ++n) {
+      const float* w = p.w + n * p.in;
+      double acc = p.bias != nullptr ? double(p.bias[n]) : 0.0;
+      for (size_t k = 0; k < p.in; ++k) acc += double(x[k]) * double(w[k]);
+      p.y[m * p.y_stride + n] = static_cast<float>(acc);
+    }
+  }
+}
+
+void ReferenceLayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n,
+                            const float* gamma, const float* beta, float eps, float* y,
+                            size_t y_stride) {
+  if (n == 0) return;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * x_stride;
+    float* yr = y + r * y_stride;
+    double mean = 0.0;
+    for (size_t i = 0; i < n; ++i) mean += xr[i];
+    mean /= double(n);
+    double var = 0.0;
+    for (size_t i = 0; i < n; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+    var /= double(n);
+    const double rstd = 1.0 / std::sqrt(var + double(eps));
+    for (size_t i = 0; i < n; ++i) {
+      const double g = gamma != nullptr ? double(gamma[i]) : 1.0;
+      const double b = beta != nullptr ? double(beta[i]) : 0.0;
+      yr[i] = static_cast<float>((xr[i] - mean) * rstd * g + b);
+    }
+  }
+}
+
+void ReferenceGeluInPlace(float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const double v = x[i];
+    x[i] = static_cast<float>(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))));
+  }
+}
+
+void ReferenceReluInPlace(float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? 0.0f : x[i];
+}
+
+void ReferenceAddInPlace(float* y, const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+}  // namespace attnrt

@@ -1,0 +1,121 @@
+// WeightFile: validating, zero-copy reader of the flat weight file (format in runtime/FORMAT.md).
+//
+// Open() checks every byte it will ever hand out (header, section bounds, tables, strings,
+// alignment, checksum) against the caller's buffer, then keeps only a pointer to it: tensor data
+// and names point straight into that buffer (an mmap on a host, a const array in flash on
+// firmware), so the buffer must outlive the WeightFile. No heap, no exceptions; every problem with
+// the bytes is a StatusCode::kBadFile status naming the field and the numbers involved (a null
+// buffer is kInvalidArgument, a big-endian host kUnsupported).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attnrt/runtime/status.h"
+#include "attnrt/runtime/tensor_shape.h"
+
+namespace attnrt {
+
+// Byte layout of version 1; FORMAT.md is the normative description, these mirror it.
+struct WeightFileLayout {
+  static constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'R', 'T', 'W', 'F'};
+  static constexpr uint32_t kVersion = 1;
+  static constexpr size_t kHeaderSize = 128;
+  static constexpr size_t kChecksumOffset = 104;  // u32 CRC32C, read as zero while summing
+  static constexpr size_t kTensorEntrySize = 64;
+  static constexpr size_t kMetadataEntrySize = 24;
+  static constexpr size_t kTableAlignment = 8;  // tensor and metadata tables start on it
+  static constexpr size_t kMinDataAlignment = 64;
+  static constexpr size_t kMaxDataAlignment = 65536;
+};
+
+// Element type codes of the tensor table. Codes 2 (f16), 3 (bf16) and 4 (int8 with per-row f32
+// scales) are reserved for later versions; this reader refuses them.
+enum class WeightDType : uint8_t { kF32 = 1 };
+
+// Value type codes of the metadata table.
+enum class WeightMetadataType : uint8_t { kInt = 1, kFloat = 2, kString = 3 };
+
+struct WeightTensor {
+  const char* name = nullptr;  // NUL-terminated inside the file; name_len excludes the NUL
+  size_t name_len = 0;
+  WeightDType dtype = WeightDType::kF32;
+  TensorShape shape;
+  const float* data = nullptr;  // 4-byte aligned, `bytes` long, inside the caller's buffer
+  size_t bytes = 0;
+};
+
+// One metadata record; only the field matching `type` is meaningful.
+struct WeightMetadata {
+  const char* key = nullptr;  // NUL-terminated; key_len excludes the NUL
+  size_t key_len = 0;
+  WeightMetadataType type = WeightMetadataType::kInt;
+  int64_t int_value = 0;
+  double float_value = 0.0;
+  const char* string_value = nullptr;  // NUL-terminated; string_len excludes the NUL
+  size_t string_len = 0;
+};
+
+class WeightFile {
+ public:
+  // Validates the whole file before returning ok; on failure *out is left empty.
+  // `data` must stay valid and unchanged while *out is used.
+  static Status Open(const void* data, size_t size, WeightFile* out);
+
+  size_t tensor_count() const { return tensor_count_; }
+  // Tensors come in the file's order, which is sorted by name (bytewise).
+  Status TensorAt(size_t i, WeightTensor* out) const;
+  // Binary search by name; a missing name is kBadFile "missing tensor 'x'".
+  Status FindTensor(const char* name, WeightTensor* out) const;
+
+  size_t metadata_count() const { return metadata_count_; }
+  // Records come sorted by key (bytewise); for `attnrt inspect`.
+  Status MetadataAt(size_t i, WeightMetadata* out) const;
+  // Typed lookups; a missing key or a record of another type is kBadFile naming the key.
+  Status GetInt(const char* key, int64_t* out) const;
+  Status GetFloat(const char* key, double* out) const;
+  Status GetString(const char* key, const char** out, size_t* len) const;
+
+  uint32_t format_version() const { return version_; }
+  size_t alignment() const { return alignment_; }
+  size_t file_size() const { return size_; }
+  uint32_t checksum() const { return checksum_; }
+
+ private:
+  // The steps of Open(), in order; each fills in the fields the next one needs.
+  Status CheckHeader(const uint8_t* p, size_t size);
+  Status LocateSections();
+  Status CheckTensors() const;
+  Status CheckMetadata() const;
+
+  Status DecodeTensor(size_t i, WeightTensor* out) const;
+  Status DecodeMetadata(size_t i, WeightMetadata* out) const;
+  Status FindMetadata(const char* key, WeightMetadata* out) const;
+  Status CheckString(const char* what, size_t index, uint64_t offset, uint64_t length,
+                     bool allow_empty, const char** out) const;
+
+  const uint8_t* base_ = nullptr;
+  size_t size_ = 0;
+  uint32_t version_ = 0;
+  uint32_t checksum_ = 0;
+  size_t alignment_ = 0;
+  size_t tensor_count_ = 0;
+  size_t metadata_count_ = 0;
+  size_t tensor_table_ = 0;  // offsets from the start of the file
+  size_t metadata_table_ = 0;
+  size_t strings_ = 0;
+  size_t strings_size_ = 0;
+  size_t data_ = 0;
+  size_t data_size_ = 0;
+};
+
+// CRC32C (Castagnoli, reflected polynomial 0x82F63B78) of `size` bytes, continuing from `crc`
+// (start with 0). Uses the SSE4.2 crc32 instruction or ARMv8 CRC when present, bit by bit
+// otherwise.
+uint32_t Crc32c(uint32_t crc, const void* data, size_t size);
+
+// The weight-file checksum: CRC32C of the whole file with the 4 checksum bytes read as zero.
+// `size` must be at least WeightFileLayout::kHeaderSize.
+uint32_t WeightFileChecksum(const void* data, size_t size);
+
+}  // namespace attnrt

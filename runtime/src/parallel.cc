@@ -1,0 +1,49 @@
+// Work-item execution over an executor with per-worker arena scratch.
+#include "attnrt/runtime/parallel.h"
+
+#include "attnrt/runtime/checked_math.h"
+
+namespace attnrt {
+namespace {
+
+struct Job {
+  const WorkItems* work;
+  float* scratch;
+  size_t floats_per_worker;
+};
+
+void RunRange(void* context, size_t begin, size_t end, size_t worker) {
+  const Job& job = *static_cast<const Job*>(context);
+  job.work->run(job.work->params, begin, end, job.scratch + worker * job.floats_per_worker);
+}
+
+}  // namespace
+
+Status WorkScratchBytes(size_t scratch_floats, size_t workers, size_t* bytes) {
+  size_t per_worker;
+  if (!CheckedMul(scratch_floats, sizeof(float), &per_worker) ||
+      !CheckedAlignUp(per_worker, kArenaAlignment, &per_worker) ||
+      !CheckedMul(per_worker, workers == 0 ? 1 : workers, bytes)) {
+    return Status::Error(StatusCode::kOverflow, "scratch of %z floats for %z workers overflows",
+                         scratch_floats, workers);
+  }
+  return Status::Ok();
+}
+
+Status RunWorkItems(const WorkItems& w, Arena* arena, Executor* executor) {
+  if (w.count == 0) return Status::Ok();
+  const size_t workers = executor->workers();
+  size_t bytes;
+  ATTNRT_RETURN_IF_ERROR(WorkScratchBytes(w.scratch_floats, workers, &bytes));
+  const size_t mark = arena->Mark();
+  void* scratch;
+  ATTNRT_RETURN_IF_ERROR(arena->Allocate(bytes, kArenaAlignment, &scratch));
+  if (!arena->measuring()) {
+    Job job{&w, static_cast<float*>(scratch), bytes / workers / sizeof(float)};
+    executor->ParallelFor(w.count, RunRange, &job);
+  }
+  arena->Reset(mark);
+  return Status::Ok();
+}
+
+}  // namespace attnrt

@@ -1,0 +1,599 @@
+// Flat weight file reader: header and section checks, per-entry decoding, lookups, CRC32C.
+//
+// Every multi-byte field is decoded byte by byte as little-endian, so the tables need no alignment
+// and a hostile file cannot cause an unaligned load. Tables are sorted by name, which lets Open()
+// find duplicates in one pass and lookups binary-search, both without any heap.
+#include "attnrt/runtime/weight_file.h"
+
+#include <cstring>
+
+#include "attnrt/runtime/checked_math.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#define ATTNRT_CRC32C_SSE42 1
+#elif defined(__aarch64__) && defined(__ARM_FEATURE_CRC32)
+#include <arm_acle.h>
+#define ATTNRT_CRC32C_ARMV8 1
+#endif
+
+namespace attnrt {
+
+namespace {
+
+using Layout = WeightFileLayout;
+
+constexpr bool kHostLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+constexpr uint32_t kCrc32cPolynomial = 0x82F63B78u;  // Castagnoli, bit-reflected
+constexpr uint8_t kFirstReservedDType = 2;           // f16, bf16, int8 with scales
+constexpr uint8_t kLastReservedDType = 4;
+constexpr size_t kF32Bytes = 4;
+
+// Header field offsets (FORMAT.md, "Header").
+constexpr size_t kVersionAt = 8;
+constexpr size_t kHeaderSizeAt = 12;
+constexpr size_t kFileSizeAt = 16;
+constexpr size_t kFlagsAt = 24;
+constexpr size_t kAlignmentAt = 28;
+constexpr size_t kTensorCountAt = 32;
+constexpr size_t kMetadataCountAt = 36;
+constexpr size_t kTensorTableAt = 40;  // offset u64, then size u64
+constexpr size_t kMetadataTableAt = 56;
+constexpr size_t kStringTableAt = 72;
+constexpr size_t kDataSectionAt = 88;
+constexpr size_t kReservedAt = 108;
+
+uint32_t LoadU32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+
+uint64_t LoadU64(const uint8_t* p) {
+  return static_cast<uint64_t>(LoadU32(p)) | static_cast<uint64_t>(LoadU32(p + 4)) << 32;
+}
+
+// u64 file fields must fit size_t before any arithmetic (matters on 32-bit firmware).
+bool ToSize(uint64_t v, size_t* out) {
+  if (v > static_cast<uint64_t>(static_cast<size_t>(-1))) return false;
+  *out = static_cast<size_t>(v);
+  return true;
+}
+
+// For messages only: a u64 clamped to what %z can print.
+size_t ForMessage(uint64_t v) {
+  size_t s;
+  return ToSize(v, &s) ? s : static_cast<size_t>(-1);
+}
+
+Status BadFile(const char* format) { return Status::Error(StatusCode::kBadFile, format); }
+Status BadFile(const char* format, size_t a) {
+  return Status::Error(StatusCode::kBadFile, format, a);
+}
+Status BadFile(const char* format, size_t a, size_t b) {
+  return Status::Error(StatusCode::kBadFile, format, a, b);
+}
+Status BadFile(const char* format, size_t a, size_t b, size_t c) {
+  return Status::Error(StatusCode::kBadFile, format, a, b, c);
+}
+Status BadFile(const char* format, const char* s) {
+  return Status::Error(StatusCode::kBadFile, format, s);
+}
+Status BadFile(const char* format, const char* s, size_t a) {
+  return Status::Error(StatusCode::kBadFile, format, s, a);
+}
+Status BadFile(const char* format, const char* s, size_t a, size_t b) {
+  return Status::Error(StatusCode::kBadFile, format, s, a, b);
+}
+
+bool IsPowerOfTwo(size_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// Bytewise order of (a, a_len) against (b, b_len): negative, zero or positive.
+int CompareBytes(const char* a, size_t a_len, const char* b, size_t b_len) {
+  const size_t common = a_len < b_len ? a_len : b_len;
+  const int c = std::memcmp(a, b, common);
+  if (c != 0) return c;
+  return a_len < b_len ? -1 : (a_len > b_len ? 1 : 0);
+}
+
+// One of the four sections the header points at, validated against the file.
+struct Section {
+  const char* name;  // the header field prefix, e.g. "tensor_table"
+  size_t begin;
+  size_t end;
+};
+
+Status ReadSection(const uint8_t* header, size_t field_at, const char* name, size_t file_size,
+                   Section* out) {
+  const uint64_t offset = LoadU64(header + field_at);
+  const uint64_t size = LoadU64(header + field_at + 8);
+  size_t begin, bytes, end;
+  if (!ToSize(offset, &begin) || !ToSize(size, &bytes) || !CheckedAdd(begin, bytes, &end)) {
+    return BadFile("weight file: header %s_offset %z + size %z overflows", name, ForMessage(offset),
+                   ForMessage(size));
+  }
+  if (end > file_size) {
+    return BadFile("weight file: %s section ends at byte %z, past the end of the file (%z bytes)",
+                   name, end, file_size);
+  }
+  if (begin < Layout::kHeaderSize) {
+    return BadFile("weight file: %s section starts at byte %z, inside the %z-byte header", name,
+                   begin, Layout::kHeaderSize);
+  }
+  *out = Section{name, begin, end};
+  return Status::Ok();
+}
+
+// A table section must hold exactly `count` fixed-size entries and start 8-byte aligned.
+// `mismatch_format` names the count and size fields: "... %z ... %z" (count, size).
+Status CheckTableSize(const Section& s, size_t count, size_t entry_size,
+                      const char* mismatch_format) {
+  size_t expected;
+  if (!CheckedMul(count, entry_size, &expected) || expected != s.end - s.begin) {
+    return BadFile(mismatch_format, count, s.end - s.begin);
+  }
+  if (s.begin % Layout::kTableAlignment != 0) {
+    return BadFile("weight file: header %s_offset %z is not a multiple of %z", s.name, s.begin,
+                   Layout::kTableAlignment);
+  }
+  return Status::Ok();
+}
+
+Status CheckNoOverlap(const Section& a, const Section& b) {
+  const bool empty = a.begin == a.end || b.begin == b.end;
+  if (empty || a.end <= b.begin || b.end <= a.begin) return Status::Ok();
+  // "x and y": the message formatter takes one string, so the two names are joined here.
+  char names[64] = {0};
+  size_t n = 0;
+  const char* parts[] = {a.name, " and ", b.name};
+  for (const char* part : parts) {
+    for (; *part != '\0' && n + 1 < sizeof names; ++part) names[n++] = *part;
+  }
+  return BadFile("weight file: sections %s overlap at byte %z", names,
+                 a.begin > b.begin ? a.begin : b.begin);
+}
+
+uint32_t Crc32cBitwise(uint32_t crc, const uint8_t* p, size_t n) {
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) {
+    crc ^= p[i];
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (kCrc32cPolynomial & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+#if defined(ATTNRT_CRC32C_SSE42)
+__attribute__((target("sse4.2"))) uint32_t Crc32cSse42(uint32_t crc, const uint8_t* p, size_t n) {
+  crc = ~crc;
+  for (; n > 0 && reinterpret_cast<uintptr_t>(p) % 8 != 0; --n) crc = _mm_crc32_u8(crc, *p++);
+  uint64_t wide = crc;
+  for (; n >= 8; n -= 8, p += 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    wide = _mm_crc32_u64(wide, word);
+  }
+  crc = static_cast<uint32_t>(wide);
+  for (; n > 0; --n) crc = _mm_crc32_u8(crc, *p++);
+  return ~crc;
+}
+#elif defined(ATTNRT_CRC32C_ARMV8)
+uint32_t Crc32cArmv8(uint32_t crc, const uint8_t* p, size_t n) {
+  crc = ~crc;
+  for (; n >= 8; n -= 8, p += 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    crc = __crc32cd(crc, word);
+  }
+  for (; n > 0; --n) crc = __crc32cb(crc, *p++);
+  return ~crc;
+}
+#endif
+
+}  // namespace
+
+uint32_t Crc32c(uint32_t crc, const void* data, size_t size) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+#if defined(ATTNRT_CRC32C_SSE42)
+  if (__builtin_cpu_supports("sse4.2")) return Crc32cSse42(crc, p, size);
+#elif defined(ATTNRT_CRC32C_ARMV8)
+  return Crc32cArmv8(crc, p, size);
+#endif
+  return Crc32cBitwise(crc, p, size);
+}
+
+uint32_t WeightFileChecksum(const void* data, size_t size) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  const uint8_t zeros[4] = {0, 0, 0, 0};
+  constexpr size_t kAfter = Layout::kChecksumOffset + sizeof zeros;
+  uint32_t crc = Crc32c(0, p, Layout::kChecksumOffset);
+  crc = Crc32c(crc, zeros, sizeof zeros);
+  return Crc32c(crc, p + kAfter, size - kAfter);
+}
+
+// Checks the header fields that do not point anywhere, the buffer address and the checksum.
+Status WeightFile::CheckHeader(const uint8_t* p, size_t size) {
+  if (std::memcmp(p, Layout::kMagic, sizeof Layout::kMagic) != 0) {
+    return BadFile("weight file: bad magic (first 8 bytes are not \"ATTNRTWF\")");
+  }
+  const uint32_t version = LoadU32(p + kVersionAt);
+  if (version != Layout::kVersion) {
+    return BadFile("weight file: header version %z not supported (this reader reads version %z)",
+                   version, Layout::kVersion);
+  }
+  const uint32_t header_size = LoadU32(p + kHeaderSizeAt);
+  if (header_size != Layout::kHeaderSize) {
+    return BadFile("weight file: header header_size %z, version 1 needs %z", header_size,
+                   Layout::kHeaderSize);
+  }
+  const uint64_t file_size = LoadU64(p + kFileSizeAt);
+  if (file_size != size) {
+    return BadFile("weight file: header file_size %z but the buffer holds %z bytes (truncated?)",
+                   ForMessage(file_size), size);
+  }
+  // Tensor data is handed out as const float*; every data offset is a multiple of >= 64.
+  const size_t misalignment = reinterpret_cast<uintptr_t>(p) % alignof(float);
+  if (misalignment != 0) {
+    return BadFile(
+        "weight file: buffer address is %z bytes past a 4-byte boundary; map the "
+        "file or align the array",
+        misalignment);
+  }
+  const uint32_t stored = LoadU32(p + Layout::kChecksumOffset);
+  const uint32_t computed = WeightFileChecksum(p, size);
+  if (stored != computed) {
+    return BadFile(
+        "weight file: header checksum %z does not match the CRC32C %z of the "
+        "contents (file damaged)",
+        stored, computed);
+  }
+  const uint32_t flags = LoadU32(p + kFlagsAt);
+  if (flags != 0) {
+    return BadFile("weight file: header flags %z has bits version 1 does not define", flags);
+  }
+  for (size_t i = kReservedAt; i < Layout::kHeaderSize; ++i) {
+    if (p[i] != 0) return BadFile("weight file: header reserved byte %z is %z, must be 0", i, p[i]);
+  }
+  const uint32_t alignment = LoadU32(p + kAlignmentAt);
+  if (!IsPowerOfTwo(alignment) || alignment < Layout::kMinDataAlignment ||
+      alignment > Layout::kMaxDataAlignment) {
+    return BadFile("weight file: header alignment %z must be a power of two in [%z, %z]", alignment,
+                   Layout::kMinDataAlignment, Layout::kMaxDataAlignment);
+  }
+  base_ = p;
+  size_ = size;
+  version_ = version;
+  checksum_ = stored;
+  alignment_ = alignment;
+  return Status::Ok();
+}
+
+// Bounds, sizes, alignment and overlaps of the four sections; needs CheckHeader() first.
+Status WeightFile::LocateSections() {
+  Section tensors, metadata, strings, tensor_data;
+  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, kTensorTableAt, "tensor_table", size_, &tensors));
+  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, kMetadataTableAt, "metadata_table", size_, &metadata));
+  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, kStringTableAt, "string_table", size_, &strings));
+  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, kDataSectionAt, "data", size_, &tensor_data));
+  const size_t tensor_count = LoadU32(base_ + kTensorCountAt);
+  const size_t metadata_count = LoadU32(base_ + kMetadataCountAt);
+  ATTNRT_RETURN_IF_ERROR(CheckTableSize(
+      tensors, tensor_count, Layout::kTensorEntrySize,
+      "weight file: header tensor_count %z needs tensor_table_size = count x 64, header says %z"));
+  ATTNRT_RETURN_IF_ERROR(CheckTableSize(metadata, metadata_count, Layout::kMetadataEntrySize,
+                                        "weight file: header metadata_count %z needs "
+                                        "metadata_table_size = count x 24, header says %z"));
+  if (tensor_data.begin % alignment_ != 0) {
+    return BadFile("weight file: header data_offset %z is not a multiple of the alignment %z",
+                   tensor_data.begin, alignment_);
+  }
+  const Section* sections[] = {&tensors, &metadata, &strings, &tensor_data};
+  for (size_t i = 0; i < 4; ++i) {
+    for (size_t j = i + 1; j < 4; ++j) {
+      ATTNRT_RETURN_IF_ERROR(CheckNoOverlap(*sections[i], *sections[j]));
+    }
+  }
+  tensor_count_ = tensor_count;
+  metadata_count_ = metadata_count;
+  tensor_table_ = tensors.begin;
+  metadata_table_ = metadata.begin;
+  strings_ = strings.begin;
+  strings_size_ = strings.end - strings.begin;
+  data_ = tensor_data.begin;
+  data_size_ = tensor_data.end - tensor_data.begin;
+  return Status::Ok();
+}
+
+// Every entry on its own, then across entries: names strictly increasing, data in table order.
+Status WeightFile::CheckTensors() const {
+  WeightTensor previous;
+  size_t previous_end = 0;
+  for (size_t i = 0; i < tensor_count_; ++i) {
+    WeightTensor t;
+    ATTNRT_RETURN_IF_ERROR(DecodeTensor(i, &t));
+    const size_t offset = static_cast<size_t>(reinterpret_cast<const uint8_t*>(t.data) - base_);
+    if (i > 0) {
+      const int order = CompareBytes(previous.name, previous.name_len, t.name, t.name_len);
+      if (order == 0) return BadFile("weight file: duplicate tensor name '%s'", t.name);
+      if (order > 0) {
+        return BadFile("weight file: tensor table not sorted by name: '%s' follows a greater name",
+                       t.name);
+      }
+      if (offset < previous_end) {
+        return BadFile(
+            "weight file: tensor '%s': data_offset %z is before the end (%z) of the "
+            "previous tensor's data",
+            t.name, offset, previous_end);
+      }
+    }
+    previous = t;
+    previous_end = offset + t.bytes;
+  }
+  return Status::Ok();
+}
+
+// Every record on its own, then keys strictly increasing.
+Status WeightFile::CheckMetadata() const {
+  WeightMetadata previous;
+  for (size_t i = 0; i < metadata_count_; ++i) {
+    WeightMetadata m;
+    ATTNRT_RETURN_IF_ERROR(DecodeMetadata(i, &m));
+    if (i > 0) {
+      const int order = CompareBytes(previous.key, previous.key_len, m.key, m.key_len);
+      if (order == 0) return BadFile("weight file: duplicate metadata key '%s'", m.key);
+      if (order > 0) {
+        return BadFile("weight file: metadata table not sorted by key: '%s' follows a greater key",
+                       m.key);
+      }
+    }
+    previous = m;
+  }
+  return Status::Ok();
+}
+
+Status WeightFile::Open(const void* data, size_t size, WeightFile* out) {
+  *out = WeightFile();
+  if (!kHostLittleEndian) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "weight file: reader needs a little-endian host");
+  }
+  if (size == 0) return BadFile("weight file: empty (0 bytes)");
+  if (data == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "weight file: null buffer of %z bytes",
+                         size);
+  }
+  if (size < Layout::kHeaderSize) {
+    return BadFile("weight file: %z bytes is shorter than the %z-byte header", size,
+                   Layout::kHeaderSize);
+  }
+  WeightFile file;
+  ATTNRT_RETURN_IF_ERROR(file.CheckHeader(static_cast<const uint8_t*>(data), size));
+  ATTNRT_RETURN_IF_ERROR(file.LocateSections());
+  ATTNRT_RETURN_IF_ERROR(file.CheckTensors());
+  ATTNRT_RETURN_IF_ERROR(file.CheckMetadata());
+  *out = file;
+  return Status::Ok();
+}
+
+// A string-table reference: `length` bytes at `offset`, then a NUL, no NUL inside.
+Status WeightFile::CheckString(const char* what, size_t index, uint64_t offset, uint64_t length,
+                               bool allow_empty, const char** out) const {
+  size_t begin, len, end;
+  if (!ToSize(offset, &begin) || !ToSize(length, &len) || !CheckedAdd(begin, len, &end) ||
+      end >= strings_size_) {
+    return BadFile("weight file: %s %z: string (offset %z) runs past the end of the string table",
+                   what, index, ForMessage(offset));
+  }
+  if (len == 0 && !allow_empty) return BadFile("weight file: %s %z: empty string", what, index);
+  const char* s = reinterpret_cast<const char*>(base_ + strings_ + begin);
+  if (s[len] != '\0') {
+    return BadFile("weight file: %s %z: no NUL after its %z bytes in the string table", what, index,
+                   len);
+  }
+  const void* nul = std::memchr(s, '\0', len);
+  if (nul != nullptr) {
+    return BadFile("weight file: %s %z: NUL byte inside the string at position %z", what, index,
+                   static_cast<size_t>(static_cast<const char*>(nul) - s));
+  }
+  *out = s;
+  return Status::Ok();
+}
+
+// Decodes and checks tensor entry i on its own; Open() adds the checks across entries.
+Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
+  const uint8_t* e = base_ + tensor_table_ + i * Layout::kTensorEntrySize;
+  WeightTensor t;
+  t.name_len = LoadU32(e + 4);
+  ATTNRT_RETURN_IF_ERROR(CheckString("tensor name", i, LoadU32(e), t.name_len, false, &t.name));
+  const uint8_t dtype = e[8];
+  if (dtype >= kFirstReservedDType && dtype <= kLastReservedDType) {
+    return BadFile(
+        "weight file: tensor '%s': dtype %z is reserved (f16/bf16/int8) and not "
+        "supported by this reader",
+        t.name, dtype);
+  }
+  if (dtype != static_cast<uint8_t>(WeightDType::kF32)) {
+    return BadFile("weight file: tensor '%s': unknown dtype %z", t.name, dtype);
+  }
+  t.dtype = WeightDType::kF32;
+  const size_t rank = e[9];
+  if (rank > TensorShape::kMaxRank) {
+    return BadFile("weight file: tensor '%s': rank %z exceeds the maximum %z", t.name, rank,
+                   TensorShape::kMaxRank);
+  }
+  for (size_t b = 10; b < 16; ++b) {
+    if (e[b] != 0)
+      return BadFile("weight file: tensor '%s': reserved entry byte %z is not 0", t.name, b);
+  }
+  t.shape.rank = rank;
+  for (size_t d = 0; d < TensorShape::kMaxRank; ++d) {
+    const uint64_t dim = LoadU64(e + 16 + 8 * d);
+    if (d >= rank && dim != 0) {
+      return BadFile("weight file: tensor '%s': dims[%z] = %z beyond the rank must be 0", t.name, d,
+                     ForMessage(dim));
+    }
+    if (d < rank && !ToSize(dim, &t.shape.dims[d])) {
+      return BadFile("weight file: tensor '%s': dims[%z] = %z does not fit in memory", t.name, d,
+                     ForMessage(dim));
+    }
+  }
+  size_t elements, expected_bytes;
+  if (!CheckedProduct(t.shape.dims, rank, &elements) ||
+      !CheckedMul(elements, kF32Bytes, &expected_bytes)) {
+    return BadFile("weight file: tensor '%s': dims product x %z bytes overflows", t.name,
+                   kF32Bytes);
+  }
+  const uint64_t offset = LoadU64(e + 48);
+  const uint64_t bytes = LoadU64(e + 56);
+  if (bytes != expected_bytes) {
+    return BadFile("weight file: tensor '%s': byte_size %z but dims product x 4 bytes is %z",
+                   t.name, ForMessage(bytes), expected_bytes);
+  }
+  size_t begin, end;
+  if (!ToSize(offset, &begin) || !CheckedAdd(begin, expected_bytes, &end)) {
+    return BadFile("weight file: tensor '%s': data_offset %z + byte_size %z overflows", t.name,
+                   ForMessage(offset), expected_bytes);
+  }
+  if (begin < data_ || end > data_ + data_size_) {
+    return BadFile("weight file: tensor '%s': data [%z, %z) lies outside the data section", t.name,
+                   begin, end);
+  }
+  if (begin % alignment_ != 0) {
+    return BadFile("weight file: tensor '%s': data_offset %z is not a multiple of the alignment %z",
+                   t.name, begin, alignment_);
+  }
+  t.data = reinterpret_cast<const float*>(base_ + begin);
+  t.bytes = expected_bytes;
+  *out = t;
+  return Status::Ok();
+}
+
+Status WeightFile::DecodeMetadata(size_t i, WeightMetadata* out) const {
+  const uint8_t* e = base_ + metadata_table_ + i * Layout::kMetadataEntrySize;
+  WeightMetadata m;
+  m.key_len = LoadU32(e + 4);
+  ATTNRT_RETURN_IF_ERROR(CheckString("metadata key", i, LoadU32(e), m.key_len, false, &m.key));
+  const uint8_t type = e[8];
+  for (size_t b = 9; b < 16; ++b) {
+    if (e[b] != 0)
+      return BadFile("weight file: metadata '%s': reserved entry byte %z is not 0", m.key, b);
+  }
+  const uint64_t value = LoadU64(e + 16);
+  switch (type) {
+    case static_cast<uint8_t>(WeightMetadataType::kInt):
+      m.type = WeightMetadataType::kInt;
+      std::memcpy(&m.int_value, &value, sizeof value);
+      break;
+    case static_cast<uint8_t>(WeightMetadataType::kFloat):
+      m.type = WeightMetadataType::kFloat;
+      std::memcpy(&m.float_value, &value, sizeof value);
+      break;
+    case static_cast<uint8_t>(WeightMetadataType::kString):
+      m.type = WeightMetadataType::kString;
+      m.string_len = static_cast<uint32_t>(value >> 32);
+      ATTNRT_RETURN_IF_ERROR(CheckString("metadata string value", i, value & 0xFFFFFFFFu,
+                                         m.string_len, true, &m.string_value));
+      break;
+    default:
+      return BadFile("weight file: metadata '%s': unknown value type %z", m.key, type);
+  }
+  *out = m;
+  return Status::Ok();
+}
+
+Status WeightFile::TensorAt(size_t i, WeightTensor* out) const {
+  if (i >= tensor_count_) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "weight file: tensor index %z out of range "
+                         "(%z tensors)",
+                         i, tensor_count_);
+  }
+  return DecodeTensor(i, out);
+}
+
+Status WeightFile::MetadataAt(size_t i, WeightMetadata* out) const {
+  if (i >= metadata_count_) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "weight file: metadata index %z out of "
+                         "range (%z records)",
+                         i, metadata_count_);
+  }
+  return DecodeMetadata(i, out);
+}
+
+Status WeightFile::FindTensor(const char* name, WeightTensor* out) const {
+  if (name == nullptr)
+    return Status::Error(StatusCode::kInvalidArgument, "weight file: null tensor name");
+  const size_t name_len = std::strlen(name);
+  size_t lo = 0, hi = tensor_count_;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    WeightTensor t;
+    ATTNRT_RETURN_IF_ERROR(DecodeTensor(mid, &t));
+    const int order = CompareBytes(t.name, t.name_len, name, name_len);
+    if (order == 0) {
+      *out = t;
+      return Status::Ok();
+    }
+    if (order < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return BadFile("weight file: missing tensor '%s'", name);
+}
+
+Status WeightFile::FindMetadata(const char* key, WeightMetadata* out) const {
+  if (key == nullptr)
+    return Status::Error(StatusCode::kInvalidArgument, "weight file: null metadata key");
+  const size_t key_len = std::strlen(key);
+  size_t lo = 0, hi = metadata_count_;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    WeightMetadata m;
+    ATTNRT_RETURN_IF_ERROR(DecodeMetadata(mid, &m));
+    const int order = CompareBytes(m.key, m.key_len, key, key_len);
+    if (order == 0) {
+      *out = m;
+      return Status::Ok();
+    }
+    if (order < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return BadFile("weight file: missing metadata key '%s'", key);
+}
+
+Status WeightFile::GetInt(const char* key, int64_t* out) const {
+  WeightMetadata m;
+  ATTNRT_RETURN_IF_ERROR(FindMetadata(key, &m));
+  if (m.type != WeightMetadataType::kInt) {
+    return BadFile("weight file: metadata '%s' is not an integer", key);
+  }
+  *out = m.int_value;
+  return Status::Ok();
+}
+
+Status WeightFile::GetFloat(const char* key, double* out) const {
+  WeightMetadata m;
+  ATTNRT_RETURN_IF_ERROR(FindMetadata(key, &m));
+  if (m.type != WeightMetadataType::kFloat) {
+    return BadFile("weight file: metadata '%s' is not a float", key);
+  }
+  *out = m.float_value;
+  return Status::Ok();
+}
+
+Status WeightFile::GetString(const char* key, const char** out, size_t* len) const {
+  WeightMetadata m;
+  ATTNRT_RETURN_IF_ERROR(FindMetadata(key, &m));
+  if (m.type != WeightMetadataType::kString) {
+    return BadFile("weight file: metadata '%s' is not a string", key);
+  }
+  *out = m.string_value;
+  *len = m.string_len;
+  return Status::Ok();
+}
+
+}  // namespace attnrt

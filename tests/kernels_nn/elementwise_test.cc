@@ -1,0 +1,152 @@
+// GELU, erf, ReLU and residual add (hwy) against the scalar references: a dense
+// erf sweep against std::erf in double, lengths straddling vector edges,
+// misaligned buffers, huge magnitudes, NaN/inf/-0, and no writes past the end.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "attnrt/kernels/elementwise.h"
+#include "kernels_nn/nn_target_fixture.h"
+#include "kernels_nn/nn_test_buffers.h"
+
+namespace attnrt::testing {
+namespace {
+
+class ErfTest : public NnTargetTest {};
+ATTNRT_INSTANTIATE_PER_TARGET(ErfTest);
+
+class GeluTest : public NnTargetTest {};
+ATTNRT_INSTANTIATE_PER_TARGET(GeluTest);
+
+class ReluTest : public NnTargetTest {};
+ATTNRT_INSTANTIATE_PER_TARGET(ReluTest);
+
+class AddTest : public NnTargetTest {};
+ATTNRT_INSTANTIATE_PER_TARGET(AddTest);
+
+const size_t kLengths[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 251, 1021};
+
+TEST_P(ErfTest, DenseSweepWithinOneMillionth) {
+  // Every 2^-13 over [-8, 8] (all of erf's transition, both tails), one call.
+  const double step = 1.0 / 8192.0;
+  const size_t n = size_t(16.0 / step) + 1;
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(-8.0 + double(i) * step);
+  std::vector<float> y = x;
+  ErfInPlace(y.data(), n);
+  double worst = 0.0, worst_x = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    const double err = std::fabs(double(y[i]) - std::erf(double(x[i])));
+    if (err > worst) {
+      worst = err;
+      worst_x = x[i];
+    }
+  }
+  RecordProperty("erf_max_abs_error", std::to_string(worst));
+  EXPECT_LT(worst, 1e-6) << "at x=" << worst_x;
+}
+
+TEST_P(ErfTest, RandomArgumentsAndLimits) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-5.0f, 5.0f);
+  std::vector<float> x(100000);
+  for (float& v : x) v = uniform(rng);
+  const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-6f, 3.9f, 4.0f, 4.1f, -4.1f, 1e30f,
+                            -1e30f, std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity()};
+  x.insert(x.end(), std::begin(specials), std::end(specials));
+  std::vector<float> y = x;
+  ErfInPlace(y.data(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_LT(std::fabs(double(y[i]) - std::erf(double(x[i]))), 1e-6) << "x=" << x[i];
+  }
+  // Odd function, and exactly 0 at 0.
+  EXPECT_EQ(y[x.size() - 13], 0.0f);
+}
+
+// |gelu - reference| <= tolerance * max(1, |x|): erf's 1e-6 enters scaled by x/2.
+TEST_P(GeluTest, MatchesReferenceAcrossLengthsAndMagnitudes) {
+  const float scales[] = {1.0f, 4.0f, 1e3f};
+  uint32_t seed = 0;
+  for (size_t n : kLengths) {
+    for (float scale : scales) {
+      GuardedFloats got(n, seed % 2 == 1);
+      std::mt19937 rng(++seed);
+      got.FillNormal(&rng, scale);
+      GuardedFloats want = got;
+      const GuardedFloats x = got;
+      GeluInPlace(got.data(), n);
+      ReferenceGeluInPlace(want.data(), n);
+      EXPECT_TRUE(got.GuardsIntact()) << "n=" << n;
+      for (size_t i = 0; i < n; ++i) {
+        const double tol = 1e-6 * std::max(1.0, std::fabs(double(x[i])));
+        ASSERT_LE(std::fabs(double(got[i]) - double(want[i])), tol)
+            << "x=" << x[i] << " n=" << n << " i=" << i;
+      }
+    }
+  }
+}
+
+TEST_P(GeluTest, TailLanesComputeLikeBodyLanes) {
+  // The same value at every position of a ragged array gives the same bits.
+  for (size_t n : {17, 33, 65}) {
+    std::vector<float> x(n, -0.734375f);
+    GeluInPlace(x.data(), n);
+    for (size_t i = 1; i < n; ++i) ASSERT_EQ(x[i], x[0]) << "n=" << n << " i=" << i;
+  }
+}
+
+TEST_P(GeluTest, SpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = {0.0f, 1e30f, -1e30f, inf, std::nanf("")};
+  GeluInPlace(x.data(), x.size());
+  EXPECT_EQ(x[0], 0.0f);
+  EXPECT_EQ(x[1], 1e30f);
+  EXPECT_EQ(x[2], 0.0f);
+  EXPECT_EQ(x[3], inf);
+  EXPECT_TRUE(std::isnan(x[4]));
+}
+
+TEST_P(ReluTest, BitExactIncludingNanAndSignedZero) {
+  uint32_t seed = 50;
+  for (size_t n : kLengths) {
+    GuardedFloats got(n, n % 2 == 1);
+    std::mt19937 rng(++seed);
+    got.FillNormal(&rng, 100.0f);
+    if (n > 2) {
+      got[0] = std::nanf("");
+      got[1] = -0.0f;
+      got[n - 1] = -std::numeric_limits<float>::infinity();
+    }
+    GuardedFloats want = got;
+    ReluInPlace(got.data(), n);
+    ReferenceReluInPlace(want.data(), n);
+    EXPECT_TRUE(got.SameBitsAs(want)) << "n=" << n;
+    EXPECT_TRUE(got.GuardsIntact()) << "n=" << n;
+  }
+}
+
+TEST_P(AddTest, BitExactSeparateAndAliased) {
+  uint32_t seed = 80;
+  for (size_t n : kLengths) {
+    std::mt19937 rng(++seed);
+    GuardedFloats y(n, n % 2 == 0), x(n, n % 2 == 1);
+    y.FillNormal(&rng, 1e3f);
+    x.FillNormal(&rng, 1e-3f);
+    GuardedFloats want = y;
+    AddInPlace(y.data(), x.data(), n);
+    ReferenceAddInPlace(want.data(), x.data(), n);
+    EXPECT_TRUE(y.SameBitsAs(want)) << "n=" << n;
+    EXPECT_TRUE(y.GuardsIntact()) << "n=" << n;
+    // y += y doubles every element exactly.
+    AddInPlace(y.data(), y.data(), n);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], 2.0f * want[i]) << "n=" << n;
+  }
+}
+
+}  // namespace
+}  // namespace attnrt::testing

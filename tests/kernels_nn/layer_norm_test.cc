@@ -1,0 +1,203 @@
+// LayerNormRows (hwy) against ReferenceLayerNormRows: widths straddling vector
+// edges, strides, misaligned buffers, gamma/beta present or not, in place, large
+// offsets and magnitudes, constant rows, and row splits giving identical bits.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "attnrt/kernels/layer_norm.h"
+#include "kernels_nn/nn_target_fixture.h"
+#include "kernels_nn/nn_test_buffers.h"
+
+namespace attnrt::testing {
+namespace {
+
+class LayerNormTest : public NnTargetTest {};
+ATTNRT_INSTANTIATE_PER_TARGET(LayerNormTest);
+
+// Outputs are O(|gamma| + |beta|): absolute error against max(1, |reference|).
+constexpr double kTolerance = 1e-5;
+
+struct NormCase {
+  size_t rows = 3, n = 16;
+  size_t x_pad = 0, y_pad = 0;
+  bool gamma = true, beta = true, misalign = false;
+  float offset = 0.0f, scale = 1.0f, eps = 1e-5f;
+  uint32_t seed = 1;
+
+  std::string Describe() const {
+    std::ostringstream s;
+    s << "rows=" << rows << " n=" << n << " x_pad=" << x_pad << " y_pad=" << y_pad
+      << (gamma ? " gamma" : "") << (beta ? " beta" : "") << (misalign ? " misaligned" : "")
+      << " x~" << offset << "+-" << scale << " eps=" << eps << " seed=" << seed;
+    return s.str();
+  }
+};
+
+class NormTester {
+ public:
+  explicit NormTester(const NormCase& c)
+      : c_(c), x_(c.rows * XStride(), c.misalign), gamma_(c.n, c.misalign), beta_(c.n, c.misalign) {
+    std::mt19937 rng(c.seed);
+    x_.FillNormal(&rng, c.scale, c.offset);
+    gamma_.FillNormal(&rng, 0.5f, 1.0f);
+    beta_.FillNormal(&rng, 0.5f);
+  }
+
+  size_t XStride() const { return c_.n + c_.x_pad; }
+  size_t YStride() const { return c_.n + c_.y_pad; }
+  const float* gamma() const { return c_.gamma ? gamma_.data() : nullptr; }
+  const float* beta() const { return c_.beta ? beta_.data() : nullptr; }
+  const GuardedFloats& x() const { return x_; }
+
+  GuardedFloats NewOutput() const {
+    GuardedFloats y(c_.rows * YStride(), c_.misalign);
+    y.Fill(kUntouched);
+    return y;
+  }
+
+  GuardedFloats Reference() const {
+    GuardedFloats y = NewOutput();
+    ReferenceLayerNormRows(x_.data(), XStride(), c_.rows, c_.n, gamma(), beta(), c_.eps, y.data(),
+                           YStride());
+    return y;
+  }
+
+  // Rows [0, split) and [split, rows) in two calls.
+  GuardedFloats Run(size_t split) const {
+    GuardedFloats y = NewOutput();
+    LayerNormRows(x_.data(), XStride(), split, c_.n, gamma(), beta(), c_.eps, y.data(), YStride());
+    LayerNormRows(x_.data() + split * XStride(), XStride(), c_.rows - split, c_.n, gamma(), beta(),
+                  c_.eps, y.data() + split * YStride(), YStride());
+    return y;
+  }
+
+  // Max abs error over real outputs relative to max(1, |want|); padding untouched.
+  double Compare(const GuardedFloats& got, const GuardedFloats& want, size_t stride,
+                 std::string* problem) const {
+    double worst = 0.0;
+    for (size_t r = 0; r < c_.rows; ++r) {
+      for (size_t j = 0; j < stride; ++j) {
+        const float g = got[r * stride + j], w = want[r * stride + j];
+        if (j >= c_.n) {
+          if (g != w) *problem = "wrote into the padding between rows";
+          continue;
+        }
+        if (!std::isfinite(g)) *problem = "non-finite output";
+        const double err = std::fabs(double(g) - double(w)) / std::max(1.0, std::fabs(double(w)));
+        worst = std::max(worst, err);
+      }
+    }
+    if (!got.GuardsIntact()) *problem = "wrote outside the output";
+    return worst;
+  }
+
+  void ExpectMatchesReference() const {
+    const GuardedFloats got = Run(c_.rows / 2);
+    std::string problem;
+    EXPECT_LE(Compare(got, Reference(), YStride(), &problem), kTolerance) << c_.Describe();
+    EXPECT_EQ(problem, "") << c_.Describe();
+  }
+
+  static constexpr float kUntouched = 31337.0f;
+
+ private:
+  NormCase c_;
+  GuardedFloats x_, gamma_, beta_;
+};
+
+TEST_P(LayerNormTest, WidthsStraddlingVectorEdges) {
+  const size_t widths[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 251, 512, 1021};
+  uint32_t seed = 0;
+  for (size_t n : widths) {
+    for (int variant = 0; variant < 4; ++variant) {
+      NormCase c;
+      c.rows = 1 + seed % 5;
+      c.n = n;
+      c.gamma = variant & 1;
+      c.beta = variant & 2;
+      c.misalign = seed % 2 == 1;
+      c.x_pad = seed % 3;
+      c.y_pad = seed % 4 == 1 ? 7 : 0;
+      c.seed = ++seed;
+      NormTester(c).ExpectMatchesReference();
+    }
+  }
+}
+
+TEST_P(LayerNormTest, LargeOffsetsAndMagnitudes) {
+  const float cases[][2] = {{1e4f, 1.0f}, {-3e5f, 10.0f}, {0.0f, 1e6f}, {1e6f, 1e5f}, {0.0f, 1e-3f}};
+  uint32_t seed = 100;
+  for (const auto& oc : cases) {
+    NormCase c;
+    c.rows = 4;
+    c.n = 777;
+    c.offset = oc[0];
+    c.scale = oc[1];
+    c.seed = ++seed;
+    NormTester(c).ExpectMatchesReference();
+  }
+}
+
+TEST_P(LayerNormTest, ConstantRowsGiveBeta) {
+  NormCase c;
+  c.rows = 2;
+  c.n = 37;
+  c.scale = 0.0f;
+  c.offset = 123.25f;
+  NormTester t(c);
+  t.ExpectMatchesReference();
+}
+
+TEST_P(LayerNormTest, InPlace) {
+  const size_t widths[] = {5, 16, 100};
+  uint32_t seed = 200;
+  for (size_t n : widths) {
+    NormCase c;
+    c.rows = 6;
+    c.n = n;
+    c.x_pad = 3;
+    c.y_pad = 3;  // in place: y is x, same stride
+    c.misalign = true;
+    c.seed = ++seed;
+    NormTester t(c);
+    GuardedFloats y = t.x();
+    LayerNormRows(y.data(), t.XStride(), c.rows, n, t.gamma(), t.beta(), c.eps, y.data(),
+                  t.XStride());
+    // Padding keeps x's values; the reference (out of place) has kUntouched there.
+    GuardedFloats want = t.Reference();
+    for (size_t r = 0; r < c.rows; ++r) {
+      for (size_t j = n; j < t.XStride(); ++j) want[r * t.XStride() + j] = t.x()[r * t.XStride() + j];
+    }
+    std::string problem;
+    EXPECT_LE(t.Compare(y, want, t.XStride(), &problem), kTolerance) << c.Describe();
+    EXPECT_EQ(problem, "") << c.Describe();
+  }
+}
+
+TEST_P(LayerNormTest, RowSplitsGiveIdenticalBits) {
+  NormCase c;
+  c.rows = 9;
+  c.n = 45;
+  c.y_pad = 2;
+  c.seed = 300;
+  NormTester t(c);
+  const GuardedFloats whole = t.Run(0);
+  for (size_t split = 1; split <= c.rows; ++split) {
+    EXPECT_TRUE(t.Run(split).SameBitsAs(whole)) << "split at " << split;
+  }
+}
+
+TEST_P(LayerNormTest, EmptyRowsDoNothing) {
+  GuardedFloats y(4, false);
+  y.Fill(NormTester::kUntouched);
+  LayerNormRows(y.data(), 0, 4, 0, nullptr, nullptr, 1e-5f, y.data(), 0);
+  LayerNormRows(y.data(), 4, 0, 4, nullptr, nullptr, 1e-5f, y.data(), 4);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(y[i], NormTester::kUntouched);
+}
+
+}  // namespace
+}  // namespace attnrt::testing

@@ -1,0 +1,293 @@
+// LinearRun (hwy) against ReferenceLinear: sizes straddling vector, panel, tile
+// and depth-block edges, both the packed and the dot (few rows) path, strides,
+// misaligned buffers, bias on and off, K up to 4096, large magnitudes, and any
+// split of the work items giving bit-identical output.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
+#include "host/aligned_buffer.h"
+#include "kernels_nn/nn_target_fixture.h"
+#include "kernels_nn/nn_test_buffers.h"
+
+namespace attnrt::testing {
+namespace {
+
+class LinearTest : public NnTargetTest {};
+ATTNRT_INSTANTIATE_PER_TARGET(LinearTest);
+
+// Max |got - want| relative to sum_k |x w| + |bias| of that output.
+constexpr double kTolerance = 1e-5;
+
+struct LinearCase {
+  size_t M = 1, K = 1, N = 1;
+  bool bias = true;
+  bool misalign = false;
+  size_t x_pad = 0, y_pad = 0;  // stride - width
+  float x_scale = 1.0f, w_scale = 1.0f;
+  uint32_t seed = 1;
+
+  std::string Describe() const {
+    std::ostringstream s;
+    s << "M=" << M << " K=" << K << " N=" << N << (bias ? " bias" : " no-bias")
+      << (misalign ? " misaligned" : "") << " x_stride=" << K + x_pad << " y_stride=" << N + y_pad
+      << " x*" << x_scale << " w*" << w_scale << " seed=" << seed;
+    return s.str();
+  }
+};
+
+class LinearTester {
+ public:
+  explicit LinearTester(const LinearCase& c)
+      : c_(c),
+        x_(c.M * (c.K + c.x_pad), c.misalign),
+        w_(c.N * c.K, c.misalign),
+        bias_(c.N, c.misalign) {
+    std::mt19937 rng(c.seed);
+    x_.FillNormal(&rng, c.x_scale);
+    w_.FillNormal(&rng, c.w_scale);
+    bias_.FillNormal(&rng, c.x_scale * c.w_scale);
+  }
+
+  LinearParams Params(GuardedFloats* y) const {
+    LinearParams p;
+    p.rows = c_.M;
+    p.in = c_.K;
+    p.out = c_.N;
+    p.x = x_.data();
+    p.x_stride = c_.K + c_.x_pad;
+    p.w = w_.data();
+    p.bias = c_.bias ? bias_.data() : nullptr;
+    p.y = y->data();
+    p.y_stride = c_.N + c_.y_pad;
+    return p;
+  }
+
+  GuardedFloats NewOutput() const {
+    GuardedFloats y(c_.M * (c_.N + c_.y_pad), c_.misalign);
+    y.Fill(kUntouched);
+    return y;
+  }
+
+  GuardedFloats RunReference() const {
+    GuardedFloats y = NewOutput();
+    ReferenceLinear(Params(&y));
+    return y;
+  }
+
+  // Runs the items as the ranges [0, cuts[0]), [cuts[0], cuts[1]), ..., [cuts.back(), items),
+  // each with freshly poisoned scratch guarded at its end. Empty string when all went well.
+  std::string RunKernel(const std::vector<size_t>& cuts, GuardedFloats* y) const {
+    const LinearParams p = Params(y);
+    const size_t items = LinearWorkItems(p);
+    const size_t floats = LinearScratchFloats(p);
+    AlignedBuffer buffer((floats + GuardedFloats::kGuard) * sizeof(float));
+    float* scratch = reinterpret_cast<float*>(buffer.data());
+    if (reinterpret_cast<uintptr_t>(scratch) % kScratchAlignment != 0) return "scratch misaligned";
+    size_t begin = 0;
+    for (size_t i = 0; i <= cuts.size(); ++i) {
+      const size_t end = i < cuts.size() ? cuts[i] : items;
+      if (end < begin || end > items) return "bad cut";
+      std::fill(scratch, scratch + floats, std::nanf(""));
+      std::fill(scratch + floats, scratch + floats + GuardedFloats::kGuard, kUntouched);
+      LinearRun(p, begin, end, scratch);
+      for (size_t g = 0; g < GuardedFloats::kGuard; ++g) {
+        if (scratch[floats + g] != kUntouched) return "wrote past the end of scratch";
+      }
+      begin = end;
+    }
+    if (!y->GuardsIntact()) return "wrote outside y";
+    if (!x_.GuardsIntact() || !w_.GuardsIntact() || !bias_.GuardsIntact()) return "wrote outside inputs";
+    return "";
+  }
+
+  // sum_k |x[m,k] w[n,k]| + |bias[n]|: the scale a float dot product's rounding error
+  // is proportional to (cancellation can make |y| itself arbitrarily small).
+  double Magnitude(size_t m, size_t n) const {
+    double sum = c_.bias ? std::fabs(double(bias_[n])) : 0.0;
+    for (size_t k = 0; k < c_.K; ++k) {
+      sum += std::fabs(double(x_[m * (c_.K + c_.x_pad) + k]) * double(w_[n * c_.K + k]));
+    }
+    return sum;
+  }
+
+  // Max over outputs of |got - want| / Magnitude; padding between rows must be untouched.
+  double Compare(const GuardedFloats& got, const GuardedFloats& want, std::string* problem) const {
+    const size_t ys = c_.N + c_.y_pad;
+    double worst = 0.0;
+    for (size_t m = 0; m < c_.M; ++m) {
+      for (size_t j = 0; j < ys; ++j) {
+        const float g = got[m * ys + j], w = want[m * ys + j];
+        if (j >= c_.N) {
+          if (g != kUntouched) *problem = "wrote into the padding between rows of y";
+          continue;
+        }
+        if (!std::isfinite(g)) *problem = "non-finite output";
+        const double err = std::fabs(double(g) - double(w));
+        const double magnitude = Magnitude(m, j);
+        if (magnitude == 0.0) {
+          if (err != 0.0) *problem = "nonzero output where every term is zero";
+        } else {
+          worst = std::max(worst, err / magnitude);
+        }
+      }
+    }
+    return worst;
+  }
+
+  void ExpectMatchesReference(const std::vector<size_t>& cuts = {}) const {
+    GuardedFloats got = NewOutput();
+    ASSERT_EQ(RunKernel(cuts, &got), "") << c_.Describe();
+    std::string problem;
+    const double err = Compare(got, RunReference(), &problem);
+    EXPECT_EQ(problem, "") << c_.Describe();
+    EXPECT_LE(err, kTolerance) << c_.Describe();
+  }
+
+  size_t Items() const {
+    GuardedFloats y = NewOutput();
+    return LinearWorkItems(Params(&y));
+  }
+
+ private:
+  static constexpr float kUntouched = 31337.0f;
+  LinearCase c_;
+  GuardedFloats x_, w_, bias_;
+};
+
+TEST_P(LinearTest, SizesStraddlingVectorPanelAndDepthEdges) {
+  const size_t ks[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 255, 256, 257, 521};
+  const size_t ns[] = {1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 65, 127, 129};
+  const size_t ms[] = {1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 47, 48, 49, 97};
+  uint32_t seed = 0;
+  for (size_t K : ks) {
+    for (size_t N : ns) {
+      LinearCase c;
+      // Fewer rows for the biggest K x N keep the double reference quick (qemu runs this too).
+      c.M = std::min(ms[seed % (sizeof(ms) / sizeof(ms[0]))], K * N > 16384 ? size_t{13} : size_t{97});
+      c.K = K;
+      c.N = N;
+      c.bias = seed % 3 != 0;
+      c.misalign = seed % 2 == 1;
+      c.x_pad = seed % 4 == 2 ? 3 : 0;
+      c.y_pad = seed % 5 == 1 ? 5 : 0;
+      c.seed = ++seed;
+      LinearTester(c).ExpectMatchesReference();
+    }
+  }
+}
+
+TEST_P(LinearTest, EveryRowCountUpToThreeTiles) {
+  for (size_t M = 0; M <= 20; ++M) {
+    LinearCase c;
+    c.M = M;
+    c.K = 37;
+    c.N = 41;
+    c.x_pad = 1;
+    c.y_pad = 2;
+    c.seed = uint32_t(100 + M);
+    LinearTester(c).ExpectMatchesReference();
+  }
+}
+
+TEST_P(LinearTest, EmptyShapesDoNothing) {
+  for (const auto& shape : {std::vector<size_t>{0, 8, 8}, {8, 8, 0}, {0, 0, 0}}) {
+    LinearCase c;
+    c.M = shape[0];
+    c.K = shape[1];
+    c.N = shape[2];
+    LinearTester t(c);
+    EXPECT_EQ(t.Items(), 0u) << c.Describe();
+    t.ExpectMatchesReference();
+  }
+}
+
+TEST_P(LinearTest, ZeroDepthGivesBias) {
+  LinearCase c;
+  c.M = 9;
+  c.K = 0;
+  c.N = 35;
+  LinearTester(c).ExpectMatchesReference();
+}
+
+TEST_P(LinearTest, DeepSumsStayAccurate) {
+  const size_t ks[] = {1024, 4096};
+  const size_t ms[] = {3, 19};  // dot path, packed path
+  for (size_t K : ks) {
+    for (size_t M : ms) {
+      LinearCase c;
+      c.M = M;
+      c.K = K;
+      c.N = 67;
+      c.seed = uint32_t(K + M);
+      LinearTester(c).ExpectMatchesReference();
+    }
+  }
+}
+
+TEST_P(LinearTest, LargeAndSmallMagnitudes) {
+  const float scales[][2] = {{1e4f, 1e3f}, {1e15f, 1e15f}, {1e-15f, 1e-10f}};
+  uint32_t seed = 500;
+  for (const auto& s : scales) {
+    for (size_t M : {2, 29}) {
+      LinearCase c;
+      c.M = M;
+      c.K = 300;
+      c.N = 45;
+      c.x_scale = s[0];
+      c.w_scale = s[1];
+      c.seed = ++seed;
+      LinearTester(c).ExpectMatchesReference();
+    }
+  }
+}
+
+TEST_P(LinearTest, AnySplitOfItemsGivesIdenticalBits) {
+  const size_t shapes[][3] = {{2, 70, 100}, {100, 70, 100}, {151, 300, 37}, {49, 16, 200}};
+  uint32_t seed = 900;
+  for (const auto& s : shapes) {
+    LinearCase c;
+    c.M = s[0];
+    c.K = s[1];
+    c.N = s[2];
+    c.misalign = true;
+    c.y_pad = 3;
+    c.seed = ++seed;
+    LinearTester t(c);
+    GuardedFloats whole = t.NewOutput();
+    ASSERT_EQ(t.RunKernel({}, &whole), "") << c.Describe();
+    const size_t items = t.Items();
+    ASSERT_GT(items, 1u) << c.Describe();
+    std::vector<std::vector<size_t>> splits = {{1}, {items / 2}, {items - 1}, {1, items / 3, items - 2}};
+    std::vector<size_t> singles;
+    for (size_t i = 1; i < items; ++i) singles.push_back(i);
+    splits.push_back(singles);
+    for (const auto& cuts : splits) {
+      GuardedFloats parts = t.NewOutput();
+      ASSERT_EQ(t.RunKernel(cuts, &parts), "") << c.Describe();
+      EXPECT_TRUE(parts.SameBitsAs(whole)) << c.Describe() << " split into " << cuts.size() + 1;
+    }
+    t.ExpectMatchesReference({items / 2});
+  }
+}
+
+TEST_P(LinearTest, ScratchDependsOnlyOnDepth) {
+  LinearParams a{};
+  a.rows = 1;
+  a.in = 300;
+  a.out = 7;
+  LinearParams b = a;
+  b.rows = 100000;
+  b.out = 100000;
+  EXPECT_EQ(LinearScratchFloats(a), LinearScratchFloats(b));
+}
+
+}  // namespace
+}  // namespace attnrt::testing

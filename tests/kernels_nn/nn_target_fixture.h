@@ -1,0 +1,46 @@
+// Runs a kernels_nn test once per Highway target this CPU supports and the
+// kernels were compiled for (AVX3, AVX2, SSE4 and SCALAR on an AVX-512 x86), by
+// steering the kernels' dynamic dispatch, so every tile width and code path in
+// the library is tested on one machine.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attnrt/kernels/linear.h"
+#include "hwy/tests/hwy_gtest.h"
+
+namespace attnrt::testing {
+
+// The targets this CPU supports that the kernels were compiled for: a target the
+// test knows but the kernels lack (SSSE3 here) would silently run another one.
+inline std::vector<int64_t> KernelTargets() {
+  std::vector<int64_t> kept;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    if (std::string(LinearIsa()) == hwy::TargetName(target)) kept.push_back(target);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  return kept;
+}
+
+class NnTargetTest : public hwy::TestWithParamTarget {
+ protected:
+  void SetUp() override {
+    hwy::TestWithParamTarget::SetUp();
+    ASSERT_EQ(std::string(LinearIsa()), hwy::TargetName(GetParam()));
+  }
+};
+
+}  // namespace attnrt::testing
+
+// Instantiates `suite` (derived from NnTargetTest) once per supported target,
+// named after the target (e.g. LinearTest/AVX2). hwy's own macro says
+// `testing::ValuesIn`, which would resolve to attnrt::testing here.
+#define ATTNRT_INSTANTIATE_PER_TARGET(suite)                                          \
+  INSTANTIATE_TEST_SUITE_P(suite##Group, suite,                                       \
+                           ::testing::ValuesIn(::attnrt::testing::KernelTargets()),  \
+                           ::hwy::TestParamTargetName)

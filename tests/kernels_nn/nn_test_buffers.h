@@ -1,0 +1,60 @@
+// Test buffers for the nn kernel tests: random contents, an optional one-float
+// misalignment, and guard floats on both sides that must survive every call.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace attnrt::testing {
+
+class GuardedFloats {
+ public:
+  static constexpr size_t kGuard = 64;
+  static constexpr float kGuardValue = -7777.0f;
+
+  // `misalign` shifts the data by one float from the storage's own alignment.
+  GuardedFloats(size_t n, bool misalign)
+      : n_(n), offset_(kGuard + (misalign ? 1 : 0)), storage_(n + offset_ + kGuard, kGuardValue) {}
+
+  float* data() { return storage_.data() + offset_; }
+  const float* data() const { return storage_.data() + offset_; }
+  size_t size() const { return n_; }
+  float& operator[](size_t i) { return data()[i]; }
+  float operator[](size_t i) const { return data()[i]; }
+
+  // Normal(offset, scale) values.
+  void FillNormal(std::mt19937* rng, float scale, float offset = 0.0f) {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (size_t i = 0; i < n_; ++i) data()[i] = offset + scale * normal(*rng);
+  }
+  void Fill(float value) {
+    for (size_t i = 0; i < n_; ++i) data()[i] = value;
+  }
+
+  // True when nothing before or after [data, data + n) was written.
+  bool GuardsIntact() const {
+    for (size_t i = 0; i < offset_; ++i) {
+      if (!SameBits(storage_[i], kGuardValue)) return false;
+    }
+    for (size_t i = offset_ + n_; i < storage_.size(); ++i) {
+      if (!SameBits(storage_[i], kGuardValue)) return false;
+    }
+    return true;
+  }
+
+  // Bitwise equality of the data (NaNs compare by bits).
+  bool SameBitsAs(const GuardedFloats& other) const {
+    return n_ == other.n_ && std::memcmp(data(), other.data(), n_ * sizeof(float)) == 0;
+  }
+
+  static bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
+
+ private:
+  size_t n_;
+  size_t offset_;
+  std::vector<float> storage_;
+};
+
+}  // namespace attnrt::testing

@@ -1,0 +1,84 @@
+// Builds small converted models in memory (random weights, every architecture)
+// for the model tests, through the same writer the converter uses.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attnrt/models/model.h"
+#include "attnrt/models/model_spec.h"
+#include "convert/weight_file_writer.h"
+
+namespace attnrt::testing {
+
+struct ModelFixture {
+  std::vector<uint8_t> bytes;  // the flat weight file
+  WeightFile file;
+  Model model;
+};
+
+// `arch` with small dimensions; `bias` and `norm_first` vary the encoder layer.
+inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixture* out,
+                      std::string* error) {
+  WeightFileWriter w;
+  w.SetString("arch", ArchitectureName(arch));
+  switch (arch) {
+    case Architecture::kMha:
+      w.SetInt("embed_dim", 24);
+      w.SetInt("num_heads", 3);
+      w.SetInt("bias", bias);
+      w.SetFloat("dropout", 0);
+      w.SetInt("batch_first", 1);
+      break;
+    case Architecture::kEncoderLayer:
+      w.SetInt("d_model", 24);
+      w.SetInt("nhead", 2);
+      w.SetInt("dim_feedforward", 40);
+      w.SetString("activation", "gelu");
+      w.SetFloat("layer_norm_eps", 1e-5);
+      w.SetInt("norm_first", norm_first);
+      w.SetInt("bias", bias);
+      w.SetFloat("dropout", 0);
+      w.SetInt("batch_first", 1);
+      break;
+    case Architecture::kSelfAttention:
+      w.SetInt("d_model", 20);
+      w.SetInt("d_k", 12);
+      w.SetInt("d_v", 7);
+      break;
+    case Architecture::kSingleHead:
+      w.SetInt("embedding_dim", 20);
+      w.SetInt("attention_dim", 9);
+      break;
+  }
+  // Derive the tensor list from a metadata-only file, as the converter does.
+  std::vector<uint8_t> meta;
+  WeightFile meta_file;
+  ModelConfig config;
+  if (!w.Serialize(&meta, error)) return false;
+  if (!WeightFile::Open(meta.data(), meta.size(), &meta_file).ok() ||
+      !ReadModelConfig(meta_file, &config).ok()) {
+    *error = "bad fixture config";
+    return false;
+  }
+  TensorSpec specs[kMaxModelTensors];
+  const size_t n = ModelTensorSpecs(config, specs);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 0.3f);
+  for (size_t i = 0; i < n; ++i) {
+    const TensorShape& s = specs[i].shape;
+    std::vector<size_t> shape(s.dims, s.dims + s.rank);
+    std::vector<float> values(s.rank == 2 ? s.dims[0] * s.dims[1] : s.dims[0]);
+    for (float& v : values) v = normal(rng);
+    if (!w.AddTensorF32(specs[i].name, shape, values.data(), error)) return false;
+  }
+  if (!w.Serialize(&out->bytes, error)) return false;
+  Status st = WeightFile::Open(out->bytes.data(), out->bytes.size(), &out->file);
+  if (st.ok()) st = LoadModel(out->file, &out->model);
+  if (!st.ok()) *error = st.message();
+  return st.ok();
+}
+
+}  // namespace attnrt::testing

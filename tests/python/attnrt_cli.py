@@ -1,0 +1,89 @@
+# Runs the attnrt CLI from python tests: kernel listing and `attnrt sdpa` on numpy arrays.
+import dataclasses
+import os
+import subprocess
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class KernelInfo:
+    name: str
+    returns_weights: bool
+
+
+def list_kernels(attnrt):
+    """Parses `attnrt kernels`: one variant a line, name first, then isa, family,
+    and "weights" / "no-weights"."""
+    proc = subprocess.run([attnrt, "kernels"], capture_output=True, text=True, check=True)
+    kernels = []
+    for line in proc.stdout.splitlines():
+        fields = line.split()
+        if not fields:
+            continue
+        kernels.append(KernelInfo(name=fields[0], returns_weights="weights" in fields[1:]))
+    if not kernels:
+        raise RuntimeError(f"`{attnrt} kernels` listed no kernel")
+    return kernels
+
+
+@dataclasses.dataclass
+class SdpaRun:
+    returncode: int
+    stderr: str
+    out: np.ndarray = None      # None when the run failed
+    weights: np.ndarray = None  # None unless asked for and the run succeeded
+
+
+def write_npy(directory, name, array):
+    path = os.path.join(directory, name + ".npy")
+    np.save(path, array)
+    return path
+
+
+def run_sdpa(attnrt, workdir, q, k, v, mask=None, causal="none", scale=None, kernel="auto",
+             threads=None, want_weights=False, extra_args=()):
+    """Writes the inputs into workdir, runs `attnrt sdpa` and reads back what it wrote.
+
+    Inputs may be arrays (written as .npy) or paths to existing files (passed as is,
+    so error-path tests can hand over hand-made broken files)."""
+    def as_path(name, x):
+        return x if isinstance(x, str) else write_npy(workdir, name, x)
+
+    out_path = os.path.join(workdir, "out.npy")
+    weights_path = os.path.join(workdir, "weights.npy")
+    for stale in (out_path, weights_path):
+        if os.path.exists(stale):
+            os.remove(stale)
+    cmd = [attnrt, "sdpa", "--q", as_path("q", q), "--k", as_path("k", k), "--v", as_path("v", v),
+           "--out", out_path, "--causal", causal, "--kernel", kernel]
+    if mask is not None:
+        cmd += ["--mask", as_path("mask", mask)]
+    if scale is not None:
+        cmd += ["--scale", repr(float(scale))]
+    if threads is not None:
+        cmd += ["--threads", str(threads)]
+    if want_weights:
+        cmd += ["--weights-out", weights_path]
+    cmd += list(extra_args)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    run = SdpaRun(returncode=proc.returncode, stderr=proc.stderr)
+    if proc.returncode == 0:
+        run.out = np.load(out_path)
+        if want_weights:
+            run.weights = np.load(weights_path)
+    return run
+
+
+def max_abs_error(got, want):
+    """max |got - want| (inf on a shape mismatch or NaN), and the tolerance scale max(1, max|want|)."""
+    want = np.asarray(want, dtype=np.float64)
+    scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+    if got is None or got.shape != want.shape:
+        return float("inf"), scale
+    if got.size == 0:
+        return 0.0, scale
+    diff = np.abs(got.astype(np.float64) - want)
+    if np.isnan(diff).any():
+        return float("inf"), scale
+    return float(np.max(diff)), scale

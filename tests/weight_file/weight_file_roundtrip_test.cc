@@ -1,0 +1,389 @@
+// Writer -> reader round trips, lookups, writer input checks, and agreement with the independent
+// Python implementation of FORMAT.md (tests/weight_file/weight_files.py): the C++ reader must read
+// its files and the C++ writer must produce them byte for byte.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attnrt/runtime/weight_file.h"
+#include "convert/weight_file_writer.h"
+#include "weight_file/weight_file_test_util.h"
+
+namespace attnrt {
+namespace weight_file_test {
+namespace {
+
+uint32_t Bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+uint64_t Bits(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
+}
+
+struct TensorSpec {
+  std::string name;
+  std::vector<size_t> shape;
+  std::vector<float> values;
+};
+
+size_t Elements(const std::vector<size_t>& shape) {
+  size_t n = 1;
+  for (size_t d : shape) n *= d;
+  return n;
+}
+
+TensorSpec Sample(const std::string& name, float seed, std::vector<size_t> shape) {
+  return {name, shape, SampleValues(seed, Elements(shape))};
+}
+
+// Checks that `file` holds `t` exactly, found both by name and by its index.
+void ExpectTensor(const WeightFile& file, const TensorSpec& t) {
+  SCOPED_TRACE(t.name);
+  WeightTensor got;
+  const Status st = file.FindTensor(t.name.c_str(), &got);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(std::string(got.name), t.name);  // usable as a C string
+  EXPECT_EQ(got.name_len, t.name.size());
+  EXPECT_EQ(got.dtype, WeightDType::kF32);
+  ASSERT_EQ(got.shape.rank, t.shape.size());
+  for (size_t d = 0; d < t.shape.size(); ++d) EXPECT_EQ(got.shape.dims[d], t.shape[d]);
+  ASSERT_EQ(got.bytes, t.values.size() * 4);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(got.data) % 4, 0u);
+  for (size_t k = 0; k < t.values.size(); ++k) ASSERT_EQ(Bits(got.data[k]), Bits(t.values[k])) << k;
+}
+
+Bytes Serialize(const WeightFileWriter& w) {
+  Bytes out;
+  std::string error;
+  EXPECT_TRUE(w.Serialize(&out, &error)) << error;
+  return out;
+}
+
+WeightFile OpenOk(const Bytes& bytes) {
+  WeightFile file;
+  const Status st = WeightFile::Open(bytes.data(), bytes.size(), &file);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return file;
+}
+
+TEST(WeightFileRoundTrip, TensorsOfEveryRankAndAllMetadataTypes) {
+  const std::vector<TensorSpec> tensors = {
+      Sample("scalar", 3.5f, {}),
+      Sample("vector", -1.0f, {3}),
+      Sample("matrix", 10.0f, {2, 3}),
+      Sample("cube", -20.0f, {1, 2, 2}),
+      Sample("rank4", 0.0f, {2, 1, 3, 2}),
+      Sample("zero_rows", 0.0f, {0, 3}),
+      {"specials",
+       {4},
+       {-0.0f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min(),
+        std::nanf("")}},
+  };
+  WeightFileWriter w;
+  std::string error;
+  // Added out of order on purpose: the file is sorted whatever the insertion order.
+  for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) {
+    ASSERT_TRUE(w.AddTensorF32(it->name, it->shape, it->values.data(), &error)) << error;
+  }
+  w.SetString("arch", "self_attention");
+  w.SetInt("d_model", 64);
+  w.SetInt("min", std::numeric_limits<int64_t>::min());
+  w.SetFloat("eps", 1e-5);
+  w.SetFloat("neg_zero", -0.0);
+  w.SetString("empty", "");
+  const Bytes bytes = Serialize(w);
+  const WeightFile file = OpenOk(bytes);
+
+  ASSERT_EQ(file.tensor_count(), tensors.size());
+  for (const TensorSpec& t : tensors) ExpectTensor(file, t);
+  int64_t i = 0;
+  double f = 0;
+  const char* s = nullptr;
+  size_t len = 0;
+  ASSERT_TRUE(file.GetInt("d_model", &i).ok());
+  EXPECT_EQ(i, 64);
+  ASSERT_TRUE(file.GetInt("min", &i).ok());
+  EXPECT_EQ(i, std::numeric_limits<int64_t>::min());
+  ASSERT_TRUE(file.GetFloat("eps", &f).ok());
+  EXPECT_EQ(Bits(f), Bits(1e-5));
+  ASSERT_TRUE(file.GetFloat("neg_zero", &f).ok());
+  EXPECT_EQ(Bits(f), Bits(-0.0));
+  ASSERT_TRUE(file.GetString("arch", &s, &len).ok());
+  EXPECT_EQ(std::string(s, len), "self_attention");
+  EXPECT_EQ(s[len], '\0');
+  ASSERT_TRUE(file.GetString("empty", &s, &len).ok());
+  EXPECT_EQ(len, 0u);
+  EXPECT_EQ(s[0], '\0');
+
+  EXPECT_EQ(file.format_version(), 1u);
+  EXPECT_EQ(file.alignment(), 64u);
+  EXPECT_EQ(file.file_size(), bytes.size());
+  EXPECT_EQ(file.checksum(), Get32(bytes, kChecksum));
+}
+
+TEST(WeightFileRoundTrip, IterationIsSortedBytewise) {
+  WeightFileWriter w;
+  std::string error;
+  const float one = 1.0f;
+  // "\xc3\xa9" (e acute) sorts after "z" as unsigned bytes, before it as signed chars.
+  for (const char* name : {"z", "\xc3\xa9", "B", "a", "ab"}) {
+    ASSERT_TRUE(w.AddTensorF32(name, {1}, &one, &error)) << error;
+  }
+  w.SetInt("y", 1);
+  w.SetFloat("x", 2.0);
+  w.SetString("\xc3\xa9t\xc3\xa9", "summer");
+  const Bytes bytes = Serialize(w);  // must outlive `file`, which points into it
+  const WeightFile file = OpenOk(bytes);
+  const char* expected[] = {"B", "a", "ab", "z", "\xc3\xa9"};
+  ASSERT_EQ(file.tensor_count(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    WeightTensor t;
+    ASSERT_TRUE(file.TensorAt(i, &t).ok());
+    EXPECT_STREQ(t.name, expected[i]);
+  }
+  ASSERT_EQ(file.metadata_count(), 3u);
+  WeightMetadata m;
+  ASSERT_TRUE(file.MetadataAt(0, &m).ok());
+  EXPECT_STREQ(m.key, "x");
+  EXPECT_EQ(m.type, WeightMetadataType::kFloat);
+  EXPECT_EQ(m.float_value, 2.0);
+  ASSERT_TRUE(file.MetadataAt(1, &m).ok());
+  EXPECT_STREQ(m.key, "y");
+  EXPECT_EQ(m.type, WeightMetadataType::kInt);
+  EXPECT_EQ(m.int_value, 1);
+  ASSERT_TRUE(file.MetadataAt(2, &m).ok());
+  EXPECT_STREQ(m.key, "\xc3\xa9t\xc3\xa9");
+  EXPECT_EQ(m.type, WeightMetadataType::kString);
+  EXPECT_EQ(std::string(m.string_value, m.string_len), "summer");
+}
+
+TEST(WeightFileRoundTrip, LookupFailuresNameTheKey) {
+  const Bytes bytes = SmallFile();
+  const WeightFile file = OpenOk(bytes);
+  WeightTensor t;
+  Status st = file.FindTensor("nope", &t);
+  EXPECT_EQ(st.code(), StatusCode::kBadFile);
+  EXPECT_STREQ(st.message(), "weight file: missing tensor 'nope'");
+  int64_t i;
+  double f;
+  const char* s;
+  size_t len;
+  st = file.GetInt("d_model", &i);
+  EXPECT_EQ(st.code(), StatusCode::kBadFile);
+  EXPECT_STREQ(st.message(), "weight file: missing metadata key 'd_model'");
+  st = file.GetInt("arch", &i);
+  EXPECT_EQ(st.code(), StatusCode::kBadFile);
+  EXPECT_STREQ(st.message(), "weight file: metadata 'arch' is not an integer");
+  EXPECT_STREQ(file.GetFloat("n_heads", &f).message(),
+               "weight file: metadata 'n_heads' is not a float");
+  EXPECT_STREQ(file.GetString("eps", &s, &len).message(),
+               "weight file: metadata 'eps' is not a string");
+  EXPECT_EQ(file.TensorAt(2, &t).code(), StatusCode::kInvalidArgument);
+  WeightMetadata m;
+  EXPECT_EQ(file.MetadataAt(3, &m).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(file.FindTensor(nullptr, &t).code(), StatusCode::kInvalidArgument);
+  // A prefix or an extension of a stored name is not that name.
+  EXPECT_FALSE(file.FindTensor("", &t).ok());
+  EXPECT_FALSE(file.FindTensor("aa", &t).ok());
+  EXPECT_FALSE(file.GetString("arc", &s, &len).ok());
+}
+
+TEST(WeightFileRoundTrip, EmptyWriterGivesAValidEmptyFile) {
+  const Bytes bytes = Serialize(WeightFileWriter());
+  EXPECT_EQ(bytes.size(), 128u);
+  const WeightFile file = OpenOk(bytes);
+  EXPECT_EQ(file.tensor_count(), 0u);
+  EXPECT_EQ(file.metadata_count(), 0u);
+  WeightTensor t;
+  EXPECT_STREQ(file.FindTensor("x", &t).message(), "weight file: missing tensor 'x'");
+}
+
+TEST(WeightFileRoundTrip, DataHonoursTheChosenAlignment) {
+  for (size_t alignment : {64u, 128u, 4096u, 65536u}) {
+    WeightFileWriter w;
+    std::string error;
+    ASSERT_TRUE(w.SetAlignment(alignment, &error)) << error;
+    const std::vector<float> v = SampleValues(0.0f, 7);
+    ASSERT_TRUE(w.AddTensorF32("p", {7}, v.data(), &error));
+    ASSERT_TRUE(w.AddTensorF32("q", {1, 7}, v.data(), &error));
+    const Bytes bytes = Serialize(w);
+    const WeightFile file = OpenOk(bytes);
+    EXPECT_EQ(file.alignment(), alignment);
+    for (size_t i = 0; i < 2; ++i) {
+      WeightTensor t;
+      ASSERT_TRUE(file.TensorAt(i, &t).ok());
+      const size_t offset = reinterpret_cast<const uint8_t*>(t.data) - bytes.data();
+      EXPECT_EQ(offset % alignment, 0u) << alignment;
+    }
+  }
+}
+
+TEST(WeightFileWriter, SameContentSameBytesWhateverTheOrder) {
+  const std::vector<float> v = SampleValues(2.0f, 4);
+  std::string error;
+  WeightFileWriter w1, w2;
+  ASSERT_TRUE(w1.AddTensorF32("x", {4}, v.data(), &error));
+  ASSERT_TRUE(w1.AddTensorF32("y", {2, 2}, v.data(), &error));
+  w1.SetInt("n", 1);
+  w1.SetString("arch", "a");
+  ASSERT_TRUE(w2.AddTensorF32("y", {2, 2}, v.data(), &error));
+  ASSERT_TRUE(w2.AddTensorF32("x", {4}, v.data(), &error));
+  w2.SetString("arch", "a");
+  w2.SetFloat("n", 5.0);
+  w2.SetInt("n", 1);  // replaces the float
+  EXPECT_EQ(Serialize(w1), Serialize(w2));
+}
+
+TEST(WeightFileWriter, RefusesBadInputs) {
+  WeightFileWriter w;
+  std::string error;
+  const float v[4] = {1, 2, 3, 4};
+  ASSERT_TRUE(w.AddTensorF32("a", {4}, v, &error));
+  EXPECT_FALSE(w.AddTensorF32("a", {4}, v, &error));
+  EXPECT_NE(error.find("duplicate tensor name 'a'"), std::string::npos) << error;
+  EXPECT_FALSE(w.AddTensorF32("", {4}, v, &error));
+  EXPECT_FALSE(w.AddTensorF32(std::string("n\0ul", 4), {4}, v, &error));
+  EXPECT_FALSE(w.AddTensorF32("r5", {1, 1, 1, 1, 4}, v, &error));
+  EXPECT_NE(error.find("rank 5"), std::string::npos) << error;
+  EXPECT_FALSE(w.AddTensorF32("null", {4}, nullptr, &error));
+  EXPECT_TRUE(w.AddTensorF32("null_but_empty", {0}, nullptr, &error)) << error;
+  const size_t huge = size_t{1} << 62;
+  EXPECT_FALSE(w.AddTensorF32("huge", {huge, 4}, v, &error));
+  EXPECT_NE(error.find("overflows"), std::string::npos) << error;
+  for (size_t bad : {0u, 32u, 96u, 131072u}) {
+    EXPECT_FALSE(w.SetAlignment(bad, &error)) << bad;
+  }
+  Bytes out;
+  EXPECT_TRUE(w.Serialize(&out, &error)) << error;
+
+  WeightFileWriter empty_key;
+  empty_key.SetInt("", 1);
+  EXPECT_FALSE(empty_key.Serialize(&out, &error));
+  EXPECT_NE(error.find("metadata key"), std::string::npos) << error;
+  WeightFileWriter nul_value;
+  nul_value.SetString("k", std::string("a\0b", 3));
+  EXPECT_FALSE(nul_value.Serialize(&out, &error));
+  EXPECT_NE(error.find("NUL"), std::string::npos) << error;
+}
+
+// --- Agreement with tests/weight_file/weight_files.py ---------------------------------------
+
+struct SampleFile {
+  const char* file;
+  size_t alignment;
+  std::vector<TensorSpec> tensors;
+  std::vector<std::pair<std::string, int64_t>> ints;
+  std::vector<std::pair<std::string, double>> floats;
+  std::vector<std::pair<std::string, std::string>> strings;
+};
+
+// The same files as SAMPLES in weight_files.py.
+std::vector<SampleFile> PythonSamples() {
+  return {
+      {"empty.wf", 64, {}, {}, {}, {}},
+      {"metadata_only.wf",
+       64,
+       {},
+       {{"n_heads", 4}},
+       {{"eps", 1e-5}},
+       {{"arch", "mha"}, {"note", ""}}},
+      {"example.wf",
+       64,
+       {{"w", {2}, {1.0f, -2.0f}}},
+       {{"n_heads", 2}},
+       {{"eps", 1e-5}},
+       {{"arch", "demo"}}},
+      {"ranks.wf",
+       64,
+       {Sample("scalar", 3.5f, {}), Sample("vector", -1.0f, {3}), Sample("matrix", 10.0f, {2, 3}),
+        Sample("cube", -20.0f, {1, 2, 2}), Sample("rank4", 0.0f, {1, 1, 2, 2}),
+        Sample("zero_rows", 0.0f, {0, 3})},
+       {{"min_int", std::numeric_limits<int64_t>::min()}},
+       {{"neg_zero", -0.0}, {"big", std::numeric_limits<double>::infinity()}},
+       {{"greeting", "h\xc3\xa9llo"}}},
+      {"align128.wf",
+       128,
+       {Sample("a.weight", 1.0f, {5}), Sample("b.weight", 2.0f, {3, 1})},
+       {},
+       {},
+       {{"arch", "align_test"}}},
+      {"self_attention.wf",
+       64,
+       {Sample("w_q", -8.0f, {8, 8}), Sample("w_k", -4.0f, {8, 8}), Sample("w_v", 0.0f, {8, 8}),
+        Sample("w_o", 4.0f, {8, 8})},
+       {{"d_model", 8}, {"n_heads", 1}, {"causal", 0}},
+       {},
+       {{"arch", "self_attention"}}},
+  };
+}
+
+Bytes ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(WeightFilePythonAgreement, ReaderSeesWhatPythonWrote) {
+  for (const SampleFile& sample : PythonSamples()) {
+    SCOPED_TRACE(sample.file);
+    const Bytes bytes =
+        ReadFileBytes(std::string(ATTNRT_WEIGHT_FILE_CORPUS_DIR) + "/" + sample.file);
+    const WeightFile file = OpenOk(bytes);
+    EXPECT_EQ(file.alignment(), sample.alignment);
+    EXPECT_EQ(file.tensor_count(), sample.tensors.size());
+    for (const TensorSpec& t : sample.tensors) ExpectTensor(file, t);
+    EXPECT_EQ(file.metadata_count(),
+              sample.ints.size() + sample.floats.size() + sample.strings.size());
+    for (const auto& [key, value] : sample.ints) {
+      int64_t got = 0;
+      ASSERT_TRUE(file.GetInt(key.c_str(), &got).ok()) << key;
+      EXPECT_EQ(got, value) << key;
+    }
+    for (const auto& [key, value] : sample.floats) {
+      double got = 0;
+      ASSERT_TRUE(file.GetFloat(key.c_str(), &got).ok()) << key;
+      EXPECT_EQ(Bits(got), Bits(value)) << key;
+    }
+    for (const auto& [key, value] : sample.strings) {
+      const char* got = nullptr;
+      size_t len = 0;
+      ASSERT_TRUE(file.GetString(key.c_str(), &got, &len).ok()) << key;
+      EXPECT_EQ(std::string(got, len), value) << key;
+    }
+  }
+}
+
+TEST(WeightFilePythonAgreement, WriterProducesPythonsBytes) {
+  for (const SampleFile& sample : PythonSamples()) {
+    SCOPED_TRACE(sample.file);
+    WeightFileWriter w;
+    std::string error;
+    ASSERT_TRUE(w.SetAlignment(sample.alignment, &error)) << error;
+    for (const TensorSpec& t : sample.tensors) {
+      ASSERT_TRUE(w.AddTensorF32(t.name, t.shape, t.values.data(), &error)) << error;
+    }
+    for (const auto& [key, value] : sample.ints) w.SetInt(key, value);
+    for (const auto& [key, value] : sample.floats) w.SetFloat(key, value);
+    for (const auto& [key, value] : sample.strings) w.SetString(key, value);
+    const Bytes expected =
+        ReadFileBytes(std::string(ATTNRT_WEIGHT_FILE_CORPUS_DIR) + "/" + sample.file);
+    const Bytes got = Serialize(w);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], expected[i]) << "byte " << i;
+  }
+}
+
+}  // namespace
+}  // namespace weight_file_test
+}  // namespace attnrt

@@ -1,0 +1,155 @@
+// attnrt demo: the main job. Runs the bundled encoder-layer model (models/demo,
+// converted at build time) on its fixed input, checks the output against
+// PyTorch's stored for it, and shows time, arena use and one head's attention
+// as a heatmap (terminal, and PNG with --png).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/model_file.h"
+#include "host/aligned_buffer.h"
+#include "host/png_writer.h"
+#include "host/thread_pool.h"
+
+#ifndef ATTNRT_DEMO_MODEL
+#define ATTNRT_DEMO_MODEL "models/demo.attnrt"
+#endif
+#ifndef ATTNRT_DEMO_DIR
+#define ATTNRT_DEMO_DIR "models/demo"
+#endif
+
+namespace attnrt::cli {
+namespace {
+
+constexpr double kTolerance = 1e-4;  // of max(1, max|expected|)
+
+struct DemoOptions {
+  std::string model = ATTNRT_DEMO_MODEL;
+  std::string input = std::string(ATTNRT_DEMO_DIR) + "/input.npy";
+  std::string expected = std::string(ATTNRT_DEMO_DIR) + "/expected.npy";
+  std::string png;
+  size_t head = 0, threads = 1, repeats = 20;
+};
+
+// Prints an L x S weight matrix with a 10-step shade ramp, two characters per
+// cell so it looks square in a terminal; rows scaled to their own maximum.
+void PrintHeatmap(const float* w, size_t rows, size_t cols) {
+  static const char kRamp[] = " .:-=+*#%@";
+  const size_t step = std::max<size_t>(1, std::max(rows, cols) / 48);
+  for (size_t i = 0; i < rows; i += step) {
+    float row_max = 0.0f;
+    for (size_t j = 0; j < cols; ++j) row_max = std::max(row_max, w[i * cols + j]);
+    std::string line = "  ";
+    for (size_t j = 0; j < cols; j += step) {
+      const float t = row_max > 0.0f ? w[i * cols + j] / row_max : 0.0f;
+      const char c = kRamp[std::min<size_t>(9, static_cast<size_t>(t * 9.999f))];
+      line += c;
+      line += c;
+    }
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+bool SaveHeatmapPng(const std::string& path, const float* w, size_t rows, size_t cols,
+                    std::string* error) {
+  const size_t cell = std::max<size_t>(1, 512 / std::max(rows, cols));
+  const size_t width = cols * cell, height = rows * cell;
+  float max = 0.0f;
+  for (size_t i = 0; i < rows * cols; ++i) max = std::max(max, w[i]);
+  std::vector<uint8_t> rgb(width * height * 3);
+  for (size_t y = 0; y < height; ++y) {
+    for (size_t x = 0; x < width; ++x) {
+      const float t = max > 0.0f ? w[(y / cell) * cols + x / cell] / max : 0.0f;
+      HeatColor(t, &rgb[(y * width + x) * 3]);
+    }
+  }
+  return WritePngRgb(path, width, height, rgb, error);
+}
+
+int DemoCommand(const DemoOptions& o) {
+  const char* cmd = "demo";
+  std::string error;
+  OpenedModel m;
+  if (!OpenModel(o.model, &m, &error)) {
+    return ReportError(cmd, error + " (the build converts models/demo into it: cmake --build --preset release)");
+  }
+  const ModelConfig& c = m.model.config;
+  npy::Array x, expected;
+  if (!LoadNpy(o.input, "input", &x, &error) || !LoadNpy(o.expected, "expected output", &expected, &error)) {
+    return ReportError(cmd, error);
+  }
+  if (x.shape.size() != 3 || x.shape[2] != c.model_dim || expected.shape != std::vector<size_t>{x.shape[0], x.shape[1], c.out_dim}) {
+    return ReportError(cmd, "input " + npy::ShapeString(x.shape) + " / expected " +
+                                npy::ShapeString(expected.shape) + " do not fit the model");
+  }
+  if (o.head >= c.heads) return ReportError(cmd, "--head must be below " + std::to_string(c.heads));
+  ModelInput in;
+  in.x = x.f32.data();
+  in.batch = x.shape[0];
+  in.seq = x.shape[1];
+  std::vector<float> y(in.batch * in.seq * c.out_dim);
+  std::vector<float> weights(in.batch * c.heads * in.seq * in.seq);
+  in.weights = weights.data();
+
+  ThreadPool pool(o.threads);
+  ModelPlan plan;
+  Status st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan, true);
+  if (!st.ok()) return ReportStatus(cmd, st);
+  AlignedBuffer buffer(plan.arena_bytes);
+  Arena arena(buffer.data(), plan.arena_bytes);
+  std::vector<double> times;
+  for (size_t r = 0; r < std::max<size_t>(1, o.repeats); ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    st = RunModel(m.model, in, y.data(), &arena, &pool);
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (!st.ok()) return ReportStatus(cmd, st);
+  }
+  std::sort(times.begin(), times.end());
+
+  double max_ref = 1.0, max_diff = 0.0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    max_ref = std::max(max_ref, std::fabs(double(expected.f32[i])));
+    max_diff = std::max(max_diff, std::fabs(double(y[i]) - double(expected.f32[i])));
+  }
+  const double err = max_diff / max_ref;
+  const bool pass = err <= kTolerance;
+
+  std::printf("attnrt demo: %s d_model=%zu heads=%zu ff=%zu (%s), %zu tensors, %zu weight bytes read in place\n",
+              ArchitectureName(c.arch), c.model_dim, c.heads, c.ff_dim,
+              c.activation == Activation::kGelu ? "gelu" : "relu", m.file.tensor_count(), m.file.file_size());
+  std::printf("input %s -> output %s, %zu thread(s), median %.3f ms over %zu runs\n",
+              npy::ShapeString(x.shape).c_str(), npy::ShapeString(expected.shape).c_str(),
+              pool.workers(), times[times.size() / 2], times.size());
+  std::printf("arena: planned %zu bytes (activations %zu + scratch %zu), used %zu bytes\n",
+              plan.arena_bytes, plan.activation_bytes, plan.scratch_bytes, arena.high_water());
+  std::printf("check vs PyTorch: max error %.3g of max(1, |ref|) -> %s (tolerance %.0e)\n", err,
+              pass ? "PASS" : "FAIL", kTolerance);
+  const float* head = weights.data() + o.head * in.seq * in.seq;
+  std::printf("attention weights, batch 0, head %zu (%zu queries x %zu keys, rows scaled to their max):\n",
+              o.head, in.seq, in.seq);
+  PrintHeatmap(head, in.seq, in.seq);
+  if (!o.png.empty()) {
+    if (!SaveHeatmapPng(o.png, head, in.seq, in.seq, &error)) return ReportError(cmd, error);
+    std::printf("heatmap written to %s\n", o.png.c_str());
+  }
+  return pass ? 0 : kExitFailure;
+}
+
+}  // namespace
+
+void AddDemoCommand(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<DemoOptions>();
+  CLI::App* cmd = app.add_subcommand("demo", "Run the bundled model, check it against PyTorch, show attention");
+  cmd->add_option("--model", o->model, "Converted model")->capture_default_str();
+  cmd->add_option("--input", o->input, "Input .npy")->capture_default_str();
+  cmd->add_option("--expected", o->expected, "Expected output .npy (PyTorch's)")->capture_default_str();
+  cmd->add_option("--png", o->png, "Also write the heatmap as a PNG");
+  cmd->add_option("--head", o->head, "Attention head to show")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Worker threads")->capture_default_str()->check(CLI::Range(1, 1024));
+  cmd->add_option("--repeats", o->repeats, "Timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
+  cmd->callback([o, exit_code] { *exit_code = DemoCommand(*o); });
+}
+
+}  // namespace attnrt::cli

@@ -1,0 +1,62 @@
+// attnrt inspect: what a converted model file holds: architecture, config,
+// tensors (name, dtype, shape, offset, bytes) and checksum status.
+#include <cinttypes>
+#include <cstdio>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/model_file.h"
+
+namespace attnrt::cli {
+namespace {
+
+void PrintMetadata(const WeightMetadata& md) {
+  switch (md.type) {
+    case WeightMetadataType::kInt:
+      std::printf("  %-18s %" PRId64 "\n", md.key, md.int_value);
+      break;
+    case WeightMetadataType::kFloat:
+      std::printf("  %-18s %g\n", md.key, md.float_value);
+      break;
+    case WeightMetadataType::kString:
+      std::printf("  %-18s \"%s\"\n", md.key, md.string_value);
+      break;
+  }
+}
+
+int InspectCommand(const std::string& path) {
+  std::string error;
+  OpenedModel m;
+  if (!OpenModel(path, &m, &error)) return ReportError("inspect", error);
+  const WeightFile& f = m.file;
+  std::printf("file: %s (%zu bytes, format version %u, data alignment %zu)\n", path.c_str(),
+              f.file_size(), f.format_version(), f.alignment());
+  std::printf("checksum: crc32c 0x%08x verified\n", f.checksum());
+  std::printf("architecture: %s\n", ArchitectureName(m.model.config.arch));
+  std::printf("config:\n");
+  for (size_t i = 0; i < f.metadata_count(); ++i) {
+    WeightMetadata md;
+    if (f.MetadataAt(i, &md).ok()) PrintMetadata(md);
+  }
+  std::printf("tensors (%zu):\n", f.tensor_count());
+  std::printf("  %-28s %-5s %-14s %10s %10s\n", "name", "dtype", "shape", "offset", "bytes");
+  for (size_t i = 0; i < f.tensor_count(); ++i) {
+    WeightTensor t;
+    if (!f.TensorAt(i, &t).ok()) continue;
+    const size_t offset = reinterpret_cast<const uint8_t*>(t.data) - m.mapping.data();
+    std::printf("  %-28s %-5s %-14s %10zu %10zu\n", t.name, "f32",
+                npy::ShapeString(ToVector(t.shape)).c_str(), offset, t.bytes);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddInspectCommand(CLI::App& app, int* exit_code) {
+  auto path = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Show a converted model's architecture, config and tensors");
+  cmd->add_option("model", *path, "Converted model file")->required();
+  cmd->callback([path, exit_code] { *exit_code = InspectCommand(*path); });
+}
+
+}  // namespace attnrt::cli

@@ -1,0 +1,127 @@
+// attnrt plan: exact arena bytes by region, for a model (`plan MODEL --seq N`)
+// or for one SDPA call (`plan sdpa --batch B --heads H --seq N --dim D ...`).
+// With --json the last line is {"arena_bytes": ..., "scratch_bytes": ..., ...}.
+#include <cstdio>
+
+#include "attnrt/runtime/sdpa.h"
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/kernel_choice.h"
+#include "cli/model_file.h"
+
+namespace attnrt::cli {
+namespace {
+
+struct PlanModelOptions {
+  std::string model;
+  size_t seq = 0, batch = 1, threads = 1;
+  bool json = false;
+};
+
+struct PlanSdpaOptions {
+  size_t batch = 1, heads = 1, kv_heads = 0, seq = 0, seq_kv = 0, dim = 0, dim_v = 0, threads = 1;
+  std::string kernel = "auto";
+  std::string causal = "none";
+  bool weights = false, json = false;
+};
+
+int PlanModelCommand(const PlanModelOptions& o) {
+  std::string error;
+  OpenedModel m;
+  if (!OpenModel(o.model, &m, &error)) return ReportError("plan", error);
+  ModelPlan plan;
+  const Status st = PlanModel(m.model, o.batch, o.seq, o.threads, &plan);
+  if (!st.ok()) return ReportStatus("plan", st);
+  std::printf("plan: %s, batch %zu, seq %zu, %zu thread(s)\n",
+              ArchitectureName(m.model.config.arch), o.batch, o.seq, o.threads);
+  std::printf("  activations %12zu bytes\n  scratch     %12zu bytes\n  arena       %12zu bytes\n",
+              plan.activation_bytes, plan.scratch_bytes, plan.arena_bytes);
+  std::printf("  weights     %12zu bytes (read in place, not in the arena)\n",
+              m.file.file_size());
+  if (o.json) {
+    std::printf("{\"arena_bytes\": %zu, \"scratch_bytes\": %zu, \"activation_bytes\": %zu, "
+                "\"weight_file_bytes\": %zu}\n",
+                plan.arena_bytes, plan.scratch_bytes, plan.activation_bytes, m.file.file_size());
+  }
+  return 0;
+}
+
+int PlanSdpaCommand(const PlanSdpaOptions& o) {
+  SdpaParams p;
+  p.batch = o.batch;
+  p.q_heads = o.heads;
+  p.kv_heads = o.kv_heads == 0 ? o.heads : o.kv_heads;
+  p.q_len = o.seq;
+  p.kv_len = o.seq_kv == 0 ? o.seq : o.seq_kv;
+  p.qk_dim = o.dim;
+  p.v_dim = o.dim_v == 0 ? o.dim : o.dim_v;
+  p.causal = ParseCausal(o.causal);
+  // Any non-null address tells kernel choice that weights are wanted.
+  static float weights_marker;
+  if (o.weights) p.weights = &weights_marker;
+  const SdpaKernel* kernel = nullptr;
+  std::string error;
+  if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError("plan", error);
+  if (o.weights && !kernel->returns_weights) {
+    return ReportError("plan", std::string("kernel '") + kernel->name +
+                                   "' cannot return attention weights");
+  }
+  size_t scratch = 0;
+  const Status st = SdpaScratchBytes(p, *kernel, o.threads, &scratch);
+  if (!st.ok()) return ReportStatus("plan", st);
+  const size_t f = sizeof(float);
+  const size_t q = p.batch * p.q_heads * p.q_len * p.qk_dim * f;
+  const size_t kv = p.batch * p.kv_heads * p.kv_len * (p.qk_dim + p.v_dim) * f;
+  const size_t out = p.batch * p.q_heads * p.q_len * p.v_dim * f;
+  const size_t w = o.weights ? p.batch * p.q_heads * p.q_len * p.kv_len * f : 0;
+  std::printf("plan sdpa: kernel %s (%s), %zu thread(s)\n", kernel->name, kernel->isa(), o.threads);
+  std::printf("  scratch     %12zu bytes (arena)\n  q           %12zu bytes\n  k+v         %12zu bytes\n"
+              "  out         %12zu bytes\n  weights     %12zu bytes\n",
+              scratch, q, kv, out, w);
+  if (o.json) {
+    std::printf("{\"kernel\": \"%s\", \"arena_bytes\": %zu, \"scratch_bytes\": %zu, "
+                "\"q_bytes\": %zu, \"kv_bytes\": %zu, \"out_bytes\": %zu, \"weights_bytes\": %zu}\n",
+                kernel->name, scratch, scratch, q, kv, out, w);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddPlanCommand(CLI::App& app, int* exit_code) {
+  auto mo = std::make_shared<PlanModelOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "Exact arena bytes by region for a model (plan MODEL --seq N) or an SDPA call (plan sdpa ...)");
+  cmd->add_option("model", mo->model, "Converted model file");
+  cmd->add_option("--seq", mo->seq, "Sequence length")->check(CLI::Range(size_t{1}, size_t{1} << 24));
+  cmd->add_option("--batch", mo->batch, "Batch size")->capture_default_str()->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  cmd->add_option("--threads", mo->threads, "Worker threads")->capture_default_str()->check(CLI::Range(1, 1024));
+  cmd->add_flag("--json", mo->json, "Print a JSON summary as the last line");
+
+  auto so = std::make_shared<PlanSdpaOptions>();
+  CLI::App* sdpa = cmd->add_subcommand("sdpa", "Scratch and tensor bytes of one SDPA call");
+  sdpa->add_option("--batch", so->batch, "Batch size")->capture_default_str();
+  sdpa->add_option("--heads", so->heads, "Query heads")->capture_default_str();
+  sdpa->add_option("--kv-heads", so->kv_heads, "Key/value heads (default: --heads)");
+  sdpa->add_option("--seq", so->seq, "Query length L")->required();
+  sdpa->add_option("--seq-kv", so->seq_kv, "Key length S (default: --seq)");
+  sdpa->add_option("--dim", so->dim, "Query/key dim E")->required();
+  sdpa->add_option("--dim-v", so->dim_v, "Value dim Ev (default: --dim)");
+  AddKernelOption(*sdpa, &so->kernel);
+  AddCausalOption(*sdpa, &so->causal);
+  sdpa->add_option("--threads", so->threads, "Worker threads")->capture_default_str()->check(CLI::Range(1, 1024));
+  sdpa->add_flag("--weights", so->weights, "Plan for returning attention weights");
+  sdpa->add_flag("--json", so->json, "Print a JSON summary as the last line");
+  sdpa->callback([so, exit_code] { *exit_code = PlanSdpaCommand(*so); });
+
+  cmd->callback([sdpa, mo, exit_code] {
+    if (sdpa->parsed()) return;
+    if (mo->model.empty() || mo->seq == 0) {
+      *exit_code = ReportError("plan", "give a model file and --seq N, or use `attnrt plan sdpa ...`");
+      return;
+    }
+    *exit_code = PlanModelCommand(*mo);
+  });
+}
+
+}  // namespace attnrt::cli

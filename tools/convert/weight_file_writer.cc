@@ -1,0 +1,226 @@
+// Flat weight file writer: validation of the inputs, canonical layout, little-endian encoding.
+//
+// Canonical layout (FORMAT.md, "Canonical layout"): header, tensor table, metadata table, string
+// table (tensor names in table order, then each metadata key followed by its string value if it
+// has one), zero padding up to the alignment, then each tensor's data at the next aligned offset.
+#include "convert/weight_file_writer.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "attnrt/runtime/checked_math.h"
+#include "attnrt/runtime/tensor_shape.h"
+#include "attnrt/runtime/weight_file.h"
+
+namespace attnrt {
+namespace {
+
+using Layout = WeightFileLayout;
+
+bool Fail(std::string* error, const std::string& what) {
+  if (error != nullptr) *error = "weight file writer: " + what;
+  return false;
+}
+
+void PutU32(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+void PutU64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+bool ValidName(const std::string& s) { return !s.empty() && s.find('\0') == std::string::npos; }
+
+// Appends `s` and its NUL to the string table; returns its offset.
+uint64_t AddString(const std::string& s, std::vector<uint8_t>* strings) {
+  const uint64_t offset = strings->size();
+  strings->insert(strings->end(), s.begin(), s.end());
+  strings->push_back(0);
+  return offset;
+}
+
+bool FitsU32(uint64_t v) { return v <= std::numeric_limits<uint32_t>::max(); }
+
+}  // namespace
+
+void WeightFileWriter::SetValue(const std::string& key, Value value) {
+  if (!ValidName(key)) {
+    if (deferred_error_.empty()) deferred_error_ = "metadata key must be non-empty and NUL-free";
+    return;
+  }
+  metadata_[key] = std::move(value);
+}
+
+void WeightFileWriter::SetInt(const std::string& key, int64_t v) {
+  Value value;
+  value.type = static_cast<uint8_t>(WeightMetadataType::kInt);
+  std::memcpy(&value.bits, &v, sizeof v);
+  SetValue(key, std::move(value));
+}
+
+void WeightFileWriter::SetFloat(const std::string& key, double v) {
+  Value value;
+  value.type = static_cast<uint8_t>(WeightMetadataType::kFloat);
+  std::memcpy(&value.bits, &v, sizeof v);
+  SetValue(key, std::move(value));
+}
+
+void WeightFileWriter::SetString(const std::string& key, const std::string& v) {
+  if (v.find('\0') != std::string::npos) {
+    if (deferred_error_.empty())
+      deferred_error_ = "metadata '" + key + "': string value holds a NUL byte";
+    return;
+  }
+  Value value;
+  value.type = static_cast<uint8_t>(WeightMetadataType::kString);
+  value.text = v;
+  SetValue(key, std::move(value));
+}
+
+bool WeightFileWriter::SetAlignment(size_t alignment, std::string* error) {
+  const bool power_of_two = alignment != 0 && (alignment & (alignment - 1)) == 0;
+  if (!power_of_two || alignment < Layout::kMinDataAlignment ||
+      alignment > Layout::kMaxDataAlignment) {
+    return Fail(error, "alignment " + std::to_string(alignment) + " must be a power of two in [" +
+                           std::to_string(Layout::kMinDataAlignment) + ", " +
+                           std::to_string(Layout::kMaxDataAlignment) + "]");
+  }
+  alignment_ = alignment;
+  return true;
+}
+
+bool WeightFileWriter::AddTensorF32(const std::string& name, const std::vector<size_t>& shape,
+                                    const float* data, std::string* error) {
+  if (!ValidName(name)) return Fail(error, "tensor name must be non-empty and NUL-free");
+  if (tensors_.count(name) != 0) return Fail(error, "duplicate tensor name '" + name + "'");
+  if (shape.size() > TensorShape::kMaxRank) {
+    return Fail(error, "tensor '" + name + "': rank " + std::to_string(shape.size()) +
+                           " exceeds the maximum " + std::to_string(TensorShape::kMaxRank));
+  }
+  size_t count, bytes;
+  if (!CheckedProduct(shape.data(), shape.size(), &count) || !CheckedMul(count, 4, &bytes)) {
+    return Fail(error, "tensor '" + name + "': element count overflows");
+  }
+  if (data == nullptr && count != 0) return Fail(error, "tensor '" + name + "': null data");
+  Tensor t;
+  t.shape = shape;
+  if (count != 0) t.data.assign(data, data + count);
+  tensors_.emplace(name, std::move(t));
+  return true;
+}
+
+bool WeightFileWriter::Serialize(std::vector<uint8_t>* out, std::string* error) const {
+  if (!deferred_error_.empty()) return Fail(error, deferred_error_);
+  if (!FitsU32(tensors_.size()) || !FitsU32(metadata_.size())) {
+    return Fail(error, "more than 2^32 - 1 tensors or metadata records");
+  }
+  const uint64_t tensor_table = Layout::kHeaderSize;
+  const uint64_t tensor_table_size = tensors_.size() * Layout::kTensorEntrySize;
+  const uint64_t metadata_table = tensor_table + tensor_table_size;
+  const uint64_t metadata_table_size = metadata_.size() * Layout::kMetadataEntrySize;
+  const uint64_t string_table = metadata_table + metadata_table_size;
+
+  std::vector<uint8_t> strings;
+  std::vector<uint64_t> name_offsets, key_offsets, value_offsets;
+  for (const auto& [name, t] : tensors_) name_offsets.push_back(AddString(name, &strings));
+  for (const auto& [key, v] : metadata_) {
+    key_offsets.push_back(AddString(key, &strings));
+    value_offsets.push_back(v.type == static_cast<uint8_t>(WeightMetadataType::kString)
+                                ? AddString(v.text, &strings)
+                                : 0);
+  }
+  if (!FitsU32(strings.size())) return Fail(error, "string table exceeds 4 GiB");
+
+  size_t data_section;
+  if (!CheckedAlignUp(string_table + strings.size(), alignment_, &data_section)) {
+    return Fail(error, "file size overflows");
+  }
+  std::vector<uint64_t> data_offsets;
+  size_t end = data_section;
+  for (const auto& [name, t] : tensors_) {
+    size_t offset;
+    if (!CheckedAlignUp(end, alignment_, &offset) ||
+        !CheckedAdd(offset, t.data.size() * sizeof(float), &end)) {
+      return Fail(error, "file size overflows");
+    }
+    data_offsets.push_back(offset);
+  }
+
+  std::vector<uint8_t>& file = *out;
+  file.assign(end, 0);
+  uint8_t* h = file.data();
+  std::memcpy(h, Layout::kMagic, sizeof Layout::kMagic);
+  PutU32(h + 8, Layout::kVersion);
+  PutU32(h + 12, Layout::kHeaderSize);
+  PutU64(h + 16, end);
+  PutU32(h + 24, 0);  // flags
+  PutU32(h + 28, alignment_);
+  PutU32(h + 32, tensors_.size());
+  PutU32(h + 36, metadata_.size());
+  PutU64(h + 40, tensor_table);
+  PutU64(h + 48, tensor_table_size);
+  PutU64(h + 56, metadata_table);
+  PutU64(h + 64, metadata_table_size);
+  PutU64(h + 72, string_table);
+  PutU64(h + 80, strings.size());
+  PutU64(h + 88, data_section);
+  PutU64(h + 96, end - data_section);
+
+  size_t i = 0;
+  for (const auto& [name, t] : tensors_) {
+    uint8_t* e = h + tensor_table + i * Layout::kTensorEntrySize;
+    PutU32(e, name_offsets[i]);
+    PutU32(e + 4, name.size());
+    e[8] = static_cast<uint8_t>(WeightDType::kF32);
+    e[9] = static_cast<uint8_t>(t.shape.size());
+    for (size_t d = 0; d < t.shape.size(); ++d) PutU64(e + 16 + 8 * d, t.shape[d]);
+    PutU64(e + 48, data_offsets[i]);
+    PutU64(e + 56, t.data.size() * sizeof(float));
+    if (!t.data.empty()) {
+      std::memcpy(h + data_offsets[i], t.data.data(), t.data.size() * sizeof(float));
+    }
+    ++i;
+  }
+  i = 0;
+  for (const auto& [key, v] : metadata_) {
+    uint8_t* e = h + metadata_table + i * Layout::kMetadataEntrySize;
+    PutU32(e, key_offsets[i]);
+    PutU32(e + 4, key.size());
+    e[8] = v.type;
+    if (v.type == static_cast<uint8_t>(WeightMetadataType::kString)) {
+      PutU32(e + 16, value_offsets[i]);
+      PutU32(e + 20, v.text.size());
+    } else {
+      PutU64(e + 16, v.bits);
+    }
+    ++i;
+  }
+  if (!strings.empty()) std::memcpy(h + string_table, strings.data(), strings.size());
+  PutU32(h + Layout::kChecksumOffset, WeightFileChecksum(h, file.size()));
+
+  // The reader is the definition of "valid": a file it refuses is a writer bug, caught here.
+  WeightFile check;
+  const Status st = WeightFile::Open(file.data(), file.size(), &check);
+  if (!st.ok()) return Fail(error, std::string("internal error, output refused: ") + st.message());
+  return true;
+}
+
+bool WeightFileWriter::WriteFile(const std::string& path, std::string* error) const {
+  std::vector<uint8_t> bytes;
+  if (!Serialize(&bytes, error)) return false;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return Fail(error, path + ": cannot open for writing: " + std::strerror(errno));
+  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
+  const int write_errno = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (written != bytes.size() || !closed) {
+    return Fail(error, path + ": write failed: " +
+                           std::strerror(written != bytes.size() ? write_errno : errno));
+  }
+  return true;
+}
+
+}  // namespace attnrt

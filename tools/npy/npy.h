@@ -1,0 +1,51 @@
+// .npy reader and writer for the attnrt CLI: float32 and bool arrays in, float32 arrays out.
+//
+// Host-only (tools layer). Every function reports failure through its return value and an
+// error string that names the file and the problem; nothing throws across this API, and no
+// allocation is sized by what a file claims: each is bounded by the bytes actually present.
+#ifndef ATTNRT_TOOLS_NPY_NPY_H_
+#define ATTNRT_TOOLS_NPY_NPY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnrt {
+namespace npy {
+
+enum class DType { kFloat32, kBool };
+
+struct Array {
+  DType dtype = DType::kFloat32;
+  std::vector<size_t> shape;  // empty = 0-d scalar
+  std::vector<float> f32;     // filled when dtype == kFloat32
+  std::vector<uint8_t> b8;    // filled when dtype == kBool (0 or 1 per element)
+  size_t size() const;        // product of shape (1 for 0-d)
+};
+
+// Parses an in-memory .npy image (versions 1.0, 2.0, 3.0; C order; '<f4' or '|b1').
+// `name` is used in error messages. On failure `*out` is left unspecified.
+bool Parse(const uint8_t* data, size_t size, const std::string& name, Array* out,
+           std::string* error);
+
+// Reads and parses the .npy file at `path`.
+bool ReadFile(const std::string& path, Array* out, std::string* error);
+
+// Serializes a C-order float32 array as a version 1.0 .npy image laid out byte for byte as
+// numpy's np.save lays it out (data starts at a multiple of 64 bytes). `data` may be null
+// only when the shape has zero elements.
+bool EncodeFloat32(const std::vector<size_t>& shape, const float* data, std::vector<uint8_t>* out,
+                   std::string* error);
+
+// EncodeFloat32 written to `path`.
+bool WriteFloat32(const std::string& path, const std::vector<size_t>& shape, const float* data,
+                  std::string* error);
+
+// "(2, 3, 4)", "(5,)" and "()" as Python prints a shape tuple.
+std::string ShapeString(const std::vector<size_t>& shape);
+
+}  // namespace npy
+}  // namespace attnrt
+
+#endif  // ATTNRT_TOOLS_NPY_NPY_H_
