@@ -92,7 +92,7 @@ void MaterializedBlock(const SdpaParams& p, size_t b, size_t h, size_t i0, size_
     // Within the block's visible range, rows that see fewer keys have P = 0 there.
     const size_t keys = HWY_MIN(kMatKeys, key_end - j0);
     PackValues(v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);
-    PVTile(s + j0, f.lds, rows, vt, f.ldv, keys, o, f.ldv);
+    PVTile(s + j0, f.lds, 1, rows, vt, f.ldv, keys, o, f.ldv);
   }
   float* out = p.out + b * p.out_strides.batch + h * p.out_strides.head + i0 * p.out_strides.row;
   for (size_t r = 0; r < rows; ++r) {

@@ -56,13 +56,30 @@ HWY_INLINE void PackKeysTransposed(const float* HWY_RESTRICT k, size_t k_row_str
 }
 
 // vt[r * ldv + c] = v[r * v_row_stride + c] for c < dim; zero for dim <= c < ldv.
+// Vector copies: the padding makes every P.V load a full aligned vector.
 HWY_INLINE void PackValues(const float* HWY_RESTRICT v, size_t v_row_stride, size_t rows,
                            size_t dim, size_t ldv, float* HWY_RESTRICT vt) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
   for (size_t r = 0; r < rows; ++r) {
     float* HWY_RESTRICT dst = vt + r * ldv;
     const float* HWY_RESTRICT src = v + r * v_row_stride;
-    for (size_t c = 0; c < dim; ++c) dst[c] = src[c];
-    for (size_t c = dim; c < ldv; ++c) dst[c] = 0.0f;
+    size_t c = 0;
+    for (; c + N <= dim; c += N) hn::Store(hn::LoadU(d, src + c), d, dst + c);
+    for (; c < dim; ++c) dst[c] = src[c];
+    for (; c < ldv; ++c) dst[c] = 0.0f;
+  }
+}
+
+// qt[e * ldq + r] = scale * q[r * q_row_stride + e] for r < rows; zero for
+// rows <= r < ldq. Done once per query block, so its cost is spread over all S keys.
+HWY_INLINE void PackQueriesTransposed(const float* HWY_RESTRICT q, size_t q_row_stride,
+                                      size_t rows, size_t dim, size_t ldq, float scale,
+                                      float* HWY_RESTRICT qt) {
+  for (size_t e = 0; e < dim; ++e) {
+    float* HWY_RESTRICT dst = qt + e * ldq;
+    for (size_t r = 0; r < rows; ++r) dst[r] = q[r * q_row_stride + e] * scale;
+    for (size_t r = rows; r < ldq; ++r) dst[r] = 0.0f;
   }
 }
 
@@ -121,10 +138,12 @@ HWY_INLINE void QKTile(const float* q, size_t q_row_stride, size_t rows,
   }
 }
 
-// o[r][0 .. ldv) += sum_j p[r][j] * vt[j] for 4 rows. Rows may alias (tails):
-// every accumulator is loaded before any is stored, so aliasing rows agree.
+// o[r][0 .. ldv) += sum_j p_r[j * pstride] * vt[j] for 4 rows. `pstride` is 1
+// for row-major probabilities and the row count for key-major (transposed) ones.
+// Rows may alias (tails): every accumulator is loaded before any is stored, so
+// aliasing rows agree.
 HWY_INLINE void PVMicro4x2(const float* p0, const float* p1, const float* p2, const float* p3,
-                           const float* HWY_RESTRICT vt, size_t ldv, size_t keys,
+                           size_t pstride, const float* HWY_RESTRICT vt, size_t ldv, size_t keys,
                            float* o0, float* o1, float* o2, float* o3) {
   const DF d;
   const size_t N = hn::Lanes(d);
@@ -137,16 +156,16 @@ HWY_INLINE void PVMicro4x2(const float* p0, const float* p1, const float* p2, co
     for (size_t j = 0; j < keys; ++j) {
       const auto v0 = hn::Load(d, vc + j * ldv);
       const auto v1 = hn::Load(d, vc + j * ldv + N);
-      auto b = hn::Set(d, p0[j]);
+      auto b = hn::Set(d, p0[j * pstride]);
       a00 = hn::MulAdd(b, v0, a00);
       a01 = hn::MulAdd(b, v1, a01);
-      b = hn::Set(d, p1[j]);
+      b = hn::Set(d, p1[j * pstride]);
       a10 = hn::MulAdd(b, v0, a10);
       a11 = hn::MulAdd(b, v1, a11);
-      b = hn::Set(d, p2[j]);
+      b = hn::Set(d, p2[j * pstride]);
       a20 = hn::MulAdd(b, v0, a20);
       a21 = hn::MulAdd(b, v1, a21);
-      b = hn::Set(d, p3[j]);
+      b = hn::Set(d, p3[j * pstride]);
       a30 = hn::MulAdd(b, v0, a30);
       a31 = hn::MulAdd(b, v1, a31);
     }
@@ -161,16 +180,19 @@ HWY_INLINE void PVMicro4x2(const float* p0, const float* p1, const float* p2, co
   }
 }
 
-// o[r * ldo + c] += sum_{j < keys} p[r * ldp + j] * vt[j * ldv + c].
-HWY_INLINE void PVTile(const float* p, size_t ldp, size_t rows, const float* HWY_RESTRICT vt,
-                       size_t ldv, size_t keys, float* o, size_t ldo) {
+// o[r * ldo + c] += sum_{j < keys} P(r, j) * vt[j * ldv + c], where P(r, j) is
+// p[r * row_stride + j * key_stride] (row-major: (ldp, 1); key-major: (1, ldp)).
+HWY_INLINE void PVTile(const float* p, size_t row_stride, size_t key_stride, size_t rows,
+                       const float* HWY_RESTRICT vt, size_t ldv, size_t keys, float* o,
+                       size_t ldo) {
   for (size_t r = 0; r < rows; r += 4) {
     const size_t last = rows - 1;
     const size_t r1 = r + 1 < rows ? r + 1 : last;
     const size_t r2 = r + 2 < rows ? r + 2 : last;
     const size_t r3 = r + 3 < rows ? r + 3 : last;
-    PVMicro4x2(p + r * ldp, p + r1 * ldp, p + r2 * ldp, p + r3 * ldp, vt, ldv, keys,
-               o + r * ldo, o + r1 * ldo, o + r2 * ldo, o + r3 * ldo);
+    PVMicro4x2(p + r * row_stride, p + r1 * row_stride, p + r2 * row_stride,
+               p + r3 * row_stride, key_stride, vt, ldv, keys, o + r * ldo, o + r1 * ldo,
+               o + r2 * ldo, o + r3 * ldo);
   }
 }
 
