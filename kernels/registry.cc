@@ -10,12 +10,34 @@ namespace attnrt {
 extern const SdpaKernel kSdpaReference;
 extern const SdpaKernel kSdpaHwyMaterialized;
 extern const SdpaKernel kSdpaHwyFlash;
+extern const SdpaKernel kSdpaHwyDecode;
+#if defined(ATTNRT_XSIMD_X86)
+extern const SdpaKernel kSdpaXsimdMaterializedAvx2;
+extern const SdpaKernel kSdpaXsimdFlashAvx2;
+extern const SdpaKernel kSdpaXsimdMaterializedAvx512;
+extern const SdpaKernel kSdpaXsimdFlashAvx512;
+#endif
+#if defined(ATTNRT_XSIMD_NEON)
+extern const SdpaKernel kSdpaXsimdMaterializedNeon;
+extern const SdpaKernel kSdpaXsimdFlashNeon;
+#endif
 
 namespace {
 const SdpaKernel* const kAllKernels[] = {
     &kSdpaReference,
     &kSdpaHwyMaterialized,
     &kSdpaHwyFlash,
+    &kSdpaHwyDecode,
+#if defined(ATTNRT_XSIMD_X86)
+    &kSdpaXsimdMaterializedAvx2,
+    &kSdpaXsimdFlashAvx2,
+    &kSdpaXsimdMaterializedAvx512,
+    &kSdpaXsimdFlashAvx512,
+#endif
+#if defined(ATTNRT_XSIMD_NEON)
+    &kSdpaXsimdMaterializedNeon,
+    &kSdpaXsimdFlashNeon,
+#endif
 };
 }  // namespace
 

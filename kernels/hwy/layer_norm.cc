@@ -66,8 +66,8 @@ HWY_INLINE void RowDeviationSums(const float* HWY_RESTRICT x, size_t n, float m,
 
 // One vector of output: y = ((x - m) - c) * (rstd * gamma) + beta.
 HWY_INLINE hn::Vec<DF> NormalizeVector(DF d, hn::Vec<DF> x, hn::Vec<DF> m, hn::Vec<DF> c,
-                                       hn::Vec<DF> rstd, const float* gamma,
-                                       const float* beta, size_t i) {
+                                       hn::Vec<DF> rstd, const float* gamma, const float* beta,
+                                       size_t i) {
   const auto scale = gamma == nullptr ? rstd : hn::Mul(rstd, hn::LoadU(d, gamma + i));
   const auto shift = beta == nullptr ? hn::Zero(d) : hn::LoadU(d, beta + i);
   return hn::MulAdd(hn::Sub(hn::Sub(x, m), c), scale, shift);

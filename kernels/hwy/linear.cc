@@ -129,13 +129,12 @@ size_t LinearScratchFloats(const LinearParams& p) { return MakeLayout(p).total; 
 
 HWY_INLINE size_t RowBlocks(const LinearParams& p) { return DivCeil(p.rows, kRowsPerItem); }
 
-size_t LinearWorkItems(const LinearParams& p) {
-  return DivCeil(p.out, PanelCols()) * RowBlocks(p);
-}
+size_t LinearWorkItems(const LinearParams& p) { return DivCeil(p.out, PanelCols()) * RowBlocks(p); }
 
 void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   const size_t nr = PanelCols();
   const size_t blocks = RowBlocks(p);
+  if (blocks == 0) return;  // no rows: no items
   const bool dot = p.rows <= kDotMaxRows;
   size_t item = begin;
   while (item < end) {

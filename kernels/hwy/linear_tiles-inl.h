@@ -69,8 +69,8 @@ HWY_INLINE void Transpose4x4(const float* HWY_RESTRICT src0, const float* HWY_RE
 
 // panel[k * nr + j] = w[j * w_stride + k] for j < cols, k < depth; 0 for cols <= j < nr.
 // 4 x 4 register transposes (8 shuffles per 16 floats); scalar only at the edges.
-HWY_INLINE void PackPanel(const float* HWY_RESTRICT w, size_t w_stride, size_t cols,
-                          size_t depth, size_t nr, float* HWY_RESTRICT panel) {
+HWY_INLINE void PackPanel(const float* HWY_RESTRICT w, size_t w_stride, size_t cols, size_t depth,
+                          size_t nr, float* HWY_RESTRICT panel) {
   size_t j = 0;
   for (; j + 4 <= cols; j += 4) {
     const float* w0 = w + j * w_stride;
@@ -92,8 +92,8 @@ HWY_INLINE void PackPanel(const float* HWY_RESTRICT w, size_t w_stride, size_t c
 }
 
 // Starting value of one tile row: y's current values, or the bias.
-HWY_INLINE void StartRow2(bool accumulate, const float* y, const float* HWY_RESTRICT bias,
-                          VF& a0, VF& a1) {
+HWY_INLINE void StartRow2(bool accumulate, const float* y, const float* HWY_RESTRICT bias, VF& a0,
+                          VF& a1) {
   const DF d;
   const size_t N = hn::Lanes(d);
   const float* src = accumulate ? y : bias;
@@ -101,8 +101,8 @@ HWY_INLINE void StartRow2(bool accumulate, const float* y, const float* HWY_REST
   a1 = hn::LoadU(d, src + N);
 }
 
-HWY_INLINE void StartRow4(bool accumulate, const float* y, const float* HWY_RESTRICT bias,
-                          VF& a0, VF& a1, VF& a2, VF& a3) {
+HWY_INLINE void StartRow4(bool accumulate, const float* y, const float* HWY_RESTRICT bias, VF& a0,
+                          VF& a1, VF& a2, VF& a3) {
   const DF d;
   const size_t N = hn::Lanes(d);
   const float* src = accumulate ? y : bias;

@@ -17,6 +17,7 @@
 #define HWY_TARGET_INCLUDE "kernels/hwy/sdpa_flash.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
+#include "attnrt/kernels/sdpa_blocks.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -49,9 +50,7 @@ FlashLayout MakeFlashLayout(const SdpaParams& p) {
 
 size_t FlashScratchFloats(const SdpaParams& p) { return MakeFlashLayout(p).total; }
 
-size_t FlashWorkItems(const SdpaParams& p) {
-  return p.batch * p.q_heads * ((p.q_len + kFlashRows - 1) / kFlashRows);
-}
+size_t FlashWorkItems(const SdpaParams& p) { return QueryBlockCount(p, kFlashRows); }
 
 // Explicit masks (and the causal rule with them) on a key-major tile: scalar,
 // one ApplyMask per element, like every variant does for masks.
@@ -101,13 +100,13 @@ HWY_INLINE void SoftmaxColumns(float* HWY_RESTRICT st, size_t keys, size_t ldq,
     for (size_t j = 0; j < keys; ++j) tile_max = hn::Max(tile_max, hn::Load(d, st + j * ldq + r));
     const auto m_old = hn::Load(d, m + r);
     const auto m_new = hn::Max(m_old, tile_max);
-    const auto a = hn::Exp(d, hn::Sub(m_old, m_new));
+    const auto a = ExpSoftmax(d, hn::Sub(m_old, m_new));
     // Subtracting 0 for dead queries turns their kMaskedScore scores into exp(-1e30) = 0.
     const auto m_use = hn::IfThenZeroElse(hn::Le(m_new, threshold), m_new);
     auto sum = hn::Zero(d);
     for (size_t j = 0; j < keys; ++j) {
       float* HWY_RESTRICT s = st + j * ldq + r;
-      const auto e = hn::Exp(d, hn::Sub(hn::Load(d, s), m_use));
+      const auto e = ExpSoftmax(d, hn::Sub(hn::Load(d, s), m_use));
       hn::Store(e, d, s);
       sum = hn::Add(sum, e);
     }
@@ -165,13 +164,9 @@ void FlashBlock(const SdpaParams& p, size_t b, size_t h, size_t i0, size_t rows,
 
 void FlashRun(const SdpaParams& p, size_t begin, size_t end, float* scratch) {
   const FlashLayout f = MakeFlashLayout(p);
-  const size_t blocks = (p.q_len + kFlashRows - 1) / kFlashRows;
   for (size_t item = begin; item < end; ++item) {
-    const size_t qb = item % blocks;
-    const size_t h = (item / blocks) % p.q_heads;
-    const size_t b = item / (blocks * p.q_heads);
-    const size_t i0 = qb * kFlashRows;
-    FlashBlock(p, b, h, i0, HWY_MIN(kFlashRows, p.q_len - i0), f, scratch);
+    const QueryBlock qb = QueryBlockAt(p, kFlashRows, item);
+    FlashBlock(p, qb.batch, qb.head, qb.first_row, qb.rows, f, scratch);
   }
 }
 

@@ -11,6 +11,7 @@
 #define HWY_TARGET_INCLUDE "kernels/hwy/sdpa_materialized.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
+#include "attnrt/kernels/sdpa_blocks.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -41,9 +42,7 @@ MaterializedLayout MakeMaterializedLayout(const SdpaParams& p) {
 
 size_t MaterializedScratchFloats(const SdpaParams& p) { return MakeMaterializedLayout(p).total; }
 
-size_t MaterializedWorkItems(const SdpaParams& p) {
-  return p.batch * p.q_heads * ((p.q_len + kMatRows - 1) / kMatRows);
-}
+size_t MaterializedWorkItems(const SdpaParams& p) { return QueryBlockCount(p, kMatRows); }
 
 // Fused mask, max, exp, sum and normalize over one (already scaled) score row;
 // writes the weights row when asked. Keys from `visible` (the causal limit) up
@@ -102,13 +101,9 @@ void MaterializedBlock(const SdpaParams& p, size_t b, size_t h, size_t i0, size_
 
 void MaterializedRun(const SdpaParams& p, size_t begin, size_t end, float* scratch) {
   const MaterializedLayout f = MakeMaterializedLayout(p);
-  const size_t blocks = (p.q_len + kMatRows - 1) / kMatRows;
   for (size_t item = begin; item < end; ++item) {
-    const size_t qb = item % blocks;
-    const size_t h = (item / blocks) % p.q_heads;
-    const size_t b = item / (blocks * p.q_heads);
-    const size_t i0 = qb * kMatRows;
-    MaterializedBlock(p, b, h, i0, HWY_MIN(kMatRows, p.q_len - i0), f, scratch);
+    const QueryBlock qb = QueryBlockAt(p, kMatRows, item);
+    MaterializedBlock(p, qb.batch, qb.head, qb.first_row, qb.rows, f, scratch);
   }
 }
 

@@ -24,8 +24,8 @@
 #include "attnrt/kernels/sdpa_kernel.h"
 #include "attnrt/kernels/sdpa_mask.h"
 #include "attnrt/kernels/sdpa_params.h"
-#include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/exp-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -225,13 +225,13 @@ HWY_INLINE float ExpRowAndSum(float* HWY_RESTRICT s, size_t n, float max) {
   auto sum = hn::Zero(d);
   size_t j = 0;
   for (; j + N <= n; j += N) {
-    const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, s + j), vmax));
+    const auto e = ExpSoftmax(d, hn::Sub(hn::LoadU(d, s + j), vmax));
     hn::StoreU(e, d, s + j);
     sum = hn::Add(sum, e);
   }
   if (j < n) {
     const auto e = hn::IfThenElseZero(hn::FirstN(d, n - j),
-                                      hn::Exp(d, hn::Sub(hn::LoadU(d, s + j), vmax)));
+                                      ExpSoftmax(d, hn::Sub(hn::LoadU(d, s + j), vmax)));
     hn::StoreU(e, d, s + j);
     sum = hn::Add(sum, e);
   }

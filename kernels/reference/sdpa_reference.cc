@@ -59,7 +59,7 @@ void ReferenceRow(const SdpaParams& p, size_t b, size_t h, size_t i, double* sco
   }
 }
 
-void ReferenceRun(const SdpaParams& p, size_t begin, size_t end, float* scratch) {
+void ReferenceRun(const SdpaParams& p, size_t begin, size_t end, float* scratch, float*) {
   double* scores = reinterpret_cast<double*>(scratch);
   for (size_t item = begin; item < end; ++item) {
     const size_t i = item % p.q_len;
@@ -73,7 +73,7 @@ void ReferenceRun(const SdpaParams& p, size_t begin, size_t end, float* scratch)
 
 extern const SdpaKernel kSdpaReference = {
     "reference", "reference", true, ScalarIsa, Always,
-    ReferenceScratchFloats, ReferenceWorkItems, ReferenceRun,
+    ReferenceScratchFloats, ReferenceWorkItems, ReferenceRun, nullptr, nullptr,
 };
 
 }  // namespace attnrt

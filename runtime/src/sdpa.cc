@@ -167,10 +167,12 @@ Status ValidateSdpa(const SdpaParams& p, const SdpaKernel& kernel) {
     return Status::Error(StatusCode::kUnsupported, "kernel '%s' cannot run on this CPU",
                          kernel.name);
   }
-  const bool any_output = p.batch * p.q_heads * p.q_len * p.v_dim != 0;
-  const bool reads_inputs = p.batch * p.q_heads * p.q_len * p.kv_len != 0;
-  if ((any_output && p.out == nullptr) ||
-      (reads_inputs && (p.q == nullptr || p.k == nullptr || p.v == nullptr))) {
+  // A pointer may be null exactly when its tensor has no elements (E or Ev of 0).
+  const size_t rows_q = p.batch * p.q_heads * p.q_len, rows_kv = p.batch * p.kv_heads * p.kv_len;
+  const bool reads_inputs = rows_q * p.kv_len != 0;
+  if ((rows_q * p.v_dim != 0 && p.out == nullptr) ||
+      (reads_inputs && p.qk_dim != 0 && (p.q == nullptr || p.k == nullptr)) ||
+      (rows_kv * p.v_dim != 0 && p.v == nullptr)) {
     return Status::Error(StatusCode::kInvalidArgument, "a query, key, value or output pointer is null");
   }
   if (p.mask_kind != MaskKind::kNone && reads_inputs && p.mask == nullptr) {
@@ -185,13 +187,28 @@ const SdpaKernel& ChooseSdpaKernel(const SdpaParams& p) {
   return kernel != nullptr ? *kernel : SdpaKernelAt(0);
 }
 
+namespace {
+
+// Bytes of the variant's shared buffer (64-byte aligned), 0 when it has none.
+Status SharedBytes(const SdpaParams& p, const SdpaKernel& kernel, size_t* bytes) {
+  *bytes = 0;
+  if (kernel.shared_floats == nullptr) return Status::Ok();
+  return WorkScratchBytes(kernel.shared_floats(p), 1, bytes);
+}
+
+}  // namespace
+
 Status SdpaScratchBytes(const SdpaParams& p, const SdpaKernel& kernel, size_t workers,
                         size_t* bytes) {
-  if (kernel.work_items(p) == 0 || p.q_len == 0) {
-    *bytes = 0;
-    return Status::Ok();
+  *bytes = 0;
+  if (kernel.work_items(p) == 0 || p.q_len == 0) return Status::Ok();
+  size_t per_worker, shared;
+  ATTNRT_RETURN_IF_ERROR(WorkScratchBytes(kernel.scratch_floats(p), workers, &per_worker));
+  ATTNRT_RETURN_IF_ERROR(SharedBytes(p, kernel, &shared));
+  if (!CheckedAdd(per_worker, shared, bytes)) {
+    return Status::Error(StatusCode::kOverflow, "SDPA scratch size overflows");
   }
-  return WorkScratchBytes(kernel.scratch_floats(p), workers, bytes);
+  return Status::Ok();
 }
 
 namespace {
@@ -199,25 +216,38 @@ namespace {
 struct SdpaJob {
   const SdpaParams* params;
   const SdpaKernel* kernel;
+  float* shared;
 };
 
 void RunSdpaRange(const void* context, size_t begin, size_t end, float* scratch) {
   const SdpaJob& job = *static_cast<const SdpaJob*>(context);
-  job.kernel->run(*job.params, begin, end, scratch);
+  job.kernel->run(*job.params, begin, end, scratch, job.shared);
 }
 
 }  // namespace
 
 Status RunSdpa(const SdpaParams& p, const SdpaKernel& kernel, Arena* arena, Executor* executor) {
   ATTNRT_RETURN_IF_ERROR(ValidateSdpa(p, kernel));
-  if (p.q_len == 0) return Status::Ok();
-  const SdpaJob job{&p, &kernel};
+  if (p.q_len == 0 || kernel.work_items(p) == 0) return Status::Ok();
+  const size_t mark = arena->Mark();
+  size_t shared_bytes;
+  ATTNRT_RETURN_IF_ERROR(SharedBytes(p, kernel, &shared_bytes));
+  void* shared = nullptr;
+  if (shared_bytes > 0) {
+    ATTNRT_RETURN_IF_ERROR(arena->Allocate(shared_bytes, kArenaAlignment, &shared));
+  }
+  const SdpaJob job{&p, &kernel, static_cast<float*>(shared)};
   WorkItems work;
   work.count = kernel.work_items(p);
   work.scratch_floats = kernel.scratch_floats(p);
   work.run = RunSdpaRange;
   work.params = &job;
-  return RunWorkItems(work, arena, executor);
+  Status st = RunWorkItems(work, arena, executor);
+  if (st.ok() && kernel.finish != nullptr && !arena->measuring()) {
+    kernel.finish(p, static_cast<float*>(shared));
+  }
+  arena->Reset(mark);
+  return st;
 }
 
 }  // namespace attnrt

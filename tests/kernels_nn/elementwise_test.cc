@@ -1,15 +1,17 @@
 // GELU, erf, ReLU and residual add (hwy) against the scalar references: a dense
 // erf sweep against std::erf in double, lengths straddling vector edges,
 // misaligned buffers, huge magnitudes, NaN/inf/-0, and no writes past the end.
+#include "attnrt/kernels/elementwise.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <vector>
 
-#include "attnrt/kernels/elementwise.h"
 #include "kernels_nn/nn_target_fixture.h"
 #include "kernels_nn/nn_test_buffers.h"
 
@@ -46,7 +48,9 @@ TEST_P(ErfTest, DenseSweepWithinOneMillionth) {
       worst_x = x[i];
     }
   }
-  RecordProperty("erf_max_abs_error", std::to_string(worst));
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3g at x=%.6g", worst, worst_x);
+  RecordProperty("erf_max_abs_error", text);
   EXPECT_LT(worst, 1e-6) << "at x=" << worst_x;
 }
 
@@ -55,8 +59,18 @@ TEST_P(ErfTest, RandomArgumentsAndLimits) {
   std::uniform_real_distribution<float> uniform(-5.0f, 5.0f);
   std::vector<float> x(100000);
   for (float& v : x) v = uniform(rng);
-  const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-6f, 3.9f, 4.0f, 4.1f, -4.1f, 1e30f,
-                            -1e30f, std::numeric_limits<float>::infinity(),
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            1e-30f,
+                            -1e-30f,
+                            1e-6f,
+                            3.9f,
+                            4.0f,
+                            4.1f,
+                            -4.1f,
+                            1e30f,
+                            -1e30f,
+                            std::numeric_limits<float>::infinity(),
                             -std::numeric_limits<float>::infinity()};
   x.insert(x.end(), std::begin(specials), std::end(specials));
   std::vector<float> y = x;
@@ -64,8 +78,13 @@ TEST_P(ErfTest, RandomArgumentsAndLimits) {
   for (size_t i = 0; i < x.size(); ++i) {
     ASSERT_LT(std::fabs(double(y[i]) - std::erf(double(x[i]))), 1e-6) << "x=" << x[i];
   }
-  // Odd function, and exactly 0 at 0.
+  // Exactly 0 at 0, exactly +-1 in the saturated range, NaN stays NaN.
   EXPECT_EQ(y[x.size() - 13], 0.0f);
+  EXPECT_EQ(y[x.size() - 2], 1.0f);
+  EXPECT_EQ(y[x.size() - 1], -1.0f);
+  float nan = std::nanf("");
+  ErfInPlace(&nan, 1);
+  EXPECT_TRUE(std::isnan(nan));
 }
 
 // |gelu - reference| <= tolerance * max(1, |x|): erf's 1e-6 enters scaled by x/2.
@@ -102,13 +121,18 @@ TEST_P(GeluTest, TailLanesComputeLikeBodyLanes) {
 
 TEST_P(GeluTest, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> x = {0.0f, 1e30f, -1e30f, inf, std::nanf("")};
+  // As torch.nn.functional.gelu: gelu(-inf) is NaN (-inf * 0).
+  std::vector<float> x = {0.0f, 1e30f, -1e30f, inf, std::nanf(""), -inf, 6.0f, -6.0f};
   GeluInPlace(x.data(), x.size());
   EXPECT_EQ(x[0], 0.0f);
   EXPECT_EQ(x[1], 1e30f);
   EXPECT_EQ(x[2], 0.0f);
   EXPECT_EQ(x[3], inf);
   EXPECT_TRUE(std::isnan(x[4]));
+  EXPECT_TRUE(std::isnan(x[5]));
+  // erf saturates to exactly +-1 from |x / sqrt 2| = 4 on.
+  EXPECT_EQ(x[6], 6.0f);
+  EXPECT_EQ(x[7], 0.0f);
 }
 
 TEST_P(ReluTest, BitExactIncludingNanAndSignedZero) {
@@ -145,6 +169,28 @@ TEST_P(AddTest, BitExactSeparateAndAliased) {
     // y += y doubles every element exactly.
     AddInPlace(y.data(), y.data(), n);
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], 2.0f * want[i]) << "n=" << n;
+  }
+}
+
+// Buffers of exactly n floats, so a sanitizer build reports any over-read or
+// over-write of the partial last vector.
+TEST_P(GeluTest, ExactSizeBuffers) {
+  for (size_t n : {1, 3, 5, 17, 33}) {
+    std::vector<float> x(n);
+    for (size_t i = 0; i < n; ++i) x[i] = 0.37f * float(i) - 2.0f;
+    std::vector<float> gelu = x, want_gelu = x, relu = x, want_relu = x, sum = x, erf = x;
+    GeluInPlace(gelu.data(), n);
+    ReferenceGeluInPlace(want_gelu.data(), n);
+    ReluInPlace(relu.data(), n);
+    ReferenceReluInPlace(want_relu.data(), n);
+    AddInPlace(sum.data(), x.data(), n);
+    ErfInPlace(erf.data(), n);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_NEAR(gelu[i], want_gelu[i], 1e-6f) << "n=" << n;
+      ASSERT_EQ(relu[i], want_relu[i]) << "n=" << n;
+      ASSERT_EQ(sum[i], 2.0f * x[i]) << "n=" << n;
+      ASSERT_NEAR(erf[i], std::erf(double(x[i])), 1e-6) << "n=" << n;
+    }
   }
 }
 

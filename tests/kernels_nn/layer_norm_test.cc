@@ -1,14 +1,16 @@
 // LayerNormRows (hwy) against ReferenceLayerNormRows: widths straddling vector
 // edges, strides, misaligned buffers, gamma/beta present or not, in place, large
 // offsets and magnitudes, constant rows, and row splits giving identical bits.
+#include "attnrt/kernels/layer_norm.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <vector>
 
-#include "attnrt/kernels/layer_norm.h"
 #include "kernels_nn/nn_target_fixture.h"
 #include "kernels_nn/nn_test_buffers.h"
 
@@ -129,7 +131,8 @@ TEST_P(LayerNormTest, WidthsStraddlingVectorEdges) {
 }
 
 TEST_P(LayerNormTest, LargeOffsetsAndMagnitudes) {
-  const float cases[][2] = {{1e4f, 1.0f}, {-3e5f, 10.0f}, {0.0f, 1e6f}, {1e6f, 1e5f}, {0.0f, 1e-3f}};
+  const float cases[][2] = {
+      {1e4f, 1.0f}, {-3e5f, 10.0f}, {0.0f, 1e6f}, {1e6f, 1e5f}, {0.0f, 1e-3f}};
   uint32_t seed = 100;
   for (const auto& oc : cases) {
     NormCase c;
@@ -170,7 +173,8 @@ TEST_P(LayerNormTest, InPlace) {
     // Padding keeps x's values; the reference (out of place) has kUntouched there.
     GuardedFloats want = t.Reference();
     for (size_t r = 0; r < c.rows; ++r) {
-      for (size_t j = n; j < t.XStride(); ++j) want[r * t.XStride() + j] = t.x()[r * t.XStride() + j];
+      for (size_t j = n; j < t.XStride(); ++j)
+        want[r * t.XStride() + j] = t.x()[r * t.XStride() + j];
     }
     std::string problem;
     EXPECT_LE(t.Compare(y, want, t.XStride(), &problem), kTolerance) << c.Describe();
@@ -188,6 +192,24 @@ TEST_P(LayerNormTest, RowSplitsGiveIdenticalBits) {
   const GuardedFloats whole = t.Run(0);
   for (size_t split = 1; split <= c.rows; ++split) {
     EXPECT_TRUE(t.Run(split).SameBitsAs(whole)) << "split at " << split;
+  }
+}
+
+// Buffers of exactly the data's size, so a sanitizer build reports any over-read.
+TEST_P(LayerNormTest, ExactSizeBuffers) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (size_t n : {1, 3, 17, 33, 100}) {
+    const size_t rows = 3;
+    std::vector<float> x(rows * n), gamma(n), beta(n), got(rows * n), want(rows * n);
+    for (float& v : x) v = normal(rng);
+    for (float& v : gamma) v = normal(rng);
+    for (float& v : beta) v = normal(rng);
+    LayerNormRows(x.data(), n, rows, n, gamma.data(), beta.data(), 1e-5f, got.data(), n);
+    ReferenceLayerNormRows(x.data(), n, rows, n, gamma.data(), beta.data(), 1e-5f, want.data(), n);
+    for (size_t i = 0; i < rows * n; ++i) {
+      ASSERT_NEAR(got[i], want[i], 1e-5 * std::max(1.0f, std::fabs(want[i]))) << "n=" << n;
+    }
   }
 }
 

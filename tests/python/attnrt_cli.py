@@ -29,7 +29,7 @@ def list_kernels(attnrt):
 
 @dataclasses.dataclass
 class SdpaRun:
-    returncode: int
+    returncode: int  # None when attnrt could not be started or timed out (see stderr)
     stderr: str
     out: np.ndarray = None      # None when the run failed
     weights: np.ndarray = None  # None unless asked for and the run succeeded
@@ -66,7 +66,12 @@ def run_sdpa(attnrt, workdir, q, k, v, mask=None, causal="none", scale=None, ker
     if want_weights:
         cmd += ["--weights-out", weights_path]
     cmd += list(extra_args)
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return SdpaRun(returncode=None, stderr="attnrt sdpa did not finish within 60 s")
+    except OSError as e:  # e.g. the binary is being relinked by a concurrent build
+        return SdpaRun(returncode=None, stderr=f"could not start {attnrt}: {e}")
     run = SdpaRun(returncode=proc.returncode, stderr=proc.stderr)
     if proc.returncode == 0:
         run.out = np.load(out_path)

@@ -2,12 +2,14 @@
 # Parity of every `attnrt sdpa` kernel with a float64 PyTorch reference, plus its error paths.
 """Usage: sdpa_parity_test.py --attnrt PATH [--seed N] [--cases N]
 
-Runs directed cases (ranks, tile-edge sizes, GQA, broadcasting, every mask kind and
-broadcast shape, causal rules, dead rows, custom scale, huge logits) and --cases
-random ones through every kernel `attnrt kernels` lists, with --threads 1 and 2,
-with and without --weights-out where the kernel can return weights. A run passes
-when max|attnrt - ref| <= 1e-4 * max(1, max|ref|) for the output and the weights.
-Then checks that bad inputs fail with a telling message instead of a crash.
+First checks the float64 reference (sdpa_reference.py) against PyTorch's own SDPA
+where their semantics overlap. Then runs directed cases (ranks, tile-edge sizes,
+long key sequences, GQA, broadcasting, every mask kind and broadcast shape, causal
+rules, dead rows, custom scale, huge logits) and --cases random ones through every
+kernel `attnrt kernels` lists, with --threads 1 and 2, with and without
+--weights-out where the kernel can return weights. A run passes when
+max|attnrt - ref| <= 1e-4 * max(1, max|ref|) for the output and the weights.
+Last, checks that bad inputs fail with a telling message instead of a crash.
 
 Prints one line per failing check, the largest relative error per kernel, and
 `N passed, M failed`; exits 1 if any failed, 77 (CTest skip) without torch.
@@ -57,6 +59,7 @@ class Case:
     scale: float = None
     huge_logits: bool = False
     dead_rows: bool = False   # mask some query rows out completely
+    masked_key_prefix: int = 0  # mask keys [0, n) out for every row
 
     def describe(self):
         parts = [self.label, f"q{self.q} k{self.k} v{self.v}"]
@@ -70,6 +73,8 @@ class Case:
             parts.append("huge logits")
         if self.dead_rows:
             parts.append("dead rows")
+        if self.masked_key_prefix:
+            parts.append(f"first {self.masked_key_prefix} keys masked")
         return ", ".join(parts)
 
 
@@ -83,8 +88,16 @@ def directed_cases():
         Case("rank 4", (2, 3, 31, 64), (2, 3, 32, 64), (2, 3, 32, 65)),
         Case("all ones", (1, 1), (1, 1), (1, 1)),
         Case("single key", (1, 3), (1, 3), (1, 1)),
+        # Zero sizes (DESIGN.md: edges 0/1/2). S = 0 leaves every row dead (zeros);
+        # E = 0 makes every score 0 (attnrt's scale is 1 there), so weights are uniform.
+        Case("no queries", (2, 0, 8), (2, 5, 8), (2, 5, 3)),
+        Case("no keys", (2, 4, 8), (2, 0, 8), (2, 0, 3)),
+        Case("no keys causal", (2, 4, 8), (2, 0, 8), (2, 0, 3), causal="lower-right"),
+        Case("E = 0", (3, 0), (4, 0), (4, 5)),
+        Case("Ev = 0", (3, 4), (4, 4), (4, 0)),
         Case("GQA 6/2", (2, 6, 17, 16), (2, 2, 23, 16), (2, 2, 23, 8)),
         Case("GQA 8/1", (1, 8, 13, 32), (1, 1, 13, 32), (1, 1, 13, 32)),
+        Case("GQA rank 3", (6, 9, 8), (2, 11, 8), (2, 11, 4)),
         Case("GQA 6/2 causal", (1, 6, 33, 8), (1, 2, 33, 8), (1, 2, 33, 8), causal="upper-left"),
         Case("kv batch 1", (3, 2, 11, 8), (1, 2, 11, 8), (1, 2, 11, 8)),
         Case("q batch 1", (1, 2, 5, 8), (3, 2, 7, 8), (3, 2, 7, 8)),
@@ -131,6 +144,29 @@ def directed_cases():
              mask_shape=(12,), dead_rows=True),
         Case("all keys masked", (2, 9, 8), (2, 12, 8), (2, 12, 5), mask_kind="float",
              mask_shape=(1, 12), dead_rows=True),
+    ]
+    # Long key sequences: split-key (KV-cache decode) kernels cut S into blocks of
+    # about 1024 keys and merge them; cover the cuts, dead blocks and GQA groups.
+    cases += [
+        Case("long keys", (1, 1, 64), (1, 1025, 64), (1, 1025, 32)),
+        Case("long keys", (2, 1, 16), (2, 1023, 16), (2, 1023, 16)),
+        Case("long keys GQA 4", (2, 8, 1, 16), (2, 2, 2049, 16), (2, 2, 2049, 8),
+             causal="lower-right"),
+        Case("long keys GQA 3", (1, 6, 3, 8), (1, 2, 1024, 8), (1, 2, 1024, 5),
+             mask_kind="float", mask_shape=(1, 6, 3, 1024)),
+        Case("long keys GQA 8", (1, 8, 2, 8), (1, 1, 2048, 8), (1, 1, 2048, 8),
+             mask_kind="bool", mask_shape=(2, 2048)),
+        Case("long keys causal", (1, 4, 5, 8), (1, 4, 3000, 8), (1, 4, 3000, 8),
+             causal="upper-left"),
+        Case("long keys causal", (7, 8), (1030, 8), (1030, 3), causal="lower-right"),
+        Case("long keys dead block", (2, 2, 2, 8), (2, 2, 2100, 8), (2, 2, 2100, 4),
+             mask_kind="bool", mask_shape=(2100,), masked_key_prefix=1100),
+        Case("long keys dead blocks", (1, 3, 1, 8), (1, 3, 2049, 8), (1, 3, 2049, 8),
+             mask_kind="float", mask_shape=(1, 2049), masked_key_prefix=2048),
+        Case("long keys dead rows", (1, 2, 4, 8), (1, 2, 1500, 8), (1, 2, 1500, 8),
+             mask_kind="bool", mask_shape=(4, 1500), dead_rows=True, causal="lower-right"),
+        Case("long keys huge logits", (1, 2, 1, 16), (1, 2, 2048, 16), (1, 2, 2048, 8),
+             huge_logits=True),
     ]
     # Custom scales, including 0 (uniform weights) and negative ones.
     for scale in (0.05, 1.0, 2.5, 0.0, -0.5):
@@ -180,18 +216,20 @@ def random_case(rng, index):
 def make_mask(rng, case, q_len):
     """The mask array for `case`; with dead_rows, some query rows allow no key."""
     shape = case.mask_shape
+    blocked = False if case.mask_kind == "bool" else -np.inf
     if case.mask_kind == "bool":
         mask = rng.random(shape) < 0.7
     else:
         mask = rng.standard_normal(shape).astype(np.float32) * 2.0
-        mask[rng.random(shape) < 0.1] = -np.inf
+        mask[rng.random(shape) < 0.1] = blocked
     if case.dead_rows:
-        blocked = False if case.mask_kind == "bool" else -np.inf
         if len(shape) >= 2 and shape[-2] == q_len and q_len > 1:
             rows = rng.choice(q_len, size=max(1, q_len // 4), replace=False)
             mask[..., rows, :] = blocked
         else:
             mask[...] = blocked  # (S,)-like masks: every row is dead
+    if case.masked_key_prefix:
+        mask[..., :case.masked_key_prefix] = blocked
     return mask
 
 
@@ -279,34 +317,37 @@ class Tally:
         self.worst[kernel] = max(self.worst.get(kernel, 0.0), relative)
 
 
-def check_case(attnrt, kernels, rng, case, workdir, tally):
+def check_case(attnrt, kernels, rng, case_index, case, workdir, tally):
     q, k, v, mask = make_inputs(rng, case)
     want_out, want_weights = sdpa_reference(q, k, v, mask=mask, causal=case.causal, scale=case.scale)
     paths = {name: write_npy(workdir, name, a) for name, a in (("q", q), ("k", k), ("v", v))}
     mask_path = write_npy(workdir, "mask", mask) if mask is not None else None
     for kernel in kernels:
         for threads in (1, 2):
-            for with_weights in ((False, True) if kernel.returns_weights else (False,)):
-                run = run_sdpa(attnrt, workdir, paths["q"], paths["k"], paths["v"], mask=mask_path,
-                               causal=case.causal, scale=case.scale, kernel=kernel.name,
-                               threads=threads, want_weights=with_weights)
-                where = (f"{case.describe()} | kernel {kernel.name}, threads {threads}, "
-                         f"weights {'yes' if with_weights else 'no'}")
-                if run.returncode != 0:
-                    tally.record(False, f"{where}: exit {run.returncode}: {run.stderr.strip()}")
-                    continue
-                problems = []
-                compared = [("out", run.out, want_out)]
-                if with_weights:
-                    compared.append(("weights", run.weights, want_weights))
-                for what, got, want in compared:
-                    err, scale = max_abs_error(got, want)
-                    tally.note_error(kernel.name, err / scale)
-                    if not err <= RELATIVE_TOLERANCE * scale:
-                        shape = None if got is None else got.shape
-                        problems.append(f"{what} max|err| {err:.3g} > {RELATIVE_TOLERANCE:g} * "
-                                        f"{scale:.3g} (shape {shape}, want {want.shape})")
-                tally.record(not problems, f"{where}: {'; '.join(problems)}")
+            # Kernels that can return weights run once with and once without them;
+            # which thread count gets the weights alternates from case to case, so
+            # every pairing is covered without running all four (keeps us < 60 s).
+            with_weights = kernel.returns_weights and (case_index + threads) % 2 == 0
+            run = run_sdpa(attnrt, workdir, paths["q"], paths["k"], paths["v"], mask=mask_path,
+                           causal=case.causal, scale=case.scale, kernel=kernel.name,
+                           threads=threads, want_weights=with_weights)
+            where = (f"{case.describe()} | kernel {kernel.name}, threads {threads}, "
+                     f"weights {'yes' if with_weights else 'no'}")
+            if run.returncode != 0:
+                tally.record(False, f"{where}: exit {run.returncode}: {run.stderr.strip()}")
+                continue
+            problems = []
+            compared = [("out", run.out, want_out)]
+            if with_weights:
+                compared.append(("weights", run.weights, want_weights))
+            for what, got, want in compared:
+                err, scale = max_abs_error(got, want)
+                tally.note_error(kernel.name, err / scale)
+                if not err <= RELATIVE_TOLERANCE * scale:
+                    shape = None if got is None else got.shape
+                    problems.append(f"{what} max|err| {err:.3g} > {RELATIVE_TOLERANCE:g} * "
+                                    f"{scale:.3g} (shape {shape}, want {want.shape})")
+            tally.record(not problems, f"{where}: {'; '.join(problems)}")
 
 
 @dataclasses.dataclass
@@ -351,7 +392,9 @@ def check_error_case(attnrt, case, workdir, tally):
                    want_weights=case.want_weights)
     message = run.stderr.strip()
     where = f"error path '{case.label}' (kernel {case.kernel})"
-    if run.returncode == 0:
+    if run.returncode is None:
+        tally.record(False, f"{where}: {message}")
+    elif run.returncode == 0:
         tally.record(False, f"{where}: exited 0, expected a failure")
     elif run.returncode < 0:
         tally.record(False, f"{where}: killed by signal {-run.returncode}: {message}")
@@ -375,8 +418,8 @@ def main():
     tally = Tally()
     check_reference_against_torch(np.random.default_rng(args.seed + 1), tally)
     with tempfile.TemporaryDirectory(prefix="attnrt_parity_") as workdir:
-        for case in cases:
-            check_case(args.attnrt, kernels, rng, case, workdir, tally)
+        for index, case in enumerate(cases):
+            check_case(args.attnrt, kernels, rng, index, case, workdir, tally)
         for case in error_cases(workdir, kernels):
             check_error_case(args.attnrt, case, workdir, tally)
 

@@ -30,7 +30,7 @@ def _broadcast_heads(k, v, q_heads):
     for name, t in (("key", k), ("value", v)):
         if t.shape[1] not in (1, kv_heads):
             raise ValueError(f"{name} has {t.shape[1]} heads, other side has {kv_heads}")
-    if q_heads % kv_heads != 0:
+    if kv_heads == 0 or q_heads % kv_heads != 0:
         raise ValueError(f"query heads {q_heads} not a multiple of kv heads {kv_heads}")
     group = q_heads // kv_heads
     k = k.expand(k.shape[0], kv_heads, *k.shape[2:])

@@ -4,14 +4,17 @@
 // (bench/run_speed_report.py).
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/sdpa.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -53,34 +56,60 @@ constexpr size_t kMinRepeats = 5;
 struct Timing {
   double median_ms = 0;
   double min_ms = 0;
+  double cpu_median_ms = 0;  // process CPU time per run, all workers together
   size_t runs = 0;
 };
 
-double MillisecondsOf(void (*run)(void*), void* context) {
+double ProcessCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+struct RunTime {
+  double wall_ms;
+  double cpu_ms;
+};
+
+RunTime TimeOnce(void (*run)(void*), void* context) {
+  const double cpu0 = ProcessCpuMs();
   const auto start = std::chrono::steady_clock::now();
   run(context);
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
+  const double wall =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return {wall, ProcessCpuMs() - cpu0};
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Warm-up runs (at least one; they also estimate one run's time), then the timed
 // runs: `repeats` of them, or when 0 as many as fit in `seconds` (at least
-// kMinRepeats). The median is the headline number; the minimum shows the noise.
+// kMinRepeats). The median wall time is the headline number; the minimum shows
+// the noise. CPU time is kept too: on a machine shared with other work, a
+// one-thread run's CPU time is close to what its wall time would be alone.
 Timing TimeRuns(void (*run)(void*), void* context, size_t warmup, size_t repeats, double seconds) {
-  double estimate = MillisecondsOf(run, context);
-  for (size_t i = 1; i < warmup; ++i) estimate = std::min(estimate, MillisecondsOf(run, context));
+  double estimate = TimeOnce(run, context).wall_ms;
+  for (size_t i = 1; i < warmup; ++i) estimate = std::min(estimate, TimeOnce(run, context).wall_ms);
   size_t count = repeats;
   if (count == 0) {
     const double fit = seconds * 1000.0 / std::max(estimate, 1e-6);
     count = static_cast<size_t>(std::clamp(fit, static_cast<double>(kMinRepeats), 1e6));
   }
-  std::vector<double> ms(count);
-  for (double& t : ms) t = MillisecondsOf(run, context);
-  std::sort(ms.begin(), ms.end());
+  std::vector<double> wall(count), cpu(count);
+  for (size_t i = 0; i < count; ++i) {
+    const RunTime t = TimeOnce(run, context);
+    wall[i] = t.wall_ms;
+    cpu[i] = t.cpu_ms;
+  }
   Timing timing;
   timing.runs = count;
-  timing.min_ms = ms.front();
-  timing.median_ms = count % 2 == 1 ? ms[count / 2] : 0.5 * (ms[count / 2 - 1] + ms[count / 2]);
+  timing.min_ms = *std::min_element(wall.begin(), wall.end());
+  timing.median_ms = Median(wall);
+  timing.cpu_median_ms = Median(cpu);
   return timing;
 }
 
@@ -154,11 +183,17 @@ int RunBenchSdpa(const BenchSdpaOptions& o) {
   if (!st.ok()) return ReportStatus(cmd, st);
   p.causal = ParseCausal(o.causal);
 
+  size_t q_count = 0, k_count = 0, v_count = 0, out_count = 0;
+  if (!CheckedProduct(qs.dims, 4, &q_count) || !CheckedProduct(ks.dims, 4, &k_count) ||
+      !CheckedProduct(vs.dims, 4, &v_count) ||
+      !CheckedProduct(out_shape.dims, out_shape.rank, &out_count)) {
+    return ReportError(cmd, "tensor sizes overflow");
+  }
   std::mt19937 rng(o.seed);
-  const std::vector<float> q = RandomFloats(o.batch * o.heads * o.seq * o.dim, &rng);
-  const std::vector<float> k = RandomFloats(o.batch * kv_heads * seq_kv * o.dim, &rng);
-  const std::vector<float> v = RandomFloats(o.batch * kv_heads * seq_kv * dim_v, &rng);
-  std::vector<float> out(o.batch * o.heads * o.seq * dim_v);
+  const std::vector<float> q = RandomFloats(q_count, &rng);
+  const std::vector<float> k = RandomFloats(k_count, &rng);
+  const std::vector<float> v = RandomFloats(v_count, &rng);
+  std::vector<float> out(out_count);
   p.q = q.data();
   p.k = k.data();
   p.v = v.data();
@@ -188,6 +223,7 @@ int RunBenchSdpa(const BenchSdpaOptions& o) {
   nlohmann::json j;
   j["median_ms"] = t.median_ms;
   j["min_ms"] = t.min_ms;
+  j["cpu_ms"] = t.cpu_median_ms;
   j["runs"] = t.runs;
   j["gflops"] = flops / (t.median_ms * 1e6);
   j["gflops_needed"] = flops_needed / (t.median_ms * 1e6);
@@ -214,6 +250,7 @@ int RunBenchSdpa(const BenchSdpaOptions& o) {
     const Timing r = TimeRuns(ReadKeysAndValuesOnce, &read, o.warmup, o.repeats, o.seconds);
     j["read_ms"] = r.median_ms;
     j["read_min_ms"] = r.min_ms;
+    j["read_cpu_ms"] = r.cpu_median_ms;
     j["read_bytes"] = (k.size() + v.size()) * sizeof(float);
     j["read_ratio"] = t.median_ms / r.median_ms;
     char buf[128];
@@ -224,9 +261,10 @@ int RunBenchSdpa(const BenchSdpaOptions& o) {
 
   std::printf(
       "bench sdpa: %s (%s), %zu thread(s), B=%zu H=%zu Hkv=%zu L=%zu S=%zu E=%zu Ev=%zu causal %s: "
-      "median %.4f ms, min %.4f ms over %zu runs, %.1f GFLOP/s dense, scratch %zu bytes%s\n",
+      "median %.4f ms (CPU %.4f ms), min %.4f ms over %zu runs, %.1f GFLOP/s dense, scratch %zu "
+      "bytes%s\n",
       kernel->name, kernel->isa(), pool.workers(), o.batch, o.heads, kv_heads, o.seq, seq_kv, o.dim,
-      dim_v, o.causal.c_str(), t.median_ms, t.min_ms, t.runs, flops / (t.median_ms * 1e6),
+      dim_v, o.causal.c_str(), t.median_ms, t.cpu_median_ms, t.min_ms, t.runs, flops / (t.median_ms * 1e6),
       scratch_bytes, read_note.c_str());
   if (o.json) std::printf("%s\n", j.dump().c_str());
   return 0;
@@ -267,7 +305,9 @@ void AddBenchSdpa(CLI::App& bench, int* exit_code) {
       "GFLOP/s counts the two matrix products densely, 2*B*H*L*S*(E+Ev) flops "
       "(= 4*B*H*L*S*E when Ev == E), also for causal calls; gflops_needed in the JSON "
       "counts only the (query, key) pairs the causal rule leaves. With L == 1 the plain "
-      "vectorized read of the same K and V bytes is timed too (read_ms).");
+      "vectorized read of the same K and V bytes is timed too (read_ms). cpu_ms is the "
+      "process CPU time per run (all workers): on a shared machine a one-thread run's "
+      "cpu_ms is close to its wall time on an idle one.");
   cmd->add_option("--batch", o->batch, "Batch size B")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--heads", o->heads, "Query heads H")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads (default: H)")->check(CLI::PositiveNumber);
@@ -290,7 +330,13 @@ void AddBenchSdpa(CLI::App& bench, int* exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print a JSON object with every number as the last line");
-  cmd->callback([o, exit_code] { *exit_code = RunBenchSdpa(*o); });
+  cmd->callback([o, exit_code] {
+    try {
+      *exit_code = RunBenchSdpa(*o);
+    } catch (const std::bad_alloc&) {
+      *exit_code = ReportError("bench sdpa", "not enough memory for the tensors of this shape");
+    }
+  });
 }
 
 void AddBenchPeak(CLI::App& bench, int* exit_code) {

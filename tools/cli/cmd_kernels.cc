@@ -13,7 +13,7 @@ void AddKernelsCommand(CLI::App& app, int* exit_code) {
     for (size_t i = 0; i < SdpaKernelCount(); ++i) {
       const SdpaKernel& k = SdpaKernelAt(i);
       if (!k.available()) continue;
-      std::printf("%-20s %-8s %-10s %s\n", k.name, k.isa(), k.family,
+      std::printf("%-26s %-8s %-10s %s\n", k.name, k.isa(), k.family,
                   k.returns_weights ? "weights" : "no-weights");
     }
     *exit_code = 0;

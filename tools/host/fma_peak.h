@@ -5,7 +5,8 @@
 // fp32 vectors (Highway MulAdd, dynamic dispatch to the best target, as the
 // kernels do). 12 chains cover an FMA latency of 4-6 cycles on two FMA units, so
 // the loop is bound by FMA throughput, not latency. Flops counted: 2 per lane
-// per MulAdd. The best of several trials is kept (other load only slows a trial).
+// per MulAdd, over the thread's CPU time (so time-slicing by other processes on
+// a shared machine does not lower it). The best of several trials is kept.
 // The theoretical figure lanes x 2 x FMA units x clock is printed beside it when
 // the clock can be read; the FMA unit count is an assumption (2, as on x86 cores
 // since Haswell and Zen, and AVX-512 Xeons with two 512-bit ports), which is why

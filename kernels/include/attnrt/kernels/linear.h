@@ -12,19 +12,20 @@
 namespace attnrt {
 
 struct LinearParams {
-  size_t rows;            // M: rows of x and y
-  size_t in;              // K: in_features
-  size_t out;             // N: out_features
-  const float* x;         // M x K, row r at x + r * x_stride
-  size_t x_stride;        // floats between rows of x (>= in)
-  const float* w;         // N x K row-major (torch.nn.Linear.weight)
-  const float* bias;      // N floats, or nullptr for no bias
-  float* y;               // M x N, row r at y + r * y_stride; must not overlap x, w or bias
-  size_t y_stride;        // floats between rows of y (>= out)
+  size_t rows;        // M: rows of x and y
+  size_t in;          // K: in_features
+  size_t out;         // N: out_features
+  const float* x;     // M x K, row r at x + r * x_stride
+  size_t x_stride;    // floats between rows of x (>= in)
+  const float* w;     // N x K row-major (torch.nn.Linear.weight)
+  const float* bias;  // N floats, or nullptr for no bias
+  float* y;           // M x N, row r at y + r * y_stride; must not overlap x, w or bias
+  size_t y_stride;    // floats between rows of y (>= out)
 };
 
 // Floats of scratch one worker needs; depends on the target's vector width and
-// K, never on M or N.
+// K, never on M or N: at most a 32 KiB weight panel plus 7 panel rows (about
+// 33 KiB on AVX-512; 8 KiB on a scalar Cortex-M with K = 1024).
 size_t LinearScratchFloats(const LinearParams& p);
 // Independent work items of this call (blocks of output columns x blocks of rows).
 // Every output element is summed in the same order however the items are split,

@@ -28,7 +28,14 @@ struct SdpaKernel {
   // Independent work items of this call.
   size_t (*work_items)(const SdpaParams& p);
   // Runs items [begin, end) with `scratch` of scratch_floats(p) floats.
-  void (*run)(const SdpaParams& p, size_t begin, size_t end, float* scratch);
+  // `shared` is one buffer of shared_floats(p) floats common to all items (items
+  // write disjoint parts of it), or nullptr when the variant needs none.
+  void (*run)(const SdpaParams& p, size_t begin, size_t end, float* scratch, float* shared);
+  // Optional (nullptr = none): floats of the shared buffer, and a serial step run
+  // once after every item finished, e.g. merging per-split partial softmax
+  // results (max, sum, accumulator) of a key-split decode variant.
+  size_t (*shared_floats)(const SdpaParams& p);
+  void (*finish)(const SdpaParams& p, float* shared);
 };
 
 // Every variant compiled into this build, in a fixed order (reference first).

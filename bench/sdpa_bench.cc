@@ -1,0 +1,239 @@
+// Google Benchmark suite for every SDPA variant in the registry, on every
+// Highway target this CPU supports (the best one by default), through the
+// runtime exactly as a caller runs it (BindSdpaShapes, SdpaScratchBytes, RunSdpa).
+//
+// Shapes: B=1, H=8, E=Ev=64, one thread unless --attnrt_threads says otherwise.
+//   sdpa/<variant>/<isa>/<mask>/<seq>   L = S = seq, mask none or causal upper-left,
+//                                       seq 64..8192 (powers of 2); reference stops at
+//                                       1024, variants that keep an L x S block
+//                                       (the ones that return weights) at 4096.
+//   decode/<variant>/<isa>/<S>          L = 1, S = 64..8192, causal lower-right.
+//   read_kv/<S>                         the plain vectorized read of the same K and V
+//                                       bytes a decode step reads (its floor).
+// Counters:
+//   GFLOPs        2*B*H*L*S*(E+Ev) flops (4*B*H*L*S*E at E == Ev) per second: the two
+//                 matrix products counted densely, also for causal runs.
+//   GFLOPs_needed the same count over only the (query, key) pairs the causal rule
+//                 leaves (about half of the dense count at L == S); equals GFLOPs
+//                 without a mask.
+//   scratch_bytes SdpaScratchBytes for the run's worker count.
+// Complexity(oNSquared) fits time against seq for each square family; decode
+// families fit oN against S.
+//
+// Own flags (before or among Google Benchmark's):
+//   --attnrt_isa=best|all   which Highway targets to run (default best)
+//   --attnrt_max_seq=N      largest seq of every sweep (default 8192)
+//   --attnrt_threads=T      workers (default 1)
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "attnrt/runtime/sdpa.h"
+#include "host/aligned_buffer.h"
+#include "host/memory_read.h"
+#include "host/thread_pool.h"
+#include "hwy/targets.h"
+
+namespace attnrt {
+namespace {
+
+constexpr size_t kHeads = 8;
+constexpr size_t kDim = 64;
+constexpr size_t kMinSeq = 64;
+constexpr size_t kMaxSeq = 8192;
+constexpr size_t kReferenceMaxSeq = 1024;  // scalar loops: minutes beyond this
+constexpr size_t kLxSMaxSeq = 4096;        // an L x S float block per head: 64 MiB at 4096
+
+struct SuiteOptions {
+  bool all_isas = false;
+  size_t max_seq = kMaxSeq;
+  size_t threads = 1;
+};
+
+// Tensors and scratch of one benchmark shape, built outside the timed loop.
+struct SdpaFixture {
+  SdpaParams params;
+  std::vector<float> q, k, v, out;
+  size_t scratch_bytes = 0;
+  std::unique_ptr<AlignedBuffer> buffer;
+
+  bool Build(size_t q_len, size_t kv_len, CausalKind causal, const SdpaKernel& kernel,
+             size_t workers, std::string* error) {
+    TensorShape qs{4, {1, kHeads, q_len, kDim}}, ks{4, {1, kHeads, kv_len, kDim}};
+    TensorShape out_shape, weights_shape;
+    Status st = BindSdpaShapes(qs, ks, ks, nullptr, MaskKind::kNone, &params, &out_shape,
+                               &weights_shape);
+    if (st.ok()) {
+      params.causal = causal;
+      std::mt19937 rng(1);
+      std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+      auto fill = [&](std::vector<float>* t, size_t n) {
+        t->resize(n);
+        for (float& x : *t) x = uniform(rng);
+      };
+      fill(&q, kHeads * q_len * kDim);
+      fill(&k, kHeads * kv_len * kDim);
+      fill(&v, kHeads * kv_len * kDim);
+      out.assign(kHeads * q_len * kDim, 0.0f);
+      params.q = q.data();
+      params.k = k.data();
+      params.v = v.data();
+      params.out = out.data();
+      st = SdpaScratchBytes(params, kernel, workers, &scratch_bytes);
+    }
+    if (!st.ok()) {
+      *error = st.message();
+      return false;
+    }
+    buffer = std::make_unique<AlignedBuffer>(scratch_bytes);
+    if (!buffer->ok()) *error = "cannot allocate scratch";
+    return buffer->ok();
+  }
+};
+
+// See the file comment for what the counts mean.
+double MatmulFlops(const SdpaParams& p, bool only_visible_pairs) {
+  double pairs = static_cast<double>(p.q_len) * static_cast<double>(p.kv_len);
+  if (only_visible_pairs && p.causal != CausalKind::kNone) {
+    pairs = 0;
+    for (size_t i = 0; i < p.q_len; ++i) pairs += static_cast<double>(CausalVisibleKeys(p, i));
+  }
+  return 2.0 * static_cast<double>(p.batch * p.q_heads) * pairs *
+         static_cast<double>(p.qk_dim + p.v_dim);
+}
+
+// Runs one SDPA shape; `target` is the Highway target to force (0: no forcing).
+void BenchSdpa(benchmark::State& state, const SdpaKernel* kernel, int64_t target, bool decode,
+               CausalKind causal, size_t threads) {
+  if (target != 0) hwy::SetSupportedTargetsForTest(target);
+  const size_t n = static_cast<size_t>(state.range(0));
+  ThreadPool pool(threads);
+  SdpaFixture f;
+  std::string error;
+  if (!f.Build(decode ? 1 : n, n, causal, *kernel, pool.workers(), &error)) {
+    state.SkipWithError(error.c_str());
+    hwy::SetSupportedTargetsForTest(0);
+    return;
+  }
+  Arena arena(f.buffer->data(), f.scratch_bytes);
+  for (auto _ : state) {
+    const Status st = RunSdpa(f.params, *kernel, &arena, &pool);
+    if (!st.ok()) {
+      state.SkipWithError(st.message());
+      break;
+    }
+    benchmark::DoNotOptimize(f.out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetComplexityN(static_cast<int64_t>(n));
+  state.SetLabel(kernel->isa());
+  const auto rate = benchmark::Counter::kIsIterationInvariantRate;
+  state.counters["GFLOPs"] = benchmark::Counter(MatmulFlops(f.params, false) / 1e9, rate);
+  state.counters["GFLOPs_needed"] = benchmark::Counter(MatmulFlops(f.params, true) / 1e9, rate);
+  state.counters["scratch_bytes"] = static_cast<double>(f.scratch_bytes);
+  if (target != 0) hwy::SetSupportedTargetsForTest(0);
+}
+
+// The plain read of the K and V a decode step over S keys reads.
+void BenchReadKeysAndValues(benchmark::State& state, size_t threads) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  ThreadPool pool(threads);
+  const std::vector<float> k(kHeads * n * kDim, 0.5f), v(kHeads * n * kDim, 0.25f);
+  const FloatSpan spans[2] = {{k.data(), k.size()}, {v.data(), v.size()}};
+  for (auto _ : state) benchmark::DoNotOptimize(SumFloats(spans, 2, &pool));
+  state.SetComplexityN(static_cast<int64_t>(n));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>((k.size() + v.size()) * sizeof(float)));
+  state.counters["scratch_bytes"] = 0;
+}
+
+size_t MaxSeqFor(const SdpaKernel& kernel, const SuiteOptions& o) {
+  size_t cap = kMaxSeq;
+  if (std::strcmp(kernel.family, "reference") == 0) cap = kReferenceMaxSeq;
+  else if (kernel.returns_weights) cap = kLxSMaxSeq;
+  return cap < o.max_seq ? cap : o.max_seq;
+}
+
+void Sweep(benchmark::internal::Benchmark* b, size_t max_seq) {
+  for (size_t n = kMinSeq; n <= max_seq; n *= 2) b->Arg(static_cast<int64_t>(n));
+  // Wall time is the headline; CPU time covers every worker so the two can be compared.
+  b->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
+}
+
+// The Highway targets to run a hwy-family kernel on: 0 (whatever dispatch picks)
+// unless every target was asked for.
+std::vector<int64_t> TargetsFor(const SdpaKernel& kernel, const SuiteOptions& o) {
+  if (!o.all_isas || std::strcmp(kernel.family, "hwy") != 0) return {0};
+  return hwy::SupportedAndGeneratedTargets();
+}
+
+std::string IsaName(const SdpaKernel& kernel, int64_t target) {
+  return target == 0 ? kernel.isa() : hwy::TargetName(target);
+}
+
+void RegisterAll(const SuiteOptions& o) {
+  for (size_t i = 0; i < SdpaKernelCount(); ++i) {
+    const SdpaKernel* kernel = &SdpaKernelAt(i);
+    if (!kernel->available()) continue;
+    const size_t max_seq = MaxSeqFor(*kernel, o);
+    for (int64_t target : TargetsFor(*kernel, o)) {
+      const std::string prefix = std::string(kernel->name) + "/" + IsaName(*kernel, target);
+      for (CausalKind causal : {CausalKind::kNone, CausalKind::kUpperLeft}) {
+        const std::string name =
+            "sdpa/" + prefix + (causal == CausalKind::kNone ? "/none" : "/causal");
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), BenchSdpa, kernel, target, false,
+                                               causal, o.threads);
+        Sweep(b, max_seq);
+        b->Complexity(benchmark::oNSquared);
+      }
+      auto* d = benchmark::RegisterBenchmark(("decode/" + prefix).c_str(), BenchSdpa, kernel,
+                                             target, true, CausalKind::kLowerRight, o.threads);
+      Sweep(d, o.max_seq);
+      d->Complexity(benchmark::oN);
+    }
+  }
+  auto* r = benchmark::RegisterBenchmark("read_kv", BenchReadKeysAndValues, o.threads);
+  Sweep(r, o.max_seq);
+  r->Complexity(benchmark::oN);
+}
+
+// Takes this suite's own --attnrt_* flags out of argv (Google Benchmark rejects
+// flags it does not know).
+SuiteOptions ParseSuiteFlags(int* argc, char** argv) {
+  SuiteOptions o;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const char* a = argv[i];
+    if (std::strncmp(a, "--attnrt_isa=", 13) == 0) {
+      o.all_isas = std::strcmp(a + 13, "all") == 0;
+    } else if (std::strncmp(a, "--attnrt_max_seq=", 17) == 0) {
+      o.max_seq = std::strtoull(a + 17, nullptr, 10);
+    } else if (std::strncmp(a, "--attnrt_threads=", 17) == 0) {
+      const size_t t = std::strtoull(a + 17, nullptr, 10);
+      o.threads = t == 0 ? DefaultThreadCount() : t;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  *argc = kept;
+  return o;
+}
+
+}  // namespace
+}  // namespace attnrt
+
+int main(int argc, char** argv) {
+  const attnrt::SuiteOptions options = attnrt::ParseSuiteFlags(&argc, argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  attnrt::RegisterAll(options);
+  benchmark::AddCustomContext("attnrt_threads", std::to_string(options.threads));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,471 @@
+// hwy-decode: attention for a few queries against a long key sequence (KV-cache
+// decoding), with the keys split across workers.
+//
+// One work item = (batch, key/value head, block of up to kDecodeRows query rows
+// that share that key/value head, split of kDecodeSplitKeys keys). The rows of a
+// block are the (query head, query row) pairs of one grouped-query group, so with
+// GQA every K and V byte is read once per group rather than once per query head.
+// Inside an item, keys go in chunks of kDecodeChunkKeys: scores q.k_j for every
+// row of the block (vectorized along E straight from the K rows, one horizontal
+// sum per key and row), masks, an online-softmax step per row, then P.V straight
+// from the V rows into the rows' accumulators. Nothing is packed: K and V stream
+// through once, exactly as stored.
+// An item that covers all keys of its rows (S <= kDecodeSplitKeys) writes the
+// output itself. Otherwise it writes a partial result per row, (acc[Ev], m, l),
+// into the shared buffer, and Finish merges the splits of each row serially:
+//   m = max m_s,  l = sum l_s exp(m_s - m),  out = sum acc_s exp(m_s - m) / l.
+// A split without any allowed key has m = kMaskedScore, l = 0, acc = 0, so its
+// weight exp(m_s - m) is 0 next to a live split and it contributes nothing.
+// Traffic (L = 1, S = 8192, H = 8, E = Ev = 64): K + V are 32 MiB for 16.8 MFLOP,
+// half a flop per byte, so the kernel is bound by the memory read of K and V;
+// scratch and the shared partials (B * Hq * L * splits * (Ev + 2) floats) stay in
+// L1/L2. Scratch does not depend on L or S.
+// Causal: an item reads only keys its rows may see; splits wholly beyond the
+// causal limit of all their rows touch no K or V at all.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/hwy/sdpa_decode.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include <cmath>
+
+#include "hwy/cache_control.h"
+#include "kernels/hwy/sdpa_tiles-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attnrt {
+namespace HWY_NAMESPACE {
+
+constexpr size_t kDecodeSplitKeys = 1024;  // keys per work item
+constexpr size_t kDecodeChunkKeys = 64;    // keys per online-softmax step
+// K rows are prefetched this many keys ahead of their dot products: about one
+// memory latency's worth of streaming at L3/DRAM bandwidth (16 rows of 256 B).
+constexpr size_t kPrefetchKeys = 16;
+constexpr size_t kDecodeRows = 4;  // query rows per work item (one K/V read)
+
+// How a call is cut into work items and partial results.
+struct DecodeShape {
+  size_t group;   // query heads per key/value head
+  size_t rows;    // query rows sharing one key/value head: group * L
+  size_t blocks;  // blocks of up to kDecodeRows rows per key/value head
+  size_t splits;  // key splits per row, at least 1 (S == 0 still writes zeros)
+  size_t record;  // floats of one partial result (acc[Ev], m, l), cache-line padded
+};
+
+DecodeShape MakeDecodeShape(const SdpaParams& p) {
+  DecodeShape s;
+  s.group = p.kv_heads == 0 ? 0 : p.q_heads / p.kv_heads;
+  s.rows = s.group * p.q_len;
+  s.blocks = (s.rows + kDecodeRows - 1) / kDecodeRows;
+  s.splits = p.kv_len == 0 ? 1 : (p.kv_len + kDecodeSplitKeys - 1) / kDecodeSplitKeys;
+  s.record = AlignFloats(p.v_dim + 2);
+  return s;
+}
+
+// Index of the partial result of query (b, h, i) over key split `split`.
+HWY_INLINE size_t RecordIndex(const SdpaParams& p, const DecodeShape& s, size_t b, size_t h,
+                              size_t i, size_t split) {
+  return ((b * p.q_heads + h) * p.q_len + i) * s.splits + split;
+}
+
+struct DecodeLayout {
+  size_t ldq, lds, lda;  // row widths: scaled queries, chunk scores, accumulators
+  size_t q, s, acc, m, l;  // region offsets in floats
+  size_t total;
+};
+
+DecodeLayout MakeDecodeLayout(const SdpaParams& p) {
+  DecodeLayout f;
+  f.ldq = AlignFloats(p.qk_dim);
+  // RowMax and ExpRowAndSum touch scores up to a whole vector past the chunk.
+  f.lds = AlignFloats(RoundUp(kDecodeChunkKeys, hn::Lanes(DF())));
+  f.lda = AlignFloats(p.v_dim);
+  f.q = 0;
+  f.s = f.q + kDecodeRows * f.ldq;
+  f.acc = f.s + kDecodeRows * f.lds;
+  f.m = f.acc + kDecodeRows * f.lda;
+  f.l = f.m + AlignFloats(kDecodeRows);
+  f.total = f.l + AlignFloats(kDecodeRows);
+  return f;
+}
+
+size_t DecodeScratchFloats(const SdpaParams& p) { return MakeDecodeLayout(p).total; }
+
+size_t DecodeWorkItems(const SdpaParams& p) {
+  const DecodeShape s = MakeDecodeShape(p);
+  return p.batch * p.kv_heads * s.blocks * s.splits;
+}
+
+// Floats of the shared partial results; 0 when every row fits one split. Saturates
+// instead of wrapping so the runtime's checked size math reports the overflow.
+size_t DecodeSharedFloats(const SdpaParams& p) {
+  const DecodeShape s = MakeDecodeShape(p);
+  if (s.splits == 1) return 0;
+  size_t n = s.record;
+  const size_t factors[] = {p.batch, p.q_heads, p.q_len, s.splits};
+  for (size_t factor : factors) {
+    if (__builtin_mul_overflow(n, factor, &n)) return ~size_t{0};
+  }
+  return n;
+}
+
+// Scores of kKeys consecutive keys (k_j at k + j * k_row_stride) against the
+// kRows rows (q_r, already scaled, at qs + r * ldq): s[r * lds + j] = q_r . k_j.
+// The kRows * kKeys <= 4 dot products are independent accumulators, so several
+// FMA chains and horizontal sums are in flight at once; one horizontal sum per
+// dot product. Accumulators past kRows * kKeys are dead code the compiler drops;
+// they are named values, not arrays, so the code also builds for SVE.
+template <size_t kRows, size_t kKeys>
+HWY_INLINE void ScoreStep(const float* HWY_RESTRICT k, size_t k_row_stride, size_t dim,
+                          const float* HWY_RESTRICT qs, size_t ldq, float* HWY_RESTRICT s,
+                          size_t lds) {
+  static_assert(kRows * kKeys <= 4, "four accumulators");
+  constexpr size_t kDots = kRows * kKeys;
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const size_t vec_end = dim / N * N;
+  // Dot product x pairs row x % kRows with key x / kRows.
+  const float* HWY_RESTRICT k0 = k;
+  const float* HWY_RESTRICT k1 = k + (1 / kRows) * k_row_stride;
+  const float* HWY_RESTRICT k2 = k + (2 / kRows) * k_row_stride;
+  const float* HWY_RESTRICT k3 = k + (3 / kRows) * k_row_stride;
+  const float* HWY_RESTRICT q0 = qs;
+  const float* HWY_RESTRICT q1 = qs + (1 % kRows) * ldq;
+  const float* HWY_RESTRICT q2 = qs + (2 % kRows) * ldq;
+  const float* HWY_RESTRICT q3 = qs + (3 % kRows) * ldq;
+  auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+  for (size_t e = 0; e < vec_end; e += N) {
+    a0 = hn::MulAdd(hn::Load(d, q0 + e), hn::LoadU(d, k0 + e), a0);
+    if (kDots > 1) a1 = hn::MulAdd(hn::Load(d, q1 + e), hn::LoadU(d, k1 + e), a1);
+    if (kDots > 2) a2 = hn::MulAdd(hn::Load(d, q2 + e), hn::LoadU(d, k2 + e), a2);
+    if (kDots > 3) a3 = hn::MulAdd(hn::Load(d, q3 + e), hn::LoadU(d, k3 + e), a3);
+  }
+  float t0 = hn::GetLane(hn::SumOfLanes(d, a0));
+  float t1 = kDots > 1 ? hn::GetLane(hn::SumOfLanes(d, a1)) : 0.0f;
+  float t2 = kDots > 2 ? hn::GetLane(hn::SumOfLanes(d, a2)) : 0.0f;
+  float t3 = kDots > 3 ? hn::GetLane(hn::SumOfLanes(d, a3)) : 0.0f;
+  for (size_t e = vec_end; e < dim; ++e) {
+    t0 += q0[e] * k0[e];
+    if (kDots > 1) t1 += q1[e] * k1[e];
+    if (kDots > 2) t2 += q2[e] * k2[e];
+    if (kDots > 3) t3 += q3[e] * k3[e];
+  }
+  s[0] = t0;
+  if (kDots > 1) s[(1 % kRows) * lds + 1 / kRows] = t1;
+  if (kDots > 2) s[(2 % kRows) * lds + 2 / kRows] = t2;
+  if (kDots > 3) s[(3 % kRows) * lds + 3 / kRows] = t3;
+}
+
+// One cache line per prefetch; 64 bytes is the line size on every target here.
+constexpr size_t kLineFloats = 64 / sizeof(float);
+
+HWY_INLINE void PrefetchRow(const float* row, size_t n) {
+  for (size_t c = 0; c < n; c += kLineFloats) hwy::Prefetch(row + c);
+}
+
+// s_r[j] = q_r . k_j for j < keys and the kRows rows (s_r at s + r * lds).
+// Software prefetch keeps both streams ahead of their use: the K row
+// kPrefetchKeys ahead (as long as it is one of the item's `item_keys` keys from
+// k on), and each key's value row as its score is computed, since P.V reads it
+// right after the chunk's scores. The plain hardware stream prefetch alone left
+// the kernel a few percent slower than a plain read of K and V.
+template <size_t kRows>
+HWY_INLINE void DecodeScores(const float* HWY_RESTRICT k, size_t k_row_stride, size_t keys,
+                             size_t item_keys, size_t dim, const float* HWY_RESTRICT qs,
+                             size_t ldq, const float* HWY_RESTRICT v, size_t v_row_stride,
+                             size_t v_dim, float* HWY_RESTRICT s, size_t lds) {
+  constexpr size_t kKeys = 4 / kRows;  // keys per step: 4 dot products in flight
+  size_t j = 0;
+  for (; j + kKeys <= keys; j += kKeys) {
+    for (size_t u = j; u < j + kKeys; ++u) {
+      if (u + kPrefetchKeys < item_keys) PrefetchRow(k + (u + kPrefetchKeys) * k_row_stride, dim);
+      PrefetchRow(v + u * v_row_stride, v_dim);
+    }
+    ScoreStep<kRows, kKeys>(k + j * k_row_stride, k_row_stride, dim, qs, ldq, s + j, lds);
+  }
+  for (; j < keys; ++j) {
+    ScoreStep<kRows, 1>(k + j * k_row_stride, k_row_stride, dim, qs, ldq, s + j, lds);
+  }
+}
+
+// acc_r[c] += sum_{j < keys} p_r[j] * v_j[c] for the kRows rows (p_r at
+// p + r * lds, acc_r at acc + r * lda). Two vectors of columns at a time keep
+// 2 * kRows accumulators in registers while each V vector is loaded once.
+template <size_t kRows>
+HWY_INLINE void DecodeValues(const float* HWY_RESTRICT v, size_t v_row_stride, size_t keys,
+                             size_t dim, const float* HWY_RESTRICT p, size_t lds,
+                             float* HWY_RESTRICT acc, size_t lda) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  size_t c = 0;
+  for (; c + 2 * N <= dim; c += 2 * N) {
+    auto a00 = hn::Load(d, acc + c), a01 = hn::Load(d, acc + c + N);
+    auto a10 = a00, a11 = a01, a20 = a00, a21 = a01, a30 = a00, a31 = a01;
+    if (kRows > 1) {
+      a10 = hn::Load(d, acc + lda + c);
+      a11 = hn::Load(d, acc + lda + c + N);
+    }
+    if (kRows > 2) {
+      a20 = hn::Load(d, acc + 2 * lda + c);
+      a21 = hn::Load(d, acc + 2 * lda + c + N);
+    }
+    if (kRows > 3) {
+      a30 = hn::Load(d, acc + 3 * lda + c);
+      a31 = hn::Load(d, acc + 3 * lda + c + N);
+    }
+    size_t j = 0;
+    if (kRows <= 2) {
+      // With one or two rows, 2 * kRows accumulator chains cannot hide the FMA
+      // latency: odd keys go into a second set, added in after the loop.
+      auto b00 = hn::Zero(d), b01 = hn::Zero(d), b10 = hn::Zero(d), b11 = hn::Zero(d);
+      for (; j + 2 <= keys; j += 2) {
+        const float* HWY_RESTRICT vj = v + j * v_row_stride + c;
+        const float* HWY_RESTRICT vk = vj + v_row_stride;
+        const auto v0 = hn::LoadU(d, vj);
+        const auto v1 = hn::LoadU(d, vj + N);
+        const auto u0 = hn::LoadU(d, vk);
+        const auto u1 = hn::LoadU(d, vk + N);
+        auto w = hn::Set(d, p[j]);
+        a00 = hn::MulAdd(w, v0, a00);
+        a01 = hn::MulAdd(w, v1, a01);
+        w = hn::Set(d, p[j + 1]);
+        b00 = hn::MulAdd(w, u0, b00);
+        b01 = hn::MulAdd(w, u1, b01);
+        if (kRows > 1) {
+          w = hn::Set(d, p[lds + j]);
+          a10 = hn::MulAdd(w, v0, a10);
+          a11 = hn::MulAdd(w, v1, a11);
+          w = hn::Set(d, p[lds + j + 1]);
+          b10 = hn::MulAdd(w, u0, b10);
+          b11 = hn::MulAdd(w, u1, b11);
+        }
+      }
+      a00 = hn::Add(a00, b00);
+      a01 = hn::Add(a01, b01);
+      a10 = hn::Add(a10, b10);
+      a11 = hn::Add(a11, b11);
+    }
+    for (; j < keys; ++j) {
+      const float* HWY_RESTRICT vj = v + j * v_row_stride + c;
+      const auto v0 = hn::LoadU(d, vj);
+      const auto v1 = hn::LoadU(d, vj + N);
+      auto w = hn::Set(d, p[j]);
+      a00 = hn::MulAdd(w, v0, a00);
+      a01 = hn::MulAdd(w, v1, a01);
+      if (kRows > 1) {
+        w = hn::Set(d, p[lds + j]);
+        a10 = hn::MulAdd(w, v0, a10);
+        a11 = hn::MulAdd(w, v1, a11);
+      }
+      if (kRows > 2) {
+        w = hn::Set(d, p[2 * lds + j]);
+        a20 = hn::MulAdd(w, v0, a20);
+        a21 = hn::MulAdd(w, v1, a21);
+      }
+      if (kRows > 3) {
+        w = hn::Set(d, p[3 * lds + j]);
+        a30 = hn::MulAdd(w, v0, a30);
+        a31 = hn::MulAdd(w, v1, a31);
+      }
+    }
+    hn::Store(a00, d, acc + c);
+    hn::Store(a01, d, acc + c + N);
+    if (kRows > 1) {
+      hn::Store(a10, d, acc + lda + c);
+      hn::Store(a11, d, acc + lda + c + N);
+    }
+    if (kRows > 2) {
+      hn::Store(a20, d, acc + 2 * lda + c);
+      hn::Store(a21, d, acc + 2 * lda + c + N);
+    }
+    if (kRows > 3) {
+      hn::Store(a30, d, acc + 3 * lda + c);
+      hn::Store(a31, d, acc + 3 * lda + c + N);
+    }
+  }
+  // Columns left over (fewer than two vectors): row by row, vector then scalar.
+  for (size_t r = 0; r < kRows; ++r) {
+    float* HWY_RESTRICT ar = acc + r * lda;
+    const float* HWY_RESTRICT pr = p + r * lds;
+    size_t cr = c;
+    for (; cr + N <= dim; cr += N) {
+      auto a = hn::Load(d, ar + cr);
+      for (size_t j = 0; j < keys; ++j) {
+        a = hn::MulAdd(hn::Set(d, pr[j]), hn::LoadU(d, v + j * v_row_stride + cr), a);
+      }
+      hn::Store(a, d, ar + cr);
+    }
+    for (; cr < dim; ++cr) {
+      float a = ar[cr];
+      for (size_t j = 0; j < keys; ++j) a += pr[j] * v[j * v_row_stride + cr];
+      ar[cr] = a;
+    }
+  }
+}
+
+// One online-softmax step of one row: folds chunk scores s[0 .. n) into the
+// running max *m and sum *l, turns s into exp(s - m_new), and returns the factor
+// exp(m_old - m_new) the row's accumulator must be scaled by. While the row has
+// seen no allowed key (m <= kDeadRowThreshold) its probabilities are exp(-1e30) = 0.
+HWY_INLINE float OnlineSoftmaxStep(float* HWY_RESTRICT s, size_t n, float* m, float* l) {
+  const float m_old = *m;
+  const float m_new = HWY_MAX(m_old, RowMax(s, n));
+  const float alpha = std::exp(m_old - m_new);
+  const float sum = ExpRowAndSum(s, n, m_new <= kDeadRowThreshold ? 0.0f : m_new);
+  *m = m_new;
+  *l = *l * alpha + sum;
+  return alpha;
+}
+
+// y[0 .. n) += a * x[0 .. n) for any n and alignment.
+HWY_INLINE void AddScaled(const float* HWY_RESTRICT x, size_t n, float a, float* HWY_RESTRICT y) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const auto va = hn::Set(d, a);
+  size_t j = 0;
+  for (; j + N <= n; j += N) {
+    hn::StoreU(hn::MulAdd(va, hn::LoadU(d, x + j), hn::LoadU(d, y + j)), d, y + j);
+  }
+  for (; j < n; ++j) y[j] += a * x[j];
+}
+
+// The query rows of one work item.
+struct DecodeRows {
+  size_t head[kDecodeRows];     // query head
+  size_t row[kDecodeRows];      // query row i
+  size_t visible[kDecodeRows];  // keys the causal rule leaves row i
+};
+
+template <size_t kRows>
+void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayout& f, size_t b,
+                size_t g, size_t first_row, size_t split, float* HWY_RESTRICT scratch,
+                float* HWY_RESTRICT shared) {
+  float* HWY_RESTRICT qs = scratch + f.q;
+  float* HWY_RESTRICT s = scratch + f.s;
+  float* HWY_RESTRICT acc = scratch + f.acc;
+  float* HWY_RESTRICT m = scratch + f.m;
+  float* HWY_RESTRICT l = scratch + f.l;
+  DecodeRows rows;
+  size_t key_end = 0;
+  for (size_t r = 0; r < kRows; ++r) {
+    const size_t t = first_row + r;
+    rows.head[r] = g * shape.group + t / p.q_len;
+    rows.row[r] = t % p.q_len;
+    rows.visible[r] = CausalVisibleKeys(p, rows.row[r]);
+    key_end = HWY_MAX(key_end, rows.visible[r]);
+    const float* q = p.q + b * p.q_strides.batch + rows.head[r] * p.q_strides.head +
+                     rows.row[r] * p.q_strides.row;
+    ScaleCopy(q, p.qk_dim, p.scale, qs + r * f.ldq);
+    ZeroFloats(acc + r * f.lda, f.lda);
+    m[r] = kMaskedScore;
+    l[r] = 0.0f;
+  }
+  const size_t key_begin = split * kDecodeSplitKeys;
+  key_end = HWY_MIN(key_end, HWY_MIN(p.kv_len, key_begin + kDecodeSplitKeys));
+
+  const float* k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
+  const float* v = p.v + b * p.v_strides.batch + g * p.v_strides.head;
+  for (size_t j0 = key_begin; j0 < key_end; j0 += kDecodeChunkKeys) {
+    const size_t n = HWY_MIN(kDecodeChunkKeys, key_end - j0);
+    const float* kc = k + j0 * p.k_strides.row;
+    const float* vc = v + j0 * p.v_strides.row;
+    DecodeScores<kRows>(kc, p.k_strides.row, n, key_end - j0, p.qk_dim, qs, f.ldq, vc,
+                        p.v_strides.row, p.v_dim, s, f.lds);
+    for (size_t r = 0; r < kRows; ++r) {
+      float* HWY_RESTRICT sr = s + r * f.lds;
+      if (p.mask_kind != MaskKind::kNone) {
+        MaskRow(p, b, rows.head[r], rows.row[r], j0, n, sr);
+      } else if (rows.visible[r] < j0 + n) {
+        // Keys past this row's causal limit (other rows of the block see them).
+        for (size_t j = rows.visible[r] > j0 ? rows.visible[r] - j0 : 0; j < n; ++j) {
+          sr[j] = kMaskedScore;
+        }
+      }
+      const float alpha = OnlineSoftmaxStep(sr, n, m + r, l + r);
+      if (alpha != 1.0f) ScaleRow(acc + r * f.lda, f.lda, alpha);
+    }
+    DecodeValues<kRows>(vc, p.v_strides.row, n, p.v_dim, s, f.lds, acc, f.lda);
+  }
+
+  for (size_t r = 0; r < kRows; ++r) {
+    const float* HWY_RESTRICT ar = acc + r * f.lda;
+    if (shape.splits == 1) {
+      // The item saw every key of the row: normalize straight into the output.
+      // A row without any allowed key has l == 0 and gets zeros.
+      float* out = p.out + b * p.out_strides.batch + rows.head[r] * p.out_strides.head +
+                   rows.row[r] * p.out_strides.row;
+      ScaleCopy(ar, p.v_dim, l[r] > 0.0f ? 1.0f / l[r] : 0.0f, out);
+    } else {
+      float* HWY_RESTRICT record =
+          shared + RecordIndex(p, shape, b, rows.head[r], rows.row[r], split) * shape.record;
+      ScaleCopy(ar, p.v_dim, 1.0f, record);
+      record[p.v_dim] = m[r];
+      record[p.v_dim + 1] = l[r];
+    }
+  }
+}
+
+void DecodeRun(const SdpaParams& p, size_t begin, size_t end, float* scratch, float* shared) {
+  const DecodeShape shape = MakeDecodeShape(p);
+  const DecodeLayout f = MakeDecodeLayout(p);
+  for (size_t item = begin; item < end; ++item) {
+    // Splits vary fastest, so a worker's run of items streams consecutive keys.
+    const size_t split = item % shape.splits;
+    const size_t block = (item / shape.splits) % shape.blocks;
+    const size_t g = (item / (shape.splits * shape.blocks)) % p.kv_heads;
+    const size_t b = item / (shape.splits * shape.blocks * p.kv_heads);
+    const size_t first_row = block * kDecodeRows;
+    switch (HWY_MIN(kDecodeRows, shape.rows - first_row)) {
+      case 1: DecodeItem<1>(p, shape, f, b, g, first_row, split, scratch, shared); break;
+      case 2: DecodeItem<2>(p, shape, f, b, g, first_row, split, scratch, shared); break;
+      case 3: DecodeItem<3>(p, shape, f, b, g, first_row, split, scratch, shared); break;
+      default: DecodeItem<4>(p, shape, f, b, g, first_row, split, scratch, shared); break;
+    }
+  }
+}
+
+// Merges the per-split partial results of every query row into the output. The
+// first split's accumulator (ours to overwrite) collects the weighted sum.
+void DecodeFinish(const SdpaParams& p, float* shared) {
+  const DecodeShape shape = MakeDecodeShape(p);
+  if (shape.splits == 1) return;  // items wrote the output themselves
+  const size_t ev = p.v_dim;
+  for (size_t b = 0; b < p.batch; ++b) {
+    for (size_t h = 0; h < p.q_heads; ++h) {
+      for (size_t i = 0; i < p.q_len; ++i) {
+        float* HWY_RESTRICT first = shared + RecordIndex(p, shape, b, h, i, 0) * shape.record;
+        float m = kMaskedScore;
+        for (size_t split = 0; split < shape.splits; ++split) {
+          m = HWY_MAX(m, first[split * shape.record + ev]);
+        }
+        // Dead splits weigh exp(-1e30 - m) = 0 next to a live one; a row with no
+        // live split keeps l == 0 and gets zeros.
+        const float w0 = std::exp(first[ev] - m);
+        float l = first[ev + 1] * w0;
+        ScaleCopy(first, ev, w0, first);
+        for (size_t split = 1; split < shape.splits; ++split) {
+          const float* HWY_RESTRICT rec = first + split * shape.record;
+          const float w = std::exp(rec[ev] - m);
+          l += rec[ev + 1] * w;
+          AddScaled(rec, ev, w, first);
+        }
+        float* out = p.out + b * p.out_strides.batch + h * p.out_strides.head +
+                     i * p.out_strides.row;
+        ScaleCopy(first, ev, l > 0.0f ? 1.0f / l : 0.0f, out);
+      }
+    }
+  }
+}
+
+const char* DecodeIsa() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attnrt
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "kernels/hwy/sdpa_export.h"
+
+namespace attnrt {
+ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED(Decode, kSdpaHwyDecode, "hwy-decode", false)
+}  // namespace attnrt
+#endif  // HWY_ONCE

@@ -1,0 +1,62 @@
+// The SdpaKernel entries of the xsimd family: {materialized, flash} x each ISA
+// built for this architecture, named xsimd-<variant>-<isa>. Compiled without ISA
+// flags: available() asks the CPU (cpu_features.h) before any ISA code runs.
+#include "attnrt/kernels/sdpa_kernel.h"
+#include "kernels/xsimd/cpu_features.h"
+#include "kernels/xsimd/sdpa_xsimd_ops.h"
+#include "kernels/xsimd/sdpa_xsimd_variants.h"
+
+namespace attnrt {
+namespace {
+
+// Plain functions bound to one ISA table, as SdpaKernel's function pointers need.
+template <const XsimdSdpaOps& Ops>
+struct BoundTo {
+  static const char* Isa() { return Ops.isa; }
+  static size_t FlashScratch(const SdpaParams& p) { return XsimdFlashScratchFloats(Ops, p); }
+  static void FlashRun(const SdpaParams& p, size_t begin, size_t end, float* scratch, float*) {
+    XsimdFlashRun(Ops, p, begin, end, scratch);
+  }
+  static size_t MaterializedScratch(const SdpaParams& p) {
+    return XsimdMaterializedScratchFloats(Ops, p);
+  }
+  static void MaterializedRun(const SdpaParams& p, size_t begin, size_t end, float* scratch,
+                              float*) {
+    XsimdMaterializedRun(Ops, p, begin, end, scratch);
+  }
+};
+
+template <const XsimdSdpaOps& Ops>
+constexpr SdpaKernel FlashKernel(const char* name, bool (*available)()) {
+  return {name, "xsimd", false, &BoundTo<Ops>::Isa, available, &BoundTo<Ops>::FlashScratch,
+          &XsimdFlashWorkItems, &BoundTo<Ops>::FlashRun, nullptr, nullptr};
+}
+
+template <const XsimdSdpaOps& Ops>
+constexpr SdpaKernel MaterializedKernel(const char* name, bool (*available)()) {
+  return {name, "xsimd", true, &BoundTo<Ops>::Isa, available,
+          &BoundTo<Ops>::MaterializedScratch, &XsimdMaterializedWorkItems,
+          &BoundTo<Ops>::MaterializedRun, nullptr, nullptr};
+}
+
+}  // namespace
+
+#if defined(ATTNRT_XSIMD_X86)
+extern const SdpaKernel kSdpaXsimdMaterializedAvx2 =
+    MaterializedKernel<kXsimdSdpaOpsAvx2>("xsimd-materialized-avx2", CpuHasAvx2Fma);
+extern const SdpaKernel kSdpaXsimdFlashAvx2 =
+    FlashKernel<kXsimdSdpaOpsAvx2>("xsimd-flash-avx2", CpuHasAvx2Fma);
+extern const SdpaKernel kSdpaXsimdMaterializedAvx512 =
+    MaterializedKernel<kXsimdSdpaOpsAvx512>("xsimd-materialized-avx512", CpuHasAvx512);
+extern const SdpaKernel kSdpaXsimdFlashAvx512 =
+    FlashKernel<kXsimdSdpaOpsAvx512>("xsimd-flash-avx512", CpuHasAvx512);
+#endif
+
+#if defined(ATTNRT_XSIMD_NEON)
+extern const SdpaKernel kSdpaXsimdMaterializedNeon =
+    MaterializedKernel<kXsimdSdpaOpsNeon>("xsimd-materialized-neon", CpuHasNeon);
+extern const SdpaKernel kSdpaXsimdFlashNeon =
+    FlashKernel<kXsimdSdpaOpsNeon>("xsimd-flash-neon", CpuHasNeon);
+#endif
+
+}  // namespace attnrt

@@ -1,0 +1,261 @@
+// The xsimd SDPA tile operations, written once as templates on the xsimd
+// architecture and instantiated by one file per ISA (sdpa_xsimd_avx2.cc, ...),
+// each compiled with that ISA's flags. See sdpa_xsimd_ops.h for the contract and
+// for why nothing else lives in those files.
+//
+// Micro-kernels are 4 query rows x 2 vectors, as in the Highway family: 8
+// independent accumulators hide the FMA latency, and each step issues 6 loads
+// (2 vectors + 4 broadcasts) for 8 FMAs, so the loop is FMA-bound on cores with
+// two loads per cycle. Packed tiles (kt, vt) and accumulator rows are 64-byte
+// aligned with widths that are multiples of two vectors, so their loads are
+// aligned; score rows are read unaligned (materialized rows start at key j0).
+//
+// Exp is xsimd::exp (Cephes-style, about 1 ulp here, checked against double exp
+// on [-110, 0]); inputs at or below about -87.3 give exactly 0, so the masked
+// score kMaskedScore (-1e30) minus any row max gives 0, never NaN.
+#pragma once
+
+#include <cstddef>
+#include <xsimd/xsimd.hpp>
+
+// Only the constants kMaskedScore and kDeadRowThreshold are used here; the
+// header's inline functions must not be called from ISA files (sdpa_xsimd_ops.h).
+#include "attnrt/kernels/sdpa_mask.h"
+#include "kernels/xsimd/sdpa_xsimd_ops.h"
+
+namespace attnrt {
+namespace xsimd_tiles {
+
+// Lane j holds j; compared with a count it selects the first lanes of a tail.
+alignas(64) inline constexpr float kLaneIndex[16] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                     8, 9, 10, 11, 12, 13, 14, 15};
+
+template <class Arch>
+struct SdpaTiles {
+  using Batch = xsimd::batch<float, Arch>;
+  static constexpr size_t N = Batch::size;
+  static_assert(N <= sizeof(kLaneIndex) / sizeof(kLaneIndex[0]), "lane index table too short");
+
+  static constexpr XsimdSdpaOps MakeOps(const char* isa) {
+    return {isa, 2 * N, &QKTile, &PVTile, &FlashUpdate, &SoftmaxRow, &ScaleCopy};
+  }
+
+  // ---- lane helpers (xsimd 8.1 has hadd but no max reduction) ----
+
+  // v in lanes [0, n), `fill` in lanes [n, N).
+  static Batch KeepFirst(const Batch& v, size_t n, const Batch& fill) {
+    const auto keep = Batch::load_aligned(kLaneIndex) < Batch(static_cast<float>(n));
+    return xsimd::select(keep, v, fill);
+  }
+
+  static float MaxOfLanes(const Batch& v) {
+    alignas(64) float lanes[N];
+    v.store_aligned(lanes);
+    float m = lanes[0];
+    for (size_t i = 1; i < N; ++i) m = lanes[i] > m ? lanes[i] : m;
+    return m;
+  }
+
+  static float ExpScalar(float x) {
+    alignas(64) float lanes[N];
+    xsimd::exp(Batch(x)).store_aligned(lanes);
+    return lanes[0];
+  }
+
+  // ---- QK^T ----
+
+  // s_r[0 .. ldk) = scale * q_r . kt for 4 query rows. Callers with fewer rows
+  // pass the last real row again: duplicate rows write identical values.
+  static void QKMicro4x2(const float* q0, const float* q1, const float* q2, const float* q3,
+                         const float* kt, size_t ldk, size_t dim, float scale, float* s0,
+                         float* s1, float* s2, float* s3) {
+    const Batch vscale(scale);
+    for (size_t c = 0; c < ldk; c += 2 * N) {
+      Batch a00(0.0f), a01(0.0f), a10(0.0f), a11(0.0f);
+      Batch a20(0.0f), a21(0.0f), a30(0.0f), a31(0.0f);
+      const float* kc = kt + c;
+      for (size_t e = 0; e < dim; ++e) {
+        const Batch k0 = Batch::load_aligned(kc + e * ldk);
+        const Batch k1 = Batch::load_aligned(kc + e * ldk + N);
+        Batch b(q0[e]);
+        a00 = xsimd::fma(b, k0, a00);
+        a01 = xsimd::fma(b, k1, a01);
+        b = Batch(q1[e]);
+        a10 = xsimd::fma(b, k0, a10);
+        a11 = xsimd::fma(b, k1, a11);
+        b = Batch(q2[e]);
+        a20 = xsimd::fma(b, k0, a20);
+        a21 = xsimd::fma(b, k1, a21);
+        b = Batch(q3[e]);
+        a30 = xsimd::fma(b, k0, a30);
+        a31 = xsimd::fma(b, k1, a31);
+      }
+      (a00 * vscale).store_unaligned(s0 + c);
+      (a01 * vscale).store_unaligned(s0 + c + N);
+      (a10 * vscale).store_unaligned(s1 + c);
+      (a11 * vscale).store_unaligned(s1 + c + N);
+      (a20 * vscale).store_unaligned(s2 + c);
+      (a21 * vscale).store_unaligned(s2 + c + N);
+      (a30 * vscale).store_unaligned(s3 + c);
+      (a31 * vscale).store_unaligned(s3 + c + N);
+    }
+  }
+
+  static void QKTile(const float* q, size_t q_row_stride, size_t rows, const float* kt,
+                     size_t ldk, size_t dim, float scale, float* s, size_t lds) {
+    for (size_t r = 0; r < rows; r += 4) {
+      const size_t last = rows - 1;
+      const size_t r1 = r + 1 < rows ? r + 1 : last;
+      const size_t r2 = r + 2 < rows ? r + 2 : last;
+      const size_t r3 = r + 3 < rows ? r + 3 : last;
+      QKMicro4x2(q + r * q_row_stride, q + r1 * q_row_stride, q + r2 * q_row_stride,
+                 q + r3 * q_row_stride, kt, ldk, dim, scale, s + r * lds, s + r1 * lds,
+                 s + r2 * lds, s + r3 * lds);
+    }
+  }
+
+  // ---- P.V ----
+
+  // o_r[0 .. ldv) += sum_j p_r[j] * vt[j] for 4 rows. Rows may alias (tails):
+  // every accumulator is loaded before any is stored, so aliasing rows agree.
+  static void PVMicro4x2(const float* p0, const float* p1, const float* p2, const float* p3,
+                         const float* vt, size_t ldv, size_t keys, float* o0, float* o1,
+                         float* o2, float* o3) {
+    for (size_t c = 0; c < ldv; c += 2 * N) {
+      Batch a00 = Batch::load_aligned(o0 + c), a01 = Batch::load_aligned(o0 + c + N);
+      Batch a10 = Batch::load_aligned(o1 + c), a11 = Batch::load_aligned(o1 + c + N);
+      Batch a20 = Batch::load_aligned(o2 + c), a21 = Batch::load_aligned(o2 + c + N);
+      Batch a30 = Batch::load_aligned(o3 + c), a31 = Batch::load_aligned(o3 + c + N);
+      const float* vc = vt + c;
+      for (size_t j = 0; j < keys; ++j) {
+        const Batch v0 = Batch::load_aligned(vc + j * ldv);
+        const Batch v1 = Batch::load_aligned(vc + j * ldv + N);
+        Batch b(p0[j]);
+        a00 = xsimd::fma(b, v0, a00);
+        a01 = xsimd::fma(b, v1, a01);
+        b = Batch(p1[j]);
+        a10 = xsimd::fma(b, v0, a10);
+        a11 = xsimd::fma(b, v1, a11);
+        b = Batch(p2[j]);
+        a20 = xsimd::fma(b, v0, a20);
+        a21 = xsimd::fma(b, v1, a21);
+        b = Batch(p3[j]);
+        a30 = xsimd::fma(b, v0, a30);
+        a31 = xsimd::fma(b, v1, a31);
+      }
+      a00.store_aligned(o0 + c);
+      a01.store_aligned(o0 + c + N);
+      a10.store_aligned(o1 + c);
+      a11.store_aligned(o1 + c + N);
+      a20.store_aligned(o2 + c);
+      a21.store_aligned(o2 + c + N);
+      a30.store_aligned(o3 + c);
+      a31.store_aligned(o3 + c + N);
+    }
+  }
+
+  static void PVTile(const float* p, size_t ldp, size_t rows, const float* vt, size_t ldv,
+                     size_t keys, float* o, size_t ldo) {
+    for (size_t r = 0; r < rows; r += 4) {
+      const size_t last = rows - 1;
+      const size_t r1 = r + 1 < rows ? r + 1 : last;
+      const size_t r2 = r + 2 < rows ? r + 2 : last;
+      const size_t r3 = r + 3 < rows ? r + 3 : last;
+      PVMicro4x2(p + r * ldp, p + r1 * ldp, p + r2 * ldp, p + r3 * ldp, vt, ldv, keys,
+                 o + r * ldo, o + r1 * ldo, o + r2 * ldo, o + r3 * ldo);
+    }
+  }
+
+  // ---- softmax pieces; score rows are readable and writable up to a multiple of N ----
+
+  // Max of s[0 .. n); kMaskedScore when n == 0.
+  static float RowMax(const float* s, size_t n) {
+    const Batch masked(kMaskedScore);
+    Batch m = masked;
+    size_t j = 0;
+    for (; j + N <= n; j += N) m = xsimd::max(m, Batch::load_unaligned(s + j));
+    if (j < n) m = xsimd::max(m, KeepFirst(Batch::load_unaligned(s + j), n - j, masked));
+    return MaxOfLanes(m);
+  }
+
+  // s[j] = exp(s[j] - max) for j < n, 0 in the rest of the last vector; returns
+  // the sum. Masked scores underflow to exactly 0.
+  static float ExpRowAndSum(float* s, size_t n, float max) {
+    const Batch vmax(max);
+    Batch sum0(0.0f), sum1(0.0f);  // two chains: the adds do not wait on each other
+    size_t j = 0;
+    for (; j + 2 * N <= n; j += 2 * N) {
+      const Batch e0 = xsimd::exp(Batch::load_unaligned(s + j) - vmax);
+      const Batch e1 = xsimd::exp(Batch::load_unaligned(s + j + N) - vmax);
+      e0.store_unaligned(s + j);
+      e1.store_unaligned(s + j + N);
+      sum0 += e0;
+      sum1 += e1;
+    }
+    for (; j < n; j += N) {
+      Batch e = xsimd::exp(Batch::load_unaligned(s + j) - vmax);
+      if (n - j < N) e = KeepFirst(e, n - j, Batch(0.0f));
+      e.store_unaligned(s + j);
+      sum0 += e;
+    }
+    return xsimd::hadd(sum0 + sum1);
+  }
+
+  // x[0 .. n) *= f; x aligned, n a multiple of N (accumulator rows).
+  static void ScaleAligned(float* x, size_t n, float f) {
+    const Batch vf(f);
+    for (size_t j = 0; j < n; j += N) (Batch::load_aligned(x + j) * vf).store_aligned(x + j);
+  }
+
+  static void ScaleCopy(const float* src, size_t n, float f, float* dst) {
+    const Batch vf(f);
+    size_t j = 0;
+    for (; j + N <= n; j += N) (Batch::load_unaligned(src + j) * vf).store_unaligned(dst + j);
+    for (; j < n; ++j) dst[j] = src[j] * f;
+  }
+
+  static void ZeroFloats(float* x, size_t n) {
+    for (size_t j = 0; j < n; ++j) x[j] = 0.0f;
+  }
+
+  // ---- the two softmax forms ----
+
+  static void FlashRowUpdate(float* s, size_t keys, float* m, float* l, float* o, size_t ldv) {
+    const float tile_max = RowMax(s, keys);
+    const float m_new = tile_max > *m ? tile_max : *m;
+    if (m_new <= kDeadRowThreshold) {
+      ZeroFloats(s, keys);
+      return;
+    }
+    if (m_new > *m) {
+      const float alpha = ExpScalar(*m - m_new);
+      *l *= alpha;
+      ScaleAligned(o, ldv, alpha);
+      *m = m_new;
+    }
+    *l += ExpRowAndSum(s, keys, m_new);
+  }
+
+  static void FlashUpdate(float* s, size_t lds, size_t rows, size_t keys, float* m, float* l,
+                          float* o, size_t ldv) {
+    for (size_t r = 0; r < rows; ++r) {
+      FlashRowUpdate(s + r * lds, keys, m + r, l + r, o + r * ldv, ldv);
+    }
+  }
+
+  static void SoftmaxRow(float* s, size_t visible, size_t computed, float* weights_row,
+                         size_t weights_len) {
+    const float max = RowMax(s, visible);
+    const bool dead = max <= kDeadRowThreshold;
+    const float inv = dead ? 0.0f : 1.0f / ExpRowAndSum(s, visible, max);
+    ScaleCopy(s, visible, inv, s);
+    ZeroFloats(s + visible, computed - visible);
+    if (weights_row != nullptr) {
+      ScaleCopy(s, visible, 1.0f, weights_row);
+      ZeroFloats(weights_row + visible, weights_len - visible);
+    }
+  }
+};
+
+}  // namespace xsimd_tiles
+}  // namespace attnrt

@@ -1,0 +1,190 @@
+// Decode-shaped SDPA calls (a few queries, keys far longer than one key split of
+// hwy-decode) for every variant in the registry against the scalar reference.
+// sdpa_variants_test keeps S small, so it never exercises the merge of partial
+// (max, sum, accumulator) results across key splits; these cases do: split edges,
+// lower-right causal with L = 1..4, splits that are dead (causal or mask) next to
+// live ones, rows dead in every split, GQA row blocks, huge logits, misalignment
+// and several workers.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "kernels/sdpa_tester.h"
+
+namespace attnrt::testing {
+namespace {
+
+constexpr double kTolerance = 1e-4;  // of max(1, max|reference|), as in sdpa_variants_test
+
+// Straddle hwy-decode's split of 1024 keys (and its chunk of 64) and reach 5 splits.
+constexpr size_t kLongLens[] = {1023, 1024, 1025, 2111, 4097};
+
+const SdpaKernel& Reference() { return *FindSdpaKernel("reference"); }
+
+std::vector<std::string> VariantNames() {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < SdpaKernelCount(); ++i) {
+    if (SdpaKernelAt(i).available()) names.push_back(SdpaKernelAt(i).name);
+  }
+  return names;
+}
+
+class SdpaDecodeTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  const SdpaKernel& kernel() const { return *FindSdpaKernel(GetParam().c_str()); }
+
+  // Runs the case on the variant and on the reference and compares the outputs.
+  void Check(const SdpaCase& c) {
+    SdpaTester tester(c);
+    SdpaResult got, want;
+    ASSERT_EQ(tester.Run(kernel(), &got), "") << c.Describe();
+    ASSERT_EQ(tester.Run(Reference(), &want), "") << c.Describe();
+    EXPECT_LE(MaxRelativeError(got.out, want.out), kTolerance) << c.Describe();
+  }
+};
+
+TEST_P(SdpaDecodeTest, FewQueriesLongKeysEveryCausalRule) {
+  const CausalKind causals[] = {CausalKind::kNone, CausalKind::kUpperLeft, CausalKind::kLowerRight};
+  uint32_t seed = 0;
+  for (size_t S : kLongLens) {
+    for (size_t L = 1; L <= 4; ++L) {
+      for (CausalKind causal : causals) {
+        SdpaCase c;
+        c.q_heads = c.kv_heads = 2;
+        c.L = L;
+        c.S = S;
+        c.E = seed % 2 == 0 ? 64 : 19;
+        c.Ev = seed % 2 == 0 ? 64 : 21;
+        c.causal = causal;
+        c.seed = ++seed;
+        Check(c);
+      }
+    }
+  }
+}
+
+TEST_P(SdpaDecodeTest, GroupedQueryHeadsShareLongKeys) {
+  const size_t groups[][2] = {{8, 2}, {6, 1}, {3, 3}};
+  uint32_t seed = 50;
+  for (const auto& g : groups) {
+    for (size_t L : {1, 3}) {
+      SdpaCase c;
+      c.batch = 2;
+      c.q_heads = g[0];
+      c.kv_heads = g[1];
+      c.L = L;
+      c.S = 2500;
+      c.E = 32;
+      c.Ev = 48;
+      c.causal = CausalKind::kLowerRight;
+      c.seed = ++seed;
+      Check(c);
+    }
+  }
+}
+
+TEST_P(SdpaDecodeTest, SparseMasksLeaveDeadSplitsAndDeadRows) {
+  // With about 3 kept keys in 3000, most splits of a row are dead and some rows
+  // keep nothing at all; the additive mask puts -inf where the bool mask has 0.
+  for (MaskKind m : {MaskKind::kBool, MaskKind::kAdditive}) {
+    for (bool per_head : {false, true}) {
+      for (uint32_t seed = 1; seed <= 3; ++seed) {
+        SdpaCase c;
+        c.q_heads = c.kv_heads = 2;
+        c.L = 4;
+        c.S = 3000;
+        c.E = 16;
+        c.Ev = 24;
+        c.mask = m;
+        c.mask_per_head = per_head;
+        c.keep_probability = 0.001;
+        c.causal = seed == 3 ? CausalKind::kLowerRight : CausalKind::kNone;
+        c.seed = seed;
+        Check(c);
+      }
+    }
+  }
+}
+
+TEST_P(SdpaDecodeTest, RowsDeadInEverySplitGiveZeros) {
+  SdpaCase c;
+  c.L = 3;
+  c.S = 3000;
+  c.E = c.Ev = 16;
+  c.mask = MaskKind::kBool;
+  c.keep_probability = 0.0;
+  SdpaTester tester(c);
+  SdpaResult got;
+  ASSERT_EQ(tester.Run(kernel(), &got), "");
+  for (float x : got.out) ASSERT_EQ(x, 0.0f) << c.Describe();
+}
+
+TEST_P(SdpaDecodeTest, HugeLogitsAcrossSplits) {
+  // |scores| around 1e4: the splits' maxima differ by thousands, so a merge that
+  // skipped the exp(m_s - m) rescale, or overflowed, would be far off.
+  for (CausalKind causal : {CausalKind::kNone, CausalKind::kLowerRight}) {
+    SdpaCase c;
+    c.L = 2;
+    c.S = 3333;
+    c.E = 16;
+    c.Ev = 16;
+    c.logit_magnitude = 100.0f;
+    c.causal = causal;
+    Check(c);
+  }
+}
+
+TEST_P(SdpaDecodeTest, MisalignedAndSeveralWorkers) {
+  for (size_t workers : {1, 2, 3}) {
+    SdpaCase c;
+    c.batch = 2;
+    c.q_heads = 4;
+    c.kv_heads = 2;
+    c.L = 2;
+    c.S = 2049;
+    c.E = 67;
+    c.Ev = 33;
+    c.misalign = true;
+    c.mask = MaskKind::kAdditive;
+    c.causal = CausalKind::kLowerRight;
+    c.workers = workers;
+    c.seed = static_cast<uint32_t>(workers);
+    Check(c);
+  }
+}
+
+TEST_P(SdpaDecodeTest, ManyQueriesOverSeveralSplits) {
+  // Decode variants must stay correct (if slow) for long query blocks too.
+  for (CausalKind causal : {CausalKind::kUpperLeft, CausalKind::kLowerRight}) {
+    SdpaCase c;
+    c.L = 300;
+    c.S = 2100;
+    c.E = 24;
+    c.Ev = 40;
+    c.causal = causal;
+    c.workers = 2;
+    Check(c);
+  }
+}
+
+TEST_P(SdpaDecodeTest, DecodeScratchDoesNotGrowWithSequenceLength) {
+  if (std::strstr(kernel().name, "decode") == nullptr) GTEST_SKIP() << "not a decode variant";
+  SdpaParams small, large;
+  small.q_len = large.q_len = 4;
+  small.kv_len = 64;
+  large.kv_len = 1 << 20;
+  small.qk_dim = large.qk_dim = small.v_dim = large.v_dim = 64;
+  EXPECT_EQ(kernel().scratch_floats(small), kernel().scratch_floats(large));
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, SdpaDecodeTest, ::testing::ValuesIn(VariantNames()),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& ch : name) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace attnrt::testing
