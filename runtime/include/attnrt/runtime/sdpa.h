@@ -41,7 +41,7 @@ float DefaultSdpaScale(size_t qk_dim);
 Status ValidateSdpa(const SdpaParams& p, const SdpaKernel& kernel);
 
 // The variant `auto` picks for this call: the materialized one when weights are
-// wanted, otherwise the flash one.
+// wanted, the decode one for up to 16 queries, otherwise the flash one.
 const SdpaKernel& ChooseSdpaKernel(const SdpaParams& p);
 
 // Exact arena bytes a RunSdpa with `workers` workers needs (scratch only: the
