@@ -34,6 +34,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using DF = hn::ScalableTag<float>;
 
+// Targets with 32 vector registers afford 4 x 4 accumulator tiles (16 FMA chains,
+// 8 loads per 16 FMAs); 16-register targets stay at 4 x 2 to avoid spills.
+constexpr bool kWideTiles = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+
 // Width the packed tiles are padded to: two vectors (the micro-kernel width).
 HWY_INLINE size_t PanelWidth() { return 2 * hn::Lanes(DF()); }
 
@@ -83,6 +87,44 @@ HWY_INLINE void PackQueriesTransposed(const float* HWY_RESTRICT q, size_t q_row_
   }
 }
 
+// One 4-row x 4-vector block of QKMicro4x2 below (kWideTiles targets only).
+HWY_INLINE void QKBlock4x4(const float* q0, const float* q1, const float* q2, const float* q3,
+                           const float* HWY_RESTRICT kc, size_t ldk, size_t dim, float scale,
+                           float* s0, float* s1, float* s2, float* s3) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  auto a00 = hn::Zero(d), a01 = hn::Zero(d), a02 = hn::Zero(d), a03 = hn::Zero(d);
+  auto a10 = hn::Zero(d), a11 = hn::Zero(d), a12 = hn::Zero(d), a13 = hn::Zero(d);
+  auto a20 = hn::Zero(d), a21 = hn::Zero(d), a22 = hn::Zero(d), a23 = hn::Zero(d);
+  auto a30 = hn::Zero(d), a31 = hn::Zero(d), a32 = hn::Zero(d), a33 = hn::Zero(d);
+  for (size_t e = 0; e < dim; ++e) {
+    const float* HWY_RESTRICT ke = kc + e * ldk;
+    const auto k0 = hn::Load(d, ke), k1 = hn::Load(d, ke + N);
+    const auto k2 = hn::Load(d, ke + 2 * N), k3 = hn::Load(d, ke + 3 * N);
+    auto b = hn::Set(d, q0[e]);
+    a00 = hn::MulAdd(b, k0, a00), a01 = hn::MulAdd(b, k1, a01);
+    a02 = hn::MulAdd(b, k2, a02), a03 = hn::MulAdd(b, k3, a03);
+    b = hn::Set(d, q1[e]);
+    a10 = hn::MulAdd(b, k0, a10), a11 = hn::MulAdd(b, k1, a11);
+    a12 = hn::MulAdd(b, k2, a12), a13 = hn::MulAdd(b, k3, a13);
+    b = hn::Set(d, q2[e]);
+    a20 = hn::MulAdd(b, k0, a20), a21 = hn::MulAdd(b, k1, a21);
+    a22 = hn::MulAdd(b, k2, a22), a23 = hn::MulAdd(b, k3, a23);
+    b = hn::Set(d, q3[e]);
+    a30 = hn::MulAdd(b, k0, a30), a31 = hn::MulAdd(b, k1, a31);
+    a32 = hn::MulAdd(b, k2, a32), a33 = hn::MulAdd(b, k3, a33);
+  }
+  const auto vs = hn::Set(d, scale);
+  hn::StoreU(hn::Mul(a00, vs), d, s0), hn::StoreU(hn::Mul(a01, vs), d, s0 + N);
+  hn::StoreU(hn::Mul(a02, vs), d, s0 + 2 * N), hn::StoreU(hn::Mul(a03, vs), d, s0 + 3 * N);
+  hn::StoreU(hn::Mul(a10, vs), d, s1), hn::StoreU(hn::Mul(a11, vs), d, s1 + N);
+  hn::StoreU(hn::Mul(a12, vs), d, s1 + 2 * N), hn::StoreU(hn::Mul(a13, vs), d, s1 + 3 * N);
+  hn::StoreU(hn::Mul(a20, vs), d, s2), hn::StoreU(hn::Mul(a21, vs), d, s2 + N);
+  hn::StoreU(hn::Mul(a22, vs), d, s2 + 2 * N), hn::StoreU(hn::Mul(a23, vs), d, s2 + 3 * N);
+  hn::StoreU(hn::Mul(a30, vs), d, s3), hn::StoreU(hn::Mul(a31, vs), d, s3 + N);
+  hn::StoreU(hn::Mul(a32, vs), d, s3 + 2 * N), hn::StoreU(hn::Mul(a33, vs), d, s3 + 3 * N);
+}
+
 // s[r][0 .. ldk) = scale * q[r] . kt for 4 query rows. Callers with fewer rows
 // pass the last real row again: duplicate rows write identical values.
 HWY_INLINE void QKMicro4x2(const float* q0, const float* q1, const float* q2, const float* q3,
@@ -90,7 +132,13 @@ HWY_INLINE void QKMicro4x2(const float* q0, const float* q1, const float* q2, co
                            float* s0, float* s1, float* s2, float* s3) {
   const DF d;
   const size_t N = hn::Lanes(d);
-  for (size_t c = 0; c < ldk; c += 2 * N) {
+  size_t c = 0;
+  if (kWideTiles) {
+    for (; c + 4 * N <= ldk; c += 4 * N) {
+      QKBlock4x4(q0, q1, q2, q3, kt + c, ldk, dim, scale, s0 + c, s1 + c, s2 + c, s3 + c);
+    }
+  }
+  for (; c < ldk; c += 2 * N) {
     auto a00 = hn::Zero(d), a01 = hn::Zero(d), a10 = hn::Zero(d), a11 = hn::Zero(d);
     auto a20 = hn::Zero(d), a21 = hn::Zero(d), a30 = hn::Zero(d), a31 = hn::Zero(d);
     const float* HWY_RESTRICT kc = kt + c;
@@ -142,12 +190,54 @@ HWY_INLINE void QKTile(const float* q, size_t q_row_stride, size_t rows,
 // for row-major probabilities and the row count for key-major (transposed) ones.
 // Rows may alias (tails): every accumulator is loaded before any is stored, so
 // aliasing rows agree.
+HWY_INLINE void PVBlock4x4(const float* p0, const float* p1, const float* p2, const float* p3,
+                           size_t pstride, const float* HWY_RESTRICT vc, size_t ldv, size_t keys,
+                           float* o0, float* o1, float* o2, float* o3) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  auto a00 = hn::Load(d, o0), a01 = hn::Load(d, o0 + N);
+  auto a02 = hn::Load(d, o0 + 2 * N), a03 = hn::Load(d, o0 + 3 * N);
+  auto a10 = hn::Load(d, o1), a11 = hn::Load(d, o1 + N);
+  auto a12 = hn::Load(d, o1 + 2 * N), a13 = hn::Load(d, o1 + 3 * N);
+  auto a20 = hn::Load(d, o2), a21 = hn::Load(d, o2 + N);
+  auto a22 = hn::Load(d, o2 + 2 * N), a23 = hn::Load(d, o2 + 3 * N);
+  auto a30 = hn::Load(d, o3), a31 = hn::Load(d, o3 + N);
+  auto a32 = hn::Load(d, o3 + 2 * N), a33 = hn::Load(d, o3 + 3 * N);
+  for (size_t j = 0; j < keys; ++j) {
+    const float* HWY_RESTRICT vj = vc + j * ldv;
+    const auto v0 = hn::Load(d, vj), v1 = hn::Load(d, vj + N);
+    const auto v2 = hn::Load(d, vj + 2 * N), v3 = hn::Load(d, vj + 3 * N);
+    auto b = hn::Set(d, p0[j * pstride]);
+    a00 = hn::MulAdd(b, v0, a00), a01 = hn::MulAdd(b, v1, a01);
+    a02 = hn::MulAdd(b, v2, a02), a03 = hn::MulAdd(b, v3, a03);
+    b = hn::Set(d, p1[j * pstride]);
+    a10 = hn::MulAdd(b, v0, a10), a11 = hn::MulAdd(b, v1, a11);
+    a12 = hn::MulAdd(b, v2, a12), a13 = hn::MulAdd(b, v3, a13);
+    b = hn::Set(d, p2[j * pstride]);
+    a20 = hn::MulAdd(b, v0, a20), a21 = hn::MulAdd(b, v1, a21);
+    a22 = hn::MulAdd(b, v2, a22), a23 = hn::MulAdd(b, v3, a23);
+    b = hn::Set(d, p3[j * pstride]);
+    a30 = hn::MulAdd(b, v0, a30), a31 = hn::MulAdd(b, v1, a31);
+    a32 = hn::MulAdd(b, v2, a32), a33 = hn::MulAdd(b, v3, a33);
+  }
+  hn::Store(a00, d, o0), hn::Store(a01, d, o0 + N), hn::Store(a02, d, o0 + 2 * N), hn::Store(a03, d, o0 + 3 * N);
+  hn::Store(a10, d, o1), hn::Store(a11, d, o1 + N), hn::Store(a12, d, o1 + 2 * N), hn::Store(a13, d, o1 + 3 * N);
+  hn::Store(a20, d, o2), hn::Store(a21, d, o2 + N), hn::Store(a22, d, o2 + 2 * N), hn::Store(a23, d, o2 + 3 * N);
+  hn::Store(a30, d, o3), hn::Store(a31, d, o3 + N), hn::Store(a32, d, o3 + 2 * N), hn::Store(a33, d, o3 + 3 * N);
+}
+
 HWY_INLINE void PVMicro4x2(const float* p0, const float* p1, const float* p2, const float* p3,
                            size_t pstride, const float* HWY_RESTRICT vt, size_t ldv, size_t keys,
                            float* o0, float* o1, float* o2, float* o3) {
   const DF d;
   const size_t N = hn::Lanes(d);
-  for (size_t c = 0; c < ldv; c += 2 * N) {
+  size_t c = 0;
+  if (kWideTiles) {
+    for (; c + 4 * N <= ldv; c += 4 * N) {
+      PVBlock4x4(p0, p1, p2, p3, pstride, vt + c, ldv, keys, o0 + c, o1 + c, o2 + c, o3 + c);
+    }
+  }
+  for (; c < ldv; c += 2 * N) {
     auto a00 = hn::Load(d, o0 + c), a01 = hn::Load(d, o0 + c + N);
     auto a10 = hn::Load(d, o1 + c), a11 = hn::Load(d, o1 + c + N);
     auto a20 = hn::Load(d, o2 + c), a21 = hn::Load(d, o2 + c + N);
