@@ -8,7 +8,8 @@
 // S = 2048), so it grows with S; prefer flash when weights are not wanted.
 // Causal: key tiles above the diagonal for the whole block are skipped in both
 // QK^T and P.V, and each row's softmax runs only over the keys it may see.
-#include "kernels/xsimd/sdpa_xsimd_packing.h"
+#include "attnrt/kernels/sdpa_blocks.h"
+#include "kernels/xsimd/sdpa_xsimd_block.h"
 #include "kernels/xsimd/sdpa_xsimd_variants.h"
 
 namespace attnrt {
@@ -38,9 +39,9 @@ MaterializedLayout MakeMaterializedLayout(const XsimdSdpaOps& ops, const SdpaPar
   return f;
 }
 
-void MaterializedBlock(const XsimdSdpaOps& ops, const SdpaParams& p, const QueryBlock& blk,
+void MaterializedBlock(const XsimdSdpaOps& ops, const SdpaParams& p, const QueryBlock& qb,
                        const MaterializedLayout& f, float* scratch) {
-  const size_t b = blk.b, h = blk.h, i0 = blk.i0, rows = blk.rows;
+  const size_t b = qb.batch, h = qb.head, i0 = qb.first_row, rows = qb.rows;
   const size_t g = h / (p.q_heads / p.kv_heads);
   const float* q = p.q + b * p.q_strides.batch + h * p.q_strides.head + i0 * p.q_strides.row;
   const float* k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
@@ -53,7 +54,8 @@ void MaterializedBlock(const XsimdSdpaOps& ops, const SdpaParams& p, const Query
   const size_t key_end = CausalVisibleKeys(p, i0 + rows - 1);
   for (size_t j0 = 0; j0 < key_end; j0 += kMatKeys) {
     const size_t keys = MinSize(kMatKeys, p.kv_len - j0);
-    PackKeysTransposed(k + j0 * p.k_strides.row, p.k_strides.row, keys, p.qk_dim, f.ldk, kt);
+    ops.pack_keys_transposed(k + j0 * p.k_strides.row, p.k_strides.row, keys, p.qk_dim, f.ldk,
+                             kt);
     ops.qk_tile(q, p.q_strides.row, rows, kt, f.ldk, p.qk_dim, p.scale, s + j0, f.lds);
   }
   for (size_t r = 0; r < rows; ++r) {
@@ -71,8 +73,8 @@ void MaterializedBlock(const XsimdSdpaOps& ops, const SdpaParams& p, const Query
   for (size_t j0 = 0; j0 < key_end; j0 += kMatKeys) {
     // Within the block's visible range, rows that see fewer keys have P = 0 there.
     const size_t keys = MinSize(kMatKeys, key_end - j0);
-    PackValues(v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);
-    ops.pv_tile(s + j0, f.lds, rows, vt, f.ldv, keys, o, f.ldv);
+    ops.pack_values(v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);
+    ops.pv_tile(s + j0, f.lds, 1, rows, vt, f.ldv, keys, o, f.ldv);
   }
   float* out = p.out + b * p.out_strides.batch + h * p.out_strides.head + i0 * p.out_strides.row;
   for (size_t r = 0; r < rows; ++r) {
@@ -92,7 +94,7 @@ void XsimdMaterializedRun(const XsimdSdpaOps& ops, const SdpaParams& p, size_t b
                           size_t end, float* scratch) {
   const MaterializedLayout f = MakeMaterializedLayout(ops, p);
   for (size_t item = begin; item < end; ++item) {
-    MaterializedBlock(ops, p, QueryBlockOf(p, item, kMatRows), f, scratch);
+    MaterializedBlock(ops, p, QueryBlockAt(p, kMatRows, item), f, scratch);
   }
 }
 

@@ -11,9 +11,9 @@
 // limits and masks run in ordinary files (sdpa_xsimd_flash.cc,
 // sdpa_xsimd_materialized.cc) and call through the table once per tile.
 //
-// Tile layout is the Highway family's (kernels/hwy/sdpa_tiles-inl.h): K^T tiles of
-// E rows x ldk floats, V tiles of keys x ldv floats, ldk and ldv multiples of
-// panel_width (two vectors), score rows `lds` floats apart, all 64-byte aligned.
+// Tile layout is the Highway family's (kernels/hwy/sdpa_tiles-inl.h): packed
+// panels (K^T or Q^T) of E rows x ld floats, V tiles of keys x ldv floats, ld and
+// ldv multiples of panel_width (two vectors), all 64-byte aligned.
 #pragma once
 
 #include <cstddef>
@@ -24,21 +24,40 @@ struct XsimdSdpaOps {
   const char* isa;     // "AVX2", "AVX512", "NEON"
   size_t panel_width;  // floats in two vectors: ldk and ldv are multiples of it
 
-  // s[r * lds + c] = scale * q_r . kt[:, c] for r < rows, c < ldk (query row r at
-  // q + r * q_row_stride, any alignment).
-  void (*qk_tile)(const float* q, size_t q_row_stride, size_t rows, const float* kt, size_t ldk,
+  // kt[e * ldk + c] = k[c * k_row_stride + e] for c < cols; zero for cols <= c < ldk.
+  // Packing is here rather than in the drivers because the strided gathers
+  // vectorize only with the ISA's inserts (baseline x86-64 leaves them scalar).
+  void (*pack_keys_transposed)(const float* k, size_t k_row_stride, size_t cols, size_t dim,
+                               size_t ldk, float* kt);
+
+  // qt[e * ldq + r] = scale * q[r * q_row_stride + e] for r < rows; zero for
+  // rows <= r < ldq (flash: the block's queries, packed once per block).
+  void (*pack_queries_transposed)(const float* q, size_t q_row_stride, size_t rows, size_t dim,
+                                  size_t ldq, float scale, float* qt);
+
+  // vt[r * ldv + c] = v[r * v_row_stride + c] for c < dim; zero for dim <= c < ldv.
+  void (*pack_values)(const float* v, size_t v_row_stride, size_t rows, size_t dim, size_t ldv,
+                      float* vt);
+
+  // s[r * lds + c] = scale * a_r . bt[:, c] for r < rows, c < ldb, where row r
+  // of A is at a + r * a_row_stride (any alignment) and bt is a packed panel:
+  // queries x K^T (materialized) or keys x Q^T (flash, key-major scores).
+  void (*qk_tile)(const float* a, size_t a_row_stride, size_t rows, const float* bt, size_t ldb,
                   size_t dim, float scale, float* s, size_t lds);
 
-  // o[r * ldo + c] += sum_{j < keys} p[r * ldp + j] * vt[j * ldv + c] for c < ldv.
-  void (*pv_tile)(const float* p, size_t ldp, size_t rows, const float* vt, size_t ldv,
-                  size_t keys, float* o, size_t ldo);
+  // o[r * ldo + c] += sum_{j < keys} P(r, j) * vt[j * ldv + c] for c < ldv, with
+  // P(r, j) = p[r * row_stride + j * key_stride]: (lds, 1) for row-major scores,
+  // (1, ldq) for key-major ones.
+  void (*pv_tile)(const float* p, size_t row_stride, size_t key_stride, size_t rows,
+                  const float* vt, size_t ldv, size_t keys, float* o, size_t ldo);
 
-  // Online-softmax step for `rows` score rows of one key tile (already masked):
-  // updates the running max m[r] and sum l[r], rescales accumulator row
-  // o + r * ldv (ldv floats) when the max grows, and turns s[r][0 .. keys) into
-  // unnormalized probabilities (all 0 while a row has seen no allowed key).
-  void (*flash_update)(float* s, size_t lds, size_t rows, size_t keys, float* m, float* l,
-                       float* o, size_t ldv);
+  // Online-softmax step on a key-major tile st (keys rows of ldq floats, already
+  // masked), vectorized over the ldq queries: updates the running max m and sum
+  // l, turns st into unnormalized probabilities (0 for a query that has seen no
+  // allowed key yet), and rescales accumulator rows o + r * ldv (r < rows, ldv
+  // floats) by exp(m_old - m_new) where the max grew.
+  void (*flash_update)(float* st, size_t keys, size_t ldq, size_t rows, float* m, float* l,
+                       float* alpha, float* o, size_t ldv);
 
   // Fused softmax of one (already masked) score row over s[0 .. visible); zeroes
   // s[visible .. computed). A dead row (no allowed key) becomes all zeros. When

@@ -3,12 +3,13 @@
 // each compiled with that ISA's flags. See sdpa_xsimd_ops.h for the contract and
 // for why nothing else lives in those files.
 //
-// Micro-kernels are 4 query rows x 2 vectors, as in the Highway family: 8
+// Micro-kernels are 4 rows x 2 vectors, as in the Highway family: 8
 // independent accumulators hide the FMA latency, and each step issues 6 loads
 // (2 vectors + 4 broadcasts) for 8 FMAs, so the loop is FMA-bound on cores with
-// two loads per cycle. Packed tiles (kt, vt) and accumulator rows are 64-byte
-// aligned with widths that are multiples of two vectors, so their loads are
-// aligned; score rows are read unaligned (materialized rows start at key j0).
+// two loads per cycle. Packed panels (K^T, Q^T, V), flash's key-major score
+// tiles and accumulator rows are 64-byte aligned with widths that are multiples
+// of two vectors, so their loads are aligned; materialized score rows are
+// accessed unaligned (a tile's scores start at key j0 of the row).
 //
 // Exp is xsimd::exp (Cephes-style, about 1 ulp here, checked against double exp
 // on [-110, 0]); inputs at or below about -87.3 give exactly 0, so the masked
@@ -37,7 +38,18 @@ struct SdpaTiles {
   static_assert(N <= sizeof(kLaneIndex) / sizeof(kLaneIndex[0]), "lane index table too short");
 
   static constexpr XsimdSdpaOps MakeOps(const char* isa) {
-    return {isa, 2 * N, &QKTile, &PVTile, &FlashUpdate, &SoftmaxRow, &ScaleCopy};
+    XsimdSdpaOps ops{};
+    ops.isa = isa;
+    ops.panel_width = 2 * N;
+    ops.pack_keys_transposed = &PackKeysTransposed;
+    ops.pack_queries_transposed = &PackQueriesTransposed;
+    ops.pack_values = &PackValues;
+    ops.qk_tile = &QKTile;
+    ops.pv_tile = &PVTile;
+    ops.flash_update = &FlashUpdate;
+    ops.softmax_row = &SoftmaxRow;
+    ops.scale_copy = &ScaleCopy;
+    return ops;
   }
 
   // ---- lane helpers (xsimd 8.1 has hadd but no max reduction) ----
@@ -56,10 +68,34 @@ struct SdpaTiles {
     return m;
   }
 
-  static float ExpScalar(float x) {
-    alignas(64) float lanes[N];
-    xsimd::exp(Batch(x)).store_aligned(lanes);
-    return lanes[0];
+  // ---- packing (plain loops: the compiler vectorizes them for this ISA) ----
+
+  static void PackKeysTransposed(const float* __restrict k, size_t k_row_stride, size_t cols,
+                                 size_t dim, size_t ldk, float* __restrict kt) {
+    for (size_t e = 0; e < dim; ++e) {
+      float* __restrict dst = kt + e * ldk;
+      for (size_t c = 0; c < cols; ++c) dst[c] = k[c * k_row_stride + e];
+      for (size_t c = cols; c < ldk; ++c) dst[c] = 0.0f;
+    }
+  }
+
+  static void PackQueriesTransposed(const float* __restrict q, size_t q_row_stride, size_t rows,
+                                    size_t dim, size_t ldq, float scale, float* __restrict qt) {
+    for (size_t e = 0; e < dim; ++e) {
+      float* __restrict dst = qt + e * ldq;
+      for (size_t r = 0; r < rows; ++r) dst[r] = q[r * q_row_stride + e] * scale;
+      for (size_t r = rows; r < ldq; ++r) dst[r] = 0.0f;
+    }
+  }
+
+  static void PackValues(const float* __restrict v, size_t v_row_stride, size_t rows, size_t dim,
+                         size_t ldv, float* __restrict vt) {
+    for (size_t r = 0; r < rows; ++r) {
+      float* __restrict dst = vt + r * ldv;
+      const float* __restrict src = v + r * v_row_stride;
+      for (size_t c = 0; c < dim; ++c) dst[c] = src[c];
+      for (size_t c = dim; c < ldv; ++c) dst[c] = 0.0f;
+    }
   }
 
   // ---- QK^T ----
@@ -116,11 +152,11 @@ struct SdpaTiles {
 
   // ---- P.V ----
 
-  // o_r[0 .. ldv) += sum_j p_r[j] * vt[j] for 4 rows. Rows may alias (tails):
-  // every accumulator is loaded before any is stored, so aliasing rows agree.
+  // o_r[0 .. ldv) += sum_j p_r[j * pstride] * vt[j] for 4 rows. Rows may alias
+  // (tails): every accumulator is loaded before any is stored, so they agree.
   static void PVMicro4x2(const float* p0, const float* p1, const float* p2, const float* p3,
-                         const float* vt, size_t ldv, size_t keys, float* o0, float* o1,
-                         float* o2, float* o3) {
+                         size_t pstride, const float* vt, size_t ldv, size_t keys, float* o0,
+                         float* o1, float* o2, float* o3) {
     for (size_t c = 0; c < ldv; c += 2 * N) {
       Batch a00 = Batch::load_aligned(o0 + c), a01 = Batch::load_aligned(o0 + c + N);
       Batch a10 = Batch::load_aligned(o1 + c), a11 = Batch::load_aligned(o1 + c + N);
@@ -130,16 +166,16 @@ struct SdpaTiles {
       for (size_t j = 0; j < keys; ++j) {
         const Batch v0 = Batch::load_aligned(vc + j * ldv);
         const Batch v1 = Batch::load_aligned(vc + j * ldv + N);
-        Batch b(p0[j]);
+        Batch b(p0[j * pstride]);
         a00 = xsimd::fma(b, v0, a00);
         a01 = xsimd::fma(b, v1, a01);
-        b = Batch(p1[j]);
+        b = Batch(p1[j * pstride]);
         a10 = xsimd::fma(b, v0, a10);
         a11 = xsimd::fma(b, v1, a11);
-        b = Batch(p2[j]);
+        b = Batch(p2[j * pstride]);
         a20 = xsimd::fma(b, v0, a20);
         a21 = xsimd::fma(b, v1, a21);
-        b = Batch(p3[j]);
+        b = Batch(p3[j * pstride]);
         a30 = xsimd::fma(b, v0, a30);
         a31 = xsimd::fma(b, v1, a31);
       }
@@ -154,15 +190,16 @@ struct SdpaTiles {
     }
   }
 
-  static void PVTile(const float* p, size_t ldp, size_t rows, const float* vt, size_t ldv,
-                     size_t keys, float* o, size_t ldo) {
+  static void PVTile(const float* p, size_t row_stride, size_t key_stride, size_t rows,
+                     const float* vt, size_t ldv, size_t keys, float* o, size_t ldo) {
     for (size_t r = 0; r < rows; r += 4) {
       const size_t last = rows - 1;
       const size_t r1 = r + 1 < rows ? r + 1 : last;
       const size_t r2 = r + 2 < rows ? r + 2 : last;
       const size_t r3 = r + 3 < rows ? r + 3 : last;
-      PVMicro4x2(p + r * ldp, p + r1 * ldp, p + r2 * ldp, p + r3 * ldp, vt, ldv, keys,
-                 o + r * ldo, o + r1 * ldo, o + r2 * ldo, o + r3 * ldo);
+      PVMicro4x2(p + r * row_stride, p + r1 * row_stride, p + r2 * row_stride,
+                 p + r3 * row_stride, key_stride, vt, ldv, keys, o + r * ldo, o + r1 * ldo,
+                 o + r2 * ldo, o + r3 * ldo);
     }
   }
 
@@ -220,26 +257,34 @@ struct SdpaTiles {
 
   // ---- the two softmax forms ----
 
-  static void FlashRowUpdate(float* s, size_t keys, float* m, float* l, float* o, size_t ldv) {
-    const float tile_max = RowMax(s, keys);
-    const float m_new = tile_max > *m ? tile_max : *m;
-    if (m_new <= kDeadRowThreshold) {
-      ZeroFloats(s, keys);
-      return;
+  // Vertical online softmax (see sdpa_xsimd_ops.h): one vector of queries at a
+  // time, looping over the tile's keys, so no horizontal reduction is needed.
+  static void FlashUpdate(float* st, size_t keys, size_t ldq, size_t rows, float* m, float* l,
+                          float* alpha, float* o, size_t ldv) {
+    const Batch threshold(kDeadRowThreshold);
+    for (size_t r = 0; r < ldq; r += N) {
+      Batch tile_max(kMaskedScore);
+      for (size_t j = 0; j < keys; ++j) {
+        tile_max = xsimd::max(tile_max, Batch::load_aligned(st + j * ldq + r));
+      }
+      const Batch m_old = Batch::load_aligned(m + r);
+      const Batch m_new = xsimd::max(m_old, tile_max);
+      const Batch a = xsimd::exp(m_old - m_new);
+      // Subtracting 0 for dead queries turns their kMaskedScore scores into exp(-1e30) = 0.
+      const Batch m_use = xsimd::select(m_new <= threshold, Batch(0.0f), m_new);
+      Batch sum(0.0f);
+      for (size_t j = 0; j < keys; ++j) {
+        float* s = st + j * ldq + r;
+        const Batch e = xsimd::exp(Batch::load_aligned(s) - m_use);
+        e.store_aligned(s);
+        sum += e;
+      }
+      m_new.store_aligned(m + r);
+      xsimd::fma(Batch::load_aligned(l + r), a, sum).store_aligned(l + r);
+      a.store_aligned(alpha + r);
     }
-    if (m_new > *m) {
-      const float alpha = ExpScalar(*m - m_new);
-      *l *= alpha;
-      ScaleAligned(o, ldv, alpha);
-      *m = m_new;
-    }
-    *l += ExpRowAndSum(s, keys, m_new);
-  }
-
-  static void FlashUpdate(float* s, size_t lds, size_t rows, size_t keys, float* m, float* l,
-                          float* o, size_t ldv) {
     for (size_t r = 0; r < rows; ++r) {
-      FlashRowUpdate(s + r * lds, keys, m + r, l + r, o + r * ldv, ldv);
+      if (alpha[r] != 1.0f) ScaleAligned(o + r * ldv, ldv, alpha[r]);
     }
   }
 
