@@ -11,5 +11,5 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 test -f "$work/prefix/lib/cmake/attnrt/attnrtConfig.cmake"
 cmake -S "$src/tests/packaging/consumer" -B "$work/build" -G Ninja \
   -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
-cmake --build "$work/build" >/dev/null
+cmake --build "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 "$work/build/consumer"
