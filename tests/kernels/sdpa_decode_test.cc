@@ -162,7 +162,6 @@ TEST_P(SdpaDecodeTest, ManyQueriesOverSeveralSplits) {
     c.E = 24;
     c.Ev = 40;
     c.causal = causal;
-    c.workers = 2;
     Check(c);
   }
 }

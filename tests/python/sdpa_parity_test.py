@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 # Parity of every `attnrt sdpa` kernel with a float64 PyTorch reference, plus its error paths.
-"""Usage: sdpa_parity_test.py --attnrt PATH [--seed N] [--cases N]
+"""Usage: sdpa_parity_test.py --attnrt PATH [--seed N] [--cases N] [--threads 1,2]
 
 First checks the float64 reference (sdpa_reference.py) against PyTorch's own SDPA
 where their semantics overlap. Then runs directed cases (ranks, tile-edge sizes,
 long key sequences, GQA, broadcasting, every mask kind and broadcast shape, causal
 rules, dead rows, custom scale, huge logits) and --cases random ones through every
-kernel `attnrt kernels` lists, with --threads 1 and 2, with and without
+kernel `attnrt kernels` lists, with --threads 1 and 2 (or the --threads list: cross
+builds under qemu pass 2 alone), with and without
 --weights-out where the kernel can return weights. A run passes when
 max|attnrt - ref| <= 1e-4 * max(1, max|ref|) for the output and the weights.
 Last, checks that bad inputs fail with a telling message instead of a crash.
@@ -317,13 +318,13 @@ class Tally:
         self.worst[kernel] = max(self.worst.get(kernel, 0.0), relative)
 
 
-def check_case(attnrt, kernels, rng, case_index, case, workdir, tally):
+def check_case(attnrt, kernels, thread_counts, rng, case_index, case, workdir, tally):
     q, k, v, mask = make_inputs(rng, case)
     want_out, want_weights = sdpa_reference(q, k, v, mask=mask, causal=case.causal, scale=case.scale)
     paths = {name: write_npy(workdir, name, a) for name, a in (("q", q), ("k", k), ("v", v))}
     mask_path = write_npy(workdir, "mask", mask) if mask is not None else None
     for kernel in kernels:
-        for threads in (1, 2):
+        for threads in thread_counts:
             # Kernels that can return weights run once with and once without them;
             # which thread count gets the weights alternates from case to case, so
             # every pairing is covered without running all four (keeps us < 60 s).
@@ -410,7 +411,10 @@ def main():
     parser.add_argument("--attnrt", required=True, help="path to the attnrt binary")
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--cases", type=int, default=40, help="random cases on top of the directed ones")
+    parser.add_argument("--threads", default="1,2",
+                        help="comma-separated --threads values every case runs with")
     args = parser.parse_args()
+    thread_counts = [int(t) for t in args.threads.split(",")]
 
     kernels = list_kernels(args.attnrt)
     rng = np.random.default_rng(args.seed)
@@ -419,11 +423,11 @@ def main():
     check_reference_against_torch(np.random.default_rng(args.seed + 1), tally)
     with tempfile.TemporaryDirectory(prefix="attnrt_parity_") as workdir:
         for index, case in enumerate(cases):
-            check_case(args.attnrt, kernels, rng, index, case, workdir, tally)
+            check_case(args.attnrt, kernels, thread_counts, rng, index, case, workdir, tally)
         for case in error_cases(workdir, kernels):
             check_error_case(args.attnrt, case, workdir, tally)
 
-    print(f"{len(cases)} cases x {len(kernels)} kernels (seed {args.seed})")
+    print(f"{len(cases)} cases x {len(kernels)} kernels x threads {args.threads} (seed {args.seed})")
     for kernel in kernels:
         print(f"largest relative error, {kernel.name}: {tally.worst.get(kernel.name, 0.0):.3g}")
     print(f"{tally.passed} passed, {tally.failed} failed")

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The cross stage of CI (tests/run_all.sh): ARM builds of the tree, tested under QEMU.
+#   aarch64     whole tree; the whole CTest suite twice under qemu-aarch64: QEMU_CPU=cortex-a72
+#               (NEON only) and QEMU_CPU=max (SVE/SVE2), so Highway's dynamic dispatch runs
+#               both; python parity tests run attnrt emulated and torch natively.
+#   armhf       libraries, attnrt and the kernel/model GoogleTest suites (ARMv7 NEON),
+#               run under qemu-arm (QEMU_CPU=cortex-a15)
+#   cortex-m7   firmware images (library layers + tests/firmware), run by CTest under
+#   cortex-m55  qemu-system-arm; the model image needs the host attnrt (build/release).
+# Build folders: build/aarch64, build/armhf, build/cortex-m7, build/cortex-m55; full logs
+# in <build folder>/cross-*.log. Prints per-step times and one summary line; exits
+# non-zero if any step failed (later steps still run).
+#
+# Usage: toolchains/run_cross_tests.sh [aarch64] [armhf] [cortex-m7] [cortex-m55]
+#        (default: all). Needs toolchains/install_cross_deps.sh. ATTNRT_JOBS (default 2).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$(pwd)
+jobs=${ATTNRT_JOBS:-2}
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(aarch64 armhf cortex-m7 cortex-m55)
+
+# Tests that cannot run in a cross build, each with the reason printed when skipped:
+# they run host executables (a consumer project built with the host compiler, the
+# benchmark driver); the host suite runs both.
+host_only_tests='^(install_and_find_package|bench_smoke)$'
+
+# CPU seconds (user + system) used so far by the commands this script waited for, in
+# $cpu_now: wall time on a shared machine says little, CPU time is what a dedicated
+# runner will spend. `times` must run in this shell (not in a $(...) subshell).
+cpu_file=$(mktemp)
+trap 'rm -f "$cpu_file"' EXIT
+read_cpu() {
+  times >"$cpu_file"
+  cpu_now=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/);
+                           printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$cpu_file")
+}
+
+results=()
+failed=0
+step() {  # step NAME COMMAND...: runs, times and records one step
+  local name=$1
+  shift
+  local start=$SECONDS cpu_start
+  read_cpu
+  cpu_start=$cpu_now
+  echo
+  echo "=== cross: $name"
+  local outcome=passed
+  if ! "$@"; then
+    outcome=FAILED
+    failed=$((failed + 1))
+  fi
+  read_cpu
+  local took="$((SECONDS - start)) s wall, $((cpu_now - cpu_start)) s cpu"
+  results+=("$name: $outcome ($took)")
+  echo "=== cross: $name $outcome ($took)"
+}
+
+# Runs a command with its output in LOG; shows the tail (all of it on failure).
+logged() {  # logged LOG COMMAND...
+  local log=$1
+  shift
+  if "$@" >"$log" 2>&1; then
+    tail -n 4 "$log"
+    return 0
+  fi
+  tail -n 60 "$log"
+  echo "(full log: $log)"
+  return 1
+}
+
+configure() {  # configure BUILD_DIR TOOLCHAIN [cmake args...]
+  local dir=$1 toolchain=$2
+  shift 2
+  mkdir -p "$dir"
+  logged "$dir/cross-configure.log" cmake -S "$root" -B "$dir" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/toolchains/$toolchain" "$@"
+}
+
+build() {  # build BUILD_DIR [targets...]
+  local dir=$1
+  shift
+  local target_args=()
+  for t in "$@"; do target_args+=(--target "$t"); done
+  logged "$dir/cross-build.log" cmake --build "$dir" -j"$jobs" "${target_args[@]}"
+}
+
+host_attnrt() {
+  if [ ! -x build/release/bin/attnrt ]; then
+    echo "build/release/bin/attnrt is missing: building the host tree first"
+    cmake --preset release >/dev/null && cmake --build --preset release -j"$jobs" || return 1
+  fi
+}
+
+# The kernel table as attnrt sees it on this CPU: the ISA column is the Highway
+# target dynamic dispatch chose (and the xsimd variants the CPU can run).
+show_kernels() {  # show_kernels QEMU_CPU
+  echo "attnrt kernels under QEMU_CPU=$1:"
+  QEMU_CPU=$1 build/aarch64/tests/python/attnrt-emulated kernels | sed 's/^/  /'
+}
+
+aarch64_build() {
+  configure build/aarch64 aarch64-linux-gnu.cmake && build build/aarch64
+}
+
+aarch64_ctest() {  # aarch64_ctest QEMU_CPU
+  local cpu=$1 log=build/aarch64/cross-ctest-$1.log
+  show_kernels "$cpu" || return 1
+  echo "skipped here (host executables; the host suite runs them): install_and_find_package, bench_smoke"
+  logged "$log" env QEMU_CPU="$cpu" ctest --test-dir build/aarch64 -j"$jobs" --timeout 600 \
+    --output-on-failure -E "$host_only_tests"
+  local status=$?
+  grep -E "tests passed|tests failed out of" "$log"
+  # What the PyTorch parity scripts checked (their output is in CTest's LastTest.log).
+  awk '/^[0-9]+\/[0-9]+ Test: / { test = $3 }
+       /cases x .* kernels|^[0-9]+ passed, [0-9]+ failed/ { print "  " test ": " $0 }' \
+    build/aarch64/Testing/Temporary/LastTest.log
+  return $status
+}
+
+# armhf: runtime_test, npy_test, host_io_test and weight_file_test assume a 64-bit size_t
+# (overflow cases built from 1 << 62), so only the suites below run on 32-bit ARM.
+armhf_suites=(sdpa_variants_test kernels_nn_test model_plan_test)
+armhf_build() {
+  configure build/armhf arm-linux-gnueabihf.cmake &&
+    build build/armhf attnrt_kernels attnrt_runtime attnrt_models attnrt "${armhf_suites[@]}"
+}
+
+armhf_tests() {
+  local suite status=0
+  for suite in "${armhf_suites[@]}"; do
+    echo "--- $suite (qemu-arm, QEMU_CPU=cortex-a15)"
+    logged "build/armhf/cross-$suite.log" \
+      env QEMU_CPU=cortex-a15 qemu-arm -L / "build/armhf/bin/$suite" --gtest_brief=1 || status=1
+  done
+  return $status
+}
+
+firmware() {  # firmware BOARD (cortex-m7 | cortex-m55)
+  local board=$1 dir=build/$1
+  host_attnrt || return 1
+  configure "$dir" "$board.cmake" -DATTNRT_HOST_ATTNRT="$root/build/release/bin/attnrt" &&
+    build "$dir" || return 1
+  cat "$dir"/bin/*.footprint.txt
+  logged "$dir/cross-ctest.log" ctest --test-dir "$dir" --output-on-failure -V
+  local status=$?
+  grep -h "fw: " "$dir/cross-ctest.log" | sed 's/^[0-9]*: //'
+  count_instructions "$dir"
+  return $status
+}
+
+# Guest instructions of the firmware images under emulation (toolchains/boards/
+# insn_count_plugin.c). model_plan_fw only opens, checks (CRC32C) and plans the model;
+# model_fw does that too, then runs and compares it: the difference is the forward pass.
+# Informational: a failure here does not fail the step.
+count_instructions() {  # count_instructions BUILD_DIR
+  local dir=$1 plugin=$1/insn_count.so machine cpu img
+  cc -shared -fPIC -O2 -o "$plugin" toolchains/boards/insn_count_plugin.c || return 0
+  machine=$(sed -n 's/^ATTNRT_QEMU_MACHINE:STRING=//p' "$dir/CMakeCache.txt")
+  cpu=$(sed -n 's/^ATTNRT_QEMU_CPU:STRING=//p' "$dir/CMakeCache.txt")
+  for img in model_plan_fw model_fw; do
+    echo "instructions ($cpu, $img): $(timeout 120 qemu-system-arm -M "$machine" -cpu "$cpu" \
+      -nographic -semihosting-config enable=on,target=native -d plugin -plugin "$plugin" \
+      -kernel "$dir/bin/$img.elf" 2>&1 | sed -n 's/^insn_count: \([0-9]*\).*/\1/p')"
+  done
+}
+
+total_start=$SECONDS
+for target in "${targets[@]}"; do
+  case "$target" in
+    aarch64)
+      step "aarch64 configure+build" aarch64_build
+      step "aarch64 ctest QEMU_CPU=cortex-a72 (NEON)" aarch64_ctest cortex-a72
+      step "aarch64 ctest QEMU_CPU=max (SVE2)" aarch64_ctest max
+      ;;
+    armhf)
+      step "armhf configure+build" armhf_build
+      step "armhf kernel/model suites QEMU_CPU=cortex-a15" armhf_tests
+      ;;
+    cortex-m7 | cortex-m55)
+      step "$target firmware build+ctest" firmware "$target"
+      ;;
+    *)
+      echo "run_cross_tests: unknown target '$target'" >&2
+      exit 2
+      ;;
+  esac
+done
+
+echo
+echo "=== cross summary"
+for r in "${results[@]}"; do echo "  $r"; done
+read_cpu
+echo "cross: ${#results[@]} steps, $failed failed, $((SECONDS - total_start)) s wall, $cpu_now s cpu"
+exit $((failed > 0))
