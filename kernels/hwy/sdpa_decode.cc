@@ -1,18 +1,18 @@
 // hwy-decode: attention for a few queries against a long key sequence (KV-cache
 // decoding), with the keys split across workers.
 //
-// One work item = (batch, key/value head, block of up to kDecodeRows query rows
-// that share that key/value head, split of kDecodeSplitKeys keys). The rows of a
+// One work item = (batch, key/value head, block of up to kDecodeRows query rows that
+// share that key/value head, split of at most kDecodeSplitKeys keys). The rows of a
 // block are the (query head, query row) pairs of one grouped-query group, so with
 // GQA every K and V byte is read once per group rather than once per query head.
-// Inside an item, keys go in chunks of kDecodeChunkKeys: scores q.k_j for every
-// row of the block (vectorized along E straight from the K rows, four dot
-// products at a time whose horizontal sums share their shuffles), masks, an
-// online-softmax step per row, then P.V straight from the V rows into the rows'
-// accumulators. Nothing is packed: K and V stream through once, exactly as
-// stored, with software prefetch running ahead of both streams.
-// An item that covers all keys of its rows (S <= kDecodeSplitKeys) writes the
-// output itself. Otherwise it writes a partial result per row, (acc[Ev], m, l),
+// Inside an item, keys go in chunks of kDecodeChunkKeys: scores q.k_j for every row
+// of the block (vectorized along E straight from the K rows, four dot products at a
+// time whose horizontal sums share their shuffles), masks, an online-softmax step
+// per row, then P.V straight from the V rows into the rows' accumulators. Nothing is
+// packed: K and V stream through once, exactly as stored, with software prefetch
+// running ahead of both streams.
+// An item that covers all keys of its rows (one split) writes the output
+// itself. Otherwise it writes a partial result per row, (acc[Ev], m, l),
 // into the shared buffer, and Finish merges the splits of each row serially:
 //   m = max m_s,  l = sum l_s exp(m_s - m),  out = sum acc_s exp(m_s - m) / l.
 // A split without any allowed key has m = kMaskedScore, l = 0, acc = 0, so its
@@ -20,9 +20,10 @@
 // Traffic (L = 1, S = 8192, H = 8, E = Ev = 64): K + V are 32 MiB for 16.8 MFLOP,
 // half a flop per byte, so the kernel is bound by the memory read of K and V
 // (measured: about 1.05x the time of a plain vectorized read of the same bytes);
-// scratch and the shared partials (B * Hq * L * splits * (Ev + 2) floats) stay in
-// L1/L2. Scratch does not depend on L or S. Correct for any L, but K and V are
-// read once per block of kDecodeRows rows, so long query blocks belong to hwy-flash.
+// scratch and the shared partials (B * Hq * L * splits * (Ev + 2) floats, splits
+// capped so there are about kDecodeTargetItems items) stay in L1/L2. Scratch does
+// not depend on L or S. Correct for any L, but K and V are read once per block of
+// kDecodeRows rows, so long query blocks belong to hwy-flash.
 // Causal: an item reads only keys its rows may see; splits wholly beyond the
 // causal limit of all their rows touch no K or V at all.
 #undef HWY_TARGET_INCLUDE
@@ -38,7 +39,14 @@ HWY_BEFORE_NAMESPACE();
 namespace attnrt {
 namespace HWY_NAMESPACE {
 
-constexpr size_t kDecodeSplitKeys = 1024;  // keys per work item
+constexpr size_t kDecodeSplitKeys = 1024;  // keys per work item, at most
+// Keys are split only until there are this many work items: splits exist to give
+// every worker a share when B * Hkv * blocks is small (decode: B = 1, H = 8 gives 8
+// items), and each split costs (Ev + 2) floats of shared partials per query row.
+// Without the cap a long query block would keep B * Hq * L * S / 1024 partials
+// (L = S = 8192, H = 8: 138 MB) for parallelism it already has. 64 covers every
+// host we target with several items per worker for load balance.
+constexpr size_t kDecodeTargetItems = 64;
 constexpr size_t kDecodeChunkKeys = 64;    // keys per online-softmax step
 // K rows are prefetched this many keys ahead of their dot products: about one
 // memory latency's worth of streaming at L3/DRAM bandwidth (16 rows of 256 B).
@@ -51,6 +59,7 @@ struct DecodeShape {
   size_t rows;    // query rows sharing one key/value head: group * L
   size_t blocks;  // blocks of up to kDecodeRows rows per key/value head
   size_t splits;  // key splits per row, at least 1 (S == 0 still writes zeros)
+  size_t split_keys;  // keys per split (the last may have fewer), chunk multiple
   size_t record;  // floats of one partial result (acc[Ev], m, l), cache-line padded
 };
 
@@ -59,7 +68,11 @@ DecodeShape MakeDecodeShape(const SdpaParams& p) {
   s.group = p.kv_heads == 0 ? 0 : p.q_heads / p.kv_heads;
   s.rows = s.group * p.q_len;
   s.blocks = (s.rows + kDecodeRows - 1) / kDecodeRows;
-  s.splits = p.kv_len == 0 ? 1 : (p.kv_len + kDecodeSplitKeys - 1) / kDecodeSplitKeys;
+  const size_t max_splits = (p.kv_len + kDecodeSplitKeys - 1) / kDecodeSplitKeys;
+  const size_t items = p.batch * p.kv_heads * s.blocks;
+  const size_t wanted = items == 0 ? 1 : (kDecodeTargetItems + items - 1) / items;
+  s.splits = HWY_MAX(size_t{1}, HWY_MIN(max_splits, wanted));
+  s.split_keys = RoundUp((p.kv_len + s.splits - 1) / s.splits, kDecodeChunkKeys);
   s.record = AlignFloats(p.v_dim + 2);
   return s;
 }
@@ -398,8 +411,8 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
     m[r] = kMaskedScore;
     l[r] = 0.0f;
   }
-  const size_t key_begin = split * kDecodeSplitKeys;
-  key_end = HWY_MIN(key_end, HWY_MIN(p.kv_len, key_begin + kDecodeSplitKeys));
+  const size_t key_begin = split * shape.split_keys;
+  key_end = HWY_MIN(key_end, HWY_MIN(p.kv_len, key_begin + shape.split_keys));
 
   const float* k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
   const float* v = p.v + b * p.v_strides.batch + g * p.v_strides.head;

@@ -154,16 +154,36 @@ TEST_P(SdpaDecodeTest, MisalignedAndSeveralWorkers) {
 }
 
 TEST_P(SdpaDecodeTest, ManyQueriesOverSeveralSplits) {
-  // Decode variants must stay correct (if slow) for long query blocks too.
-  for (CausalKind causal : {CausalKind::kUpperLeft, CausalKind::kLowerRight}) {
-    SdpaCase c;
-    c.L = 300;
-    c.S = 2100;
-    c.E = 24;
-    c.Ev = 40;
-    c.causal = causal;
-    Check(c);
+  // Decode variants must stay correct (if slow) for long query blocks too. In
+  // hwy-decode, 100 rows (25 blocks) still split 2100 keys three ways; 300 rows
+  // (75 blocks) are enough work items on their own and are not split.
+  for (size_t L : {100, 300}) {
+    for (CausalKind causal : {CausalKind::kUpperLeft, CausalKind::kLowerRight}) {
+      SdpaCase c;
+      c.L = L;
+      c.S = 2100;
+      c.E = 24;
+      c.Ev = 40;
+      c.causal = causal;
+      Check(c);
+    }
   }
+}
+
+TEST_P(SdpaDecodeTest, SharedPartialsStayBoundedForLongQueryBlocks) {
+  // Key splits buy parallelism; a long query block already has it, and splitting
+  // it anyway kept B * Hq * L * S / 1024 partial records (138 MB at L = S = 8192).
+  const SdpaKernel& k = kernel();
+  if (k.shared_floats == nullptr) GTEST_SKIP() << "no shared buffer";
+  SdpaParams decode, square;
+  decode.batch = square.batch = 1;
+  decode.q_heads = decode.kv_heads = square.q_heads = square.kv_heads = 8;
+  decode.qk_dim = decode.v_dim = square.qk_dim = square.v_dim = 64;
+  decode.q_len = 1;
+  decode.kv_len = square.q_len = square.kv_len = 8192;
+  EXPECT_GT(k.shared_floats(decode), 0u);        // one query per head: keys are split
+  EXPECT_LT(k.shared_floats(decode), 1u << 20);  // 8 heads x 8 splits x 1 row
+  EXPECT_LT(k.shared_floats(square), 1u << 20);  // enough rows: few or no splits
 }
 
 TEST_P(SdpaDecodeTest, DecodeScratchDoesNotGrowWithSequenceLength) {
