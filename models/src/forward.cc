@@ -87,7 +87,7 @@ Status Attention(const Model& m, const ModelInput& in, const float* x, float* y,
   const ModelConfig& c = m.config;
   const size_t rows = in.batch * in.seq;
   const size_t qk = c.heads * c.qk_dim, vw = c.heads * c.v_dim, ld = 2 * qk + vw;
-  float* qkv;
+  float* qkv = nullptr;  // set by Alloc; arm-none-eabi-gcc cannot see that (-Wmaybe-uninitialized)
   ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, ld, &qkv));
   // Without an output projection SDPA writes the heads straight into y.
   float* heads = y;
@@ -139,7 +139,7 @@ Status FeedForward(const Model& m, const float* x, size_t rows, float* hidden, f
 Status EncoderLayer(const Model& m, const ModelInput& in, float* y, Forward* f) {
   const ModelConfig& c = m.config;
   const size_t rows = in.batch * in.seq, n = rows * c.model_dim;
-  float *t, *u, *hidden;
+  float *t = nullptr, *u = nullptr, *hidden = nullptr;  // (see qkv above)
   ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, c.model_dim, &t));
   ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, c.model_dim, &u));
   ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, c.ff_dim, &hidden));
