@@ -1,4 +1,4 @@
-// hwy elementwise ops: GELU (exact erf form), erf, ReLU, residual add.
+// hwy elementwise ops: GELU (exact erf form), erf, the softmax's exp, ReLU, residual add.
 //
 // Memory-bound streams: one load and one store per vector, so no unrolling. The
 // last partial vector goes through a stack buffer of one vector so it runs the
@@ -13,6 +13,7 @@
 #include "attnrt/kernels/elementwise.h"
 #include "hwy/highway.h"
 #include "kernels/hwy/erf-inl.h"
+#include "kernels/hwy/exp-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -51,6 +52,13 @@ struct ErfOp {
   }
 };
 
+struct SoftmaxExpOp {
+  template <class V>
+  HWY_INLINE V operator()(DF d, V x) const {
+    return ExpSoftmax(d, x);
+  }
+};
+
 struct ReluOp {
   // Lt is false for NaN, so NaN passes through (Max(x, 0) would turn it into 0 on x86).
   template <class V>
@@ -61,6 +69,7 @@ struct ReluOp {
 
 void GeluInPlace(float* x, size_t n) { MapInPlace(x, n, GeluOp()); }
 void ErfInPlace(float* x, size_t n) { MapInPlace(x, n, ErfOp()); }
+void SoftmaxExpInPlace(float* x, size_t n) { MapInPlace(x, n, SoftmaxExpOp()); }
 void ReluInPlace(float* x, size_t n) { MapInPlace(x, n, ReluOp()); }
 
 // y may equal x exactly; partial overlap is not supported.
@@ -85,12 +94,14 @@ namespace attnrt {
 
 HWY_EXPORT(GeluInPlace);
 HWY_EXPORT(ErfInPlace);
+HWY_EXPORT(SoftmaxExpInPlace);
 HWY_EXPORT(ReluInPlace);
 HWY_EXPORT(AddInPlace);
 HWY_EXPORT(ElementwiseIsa);
 
 void GeluInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(GeluInPlace)(x, n); }
 void ErfInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(ErfInPlace)(x, n); }
+void SoftmaxExpInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxExpInPlace)(x, n); }
 void ReluInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(ReluInPlace)(x, n); }
 void AddInPlace(float* y, const float* x, size_t n) { HWY_DYNAMIC_DISPATCH(AddInPlace)(y, x, n); }
 const char* ElementwiseIsa() { return HWY_DYNAMIC_DISPATCH(ElementwiseIsa)(); }

@@ -1,18 +1,24 @@
-// e^x for the softmax of the Highway SDPA kernels, float-only on every target.
+// e^x for the softmax of the Highway SDPA kernels: float-only, NaN-propagating, the
+// same code on every target.
 //
-// Why not hn::Exp everywhere: on the SCALAR target (Cortex-M firmware, where Highway has
-// no vector target) Highway 1.0.3's Exp rounds through ConvertTo(float -> int32), which
-// range-checks in double. That puts FP64 instructions in the softmax loop, or soft-float
-// __aeabi_f2d/__aeabi_dcmp* calls on cores without an FP64 unit. SCALAR builds therefore
-// use the float-only version below; every other target keeps hn::Exp unchanged.
+// Why not hn::Exp: (1) on the SCALAR target (Cortex-M firmware) Highway 1.0.3's Exp
+// rounds through ConvertTo(float -> int32), which range-checks in double: FP64
+// instructions in the softmax loop, or soft-float calls on cores without an FP64 unit.
+// (2) Its clamp is a Max(x, lower bound), and x86's max returns the bound for a NaN x, so
+// a NaN score came out as a tiny positive weight. PyTorch's softmax turns a NaN or +inf
+// score into a NaN row, so the kernels need exp(NaN) = NaN (and exp(inf - inf) is NaN).
 //
-// Float-only method: x = n*ln2 + r with n = round(x / ln2) and |r| <= ln2/2; e^r by
-// its Taylor series to r^7 (truncation error < 6e-9 relative), 2^n by writing n + 127
-// into the exponent bits. n is rounded by adding 1.5 * 2^23, which leaves n in the low
-// mantissa bits, so no float -> int conversion is needed at all. Max relative error
-// about 2e-7 (a few ulp of float rounding in the Horner steps). Inputs below -87 return
-// exactly 0 (their true values, < 1.7e-38, are below FLT_MIN), so the masked scores of
-// the kernels (kMaskedScore) vanish as they do with hn::Exp; inputs are clamped to 88.
+// Method: x = n*ln2 + r with n = round(x / ln2) and |r| <= ln2/2; e^r by its Taylor
+// series to r^7 (truncation error < 6e-9 relative), 2^n by writing n + 127 into the
+// exponent bits. n is rounded by adding 1.5 * 2^23, which leaves n in the low mantissa
+// bits, so no float -> int conversion is needed at all. Max relative error about 2e-7
+// (a few ulp of float rounding in the Horner steps). Inputs below -87 return exactly 0
+// (their true values, < 1.7e-38, are below FLT_MIN), so the kernels' masked scores
+// (kMaskedScore) and -inf vanish. Valid up to x = 88 (2^127); the softmax only passes
+// x <= 0 (a score minus its row max) or NaN, so there is no upper clamp: it cost the
+// materialized kernel 17% (31.4 vs 26.1 ms at L = S = 1024). The lower clamp is a
+// compare + select, which keeps a NaN, unlike Min/Max, whose NaN handling differs
+// between x86, Arm and scalar code.
 
 #if defined(ATTNRT_KERNELS_HWY_EXP_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTNRT_KERNELS_HWY_EXP_INL_H_
@@ -22,9 +28,6 @@
 #endif
 
 #include "hwy/highway.h"
-#if HWY_TARGET != HWY_SCALAR
-#include "hwy/contrib/math/math-inl.h"
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -33,13 +36,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 template <class D, class V>
 HWY_INLINE V ExpSoftmax(D d, V x) {
-#if HWY_TARGET != HWY_SCALAR
-  return hn::Exp(d, x);
-#else
   const hn::RebindToSigned<D> di;
   const V lower = hn::Set(d, -87.0f);  // n >= -126: 2^n stays a normal float
-  const V upper = hn::Set(d, 88.0f);   // n <= 127
-  const V xc = hn::Min(hn::Max(x, lower), upper);
+  const auto underflows = hn::Lt(x, lower);  // false for NaN
+  const V xc = hn::IfThenElse(underflows, lower, x);
   const V round_magic = hn::Set(d, 12582912.0f);  // 1.5 * 2^23
   const V t = hn::MulAdd(xc, hn::Set(d, 1.44269504088896341f), round_magic);
   const V n = hn::Sub(t, round_magic);
@@ -55,9 +55,9 @@ HWY_INLINE V ExpSoftmax(D d, V x) {
   p = hn::MulAdd(p, r, hn::Set(d, 0.5f));
   p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
   p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
+  // A NaN x gives a NaN r and p; its n_int is garbage, but NaN * 2^n stays NaN.
   const V two_to_n = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(n_int, hn::Set(di, 127))));
-  return hn::IfThenZeroElse(hn::Lt(x, lower), hn::Mul(p, two_to_n));
-#endif
+  return hn::IfThenZeroElse(underflows, hn::Mul(p, two_to_n));
 }
 
 }  // namespace HWY_NAMESPACE

@@ -2,6 +2,9 @@
 //
 // Plain scalar loops over one query row at a time, accumulating in double. No
 // tiling, no SIMD, no cleverness: it should be obviously right when read.
+// Non-finite inputs follow PyTorch's math: a NaN or +inf score of an allowed key
+// makes the whole row NaN (max NaN, or exp(inf - inf)); -inf scores weigh 0; a row
+// with no allowed key gives zeros.
 #include <cmath>
 
 #include "attnrt/kernels/sdpa_kernel.h"
@@ -38,8 +41,9 @@ void ReferenceRow(const SdpaParams& p, size_t b, size_t h, size_t i, double* sco
     float bias;
     const bool allowed = KeyAllowed(p, mask_row, i, j, &bias);
     const double score = dot * p.scale + bias;
-    scores[j] = (allowed && score > kMaskedScore) ? score : double(kMaskedScore);
-    if (scores[j] > max_score) max_score = scores[j];
+    scores[j] = (!allowed || score <= kMaskedScore) ? double(kMaskedScore) : score;
+    // A NaN score makes the max NaN for good, and with it every weight, as in PyTorch.
+    if (std::isnan(scores[j]) || scores[j] > max_score) max_score = scores[j];
   }
 
   const bool dead = max_score <= kDeadRowThreshold;

@@ -16,6 +16,9 @@ void ReluInPlace(float* x, size_t n);
 void AddInPlace(float* y, const float* x, size_t n);
 // erf of each element: the building block of GELU, exposed so tests can sweep it.
 void ErfInPlace(float* x, size_t n);
+// e^x as the SDPA softmax computes it (float-only; exactly 0 below -87; NaN stays NaN;
+// valid for x <= 88), exposed so tests can sweep it.
+void SoftmaxExpInPlace(float* x, size_t n);
 // Instruction set these ops use on this machine.
 const char* ElementwiseIsa();
 

@@ -43,12 +43,13 @@ inline bool KeyAllowed(const SdpaParams& p, const uint8_t* mask_row, size_t i, s
 
 // The masked, biased score as kernels store it: kMaskedScore for a forbidden key,
 // and also for -inf (or anything below kMaskedScore) coming from an additive mask.
+// A NaN score of an allowed key stays NaN: PyTorch's softmax makes that row NaN.
 inline float ApplyMask(const SdpaParams& p, const uint8_t* mask_row, size_t i, size_t j,
                        float scaled_score) {
   float bias;
   if (!KeyAllowed(p, mask_row, i, j, &bias)) return kMaskedScore;
   const float s = scaled_score + bias;
-  return s > kMaskedScore ? s : kMaskedScore;
+  return s <= kMaskedScore ? kMaskedScore : s;
 }
 
 }  // namespace attnrt
