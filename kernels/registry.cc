@@ -21,6 +21,10 @@ extern const SdpaKernel kSdpaXsimdFlashAvx512;
 extern const SdpaKernel kSdpaXsimdMaterializedNeon;
 extern const SdpaKernel kSdpaXsimdFlashNeon;
 #endif
+// Helium (Arm MVE with float, e.g. Cortex-M55): kernels/helium/.
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+extern const SdpaKernel kSdpaHeliumFlash;
+#endif
 
 namespace {
 const SdpaKernel* const kAllKernels[] = {
@@ -37,6 +41,9 @@ const SdpaKernel* const kAllKernels[] = {
 #if defined(ATTNRT_XSIMD_NEON)
     &kSdpaXsimdMaterializedNeon,
     &kSdpaXsimdFlashNeon,
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+    &kSdpaHeliumFlash,
 #endif
 };
 }  // namespace
