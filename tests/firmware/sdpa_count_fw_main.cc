@@ -1,0 +1,108 @@
+// sdpa_count_fw: runs one SDPA call `reps` times so that the guest instructions of a
+// single call can be counted under emulation (toolchains/boards/insn_count_plugin.c):
+// count(reps = 1) - count(reps = 0) is one call through the runtime, set-up excluded.
+// Not a test; tests/firmware/sdpa_insn_counts.sh drives it.
+//
+// The call comes from the semihosting command line (SYS_GET_CMDLINE), given to qemu as
+//   -semihosting-config enable=on,target=native,arg=KERNEL,arg=B,arg=H,arg=L,arg=S,
+//                       arg=E,arg=EV,arg=CAUSAL,arg=REPS
+// with CAUSAL one of none, upper-left, lower-right. Exit code 0 on success, 2 on bad
+// arguments, 1 if the call failed.
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sdpa_fw_case.h"
+
+using attnrt_fw::Print;
+using attnrt_fw::PrintSize;
+
+namespace {
+
+constexpr int kSysGetCmdline = 0x15;
+
+char g_cmdline[256];
+alignas(64) float g_out[attnrt_fw::kMaxOut];
+
+// Reads the command line; false when the host gives none.
+bool ReadCommandLine() {
+  struct {
+    char* buffer;
+    int length;
+  } block = {g_cmdline, static_cast<int>(sizeof(g_cmdline) - 1)};
+  if (semihost_call(kSysGetCmdline, &block) != 0) return false;
+  g_cmdline[block.length >= 0 ? block.length : 0] = '\0';
+  return true;
+}
+
+// Splits g_cmdline at spaces in place; returns the number of words.
+size_t SplitWords(char** words, size_t max_words) {
+  size_t n = 0;
+  char* c = g_cmdline;
+  while (*c != '\0' && n < max_words) {
+    while (*c == ' ') *c++ = '\0';
+    if (*c == '\0') break;
+    words[n++] = c;
+    while (*c != '\0' && *c != ' ') ++c;
+  }
+  return n;
+}
+
+bool ParseSize(const char* text, size_t* value) {
+  size_t v = 0;
+  if (*text == '\0') return false;
+  for (; *text != '\0'; ++text) {
+    if (*text < '0' || *text > '9') return false;
+    v = v * 10 + static_cast<size_t>(*text - '0');
+  }
+  *value = v;
+  return true;
+}
+
+bool ParseCausal(const char* text, attnrt::CausalKind* causal) {
+  if (strcmp(text, "none") == 0) *causal = attnrt::CausalKind::kNone;
+  else if (strcmp(text, "upper-left") == 0) *causal = attnrt::CausalKind::kUpperLeft;
+  else if (strcmp(text, "lower-right") == 0) *causal = attnrt::CausalKind::kLowerRight;
+  else return false;
+  return true;
+}
+
+}  // namespace
+
+int main() {
+  char* w[9];
+  attnrt_fw::SdpaCase c = {"count", 1, 1, 1, 1, 1, 1, 1, attnrt::MaskKind::kNone,
+                           attnrt_fw::MaskShape::kLS, attnrt::CausalKind::kNone, 0, {}};
+  size_t reps = 0;
+  const attnrt::SdpaKernel* kernel = nullptr;
+  if (!ReadCommandLine() || SplitWords(w, 9) != 9 ||
+      (kernel = attnrt::FindSdpaKernel(w[0])) == nullptr || !ParseSize(w[1], &c.batch) ||
+      !ParseSize(w[2], &c.q_heads) || !ParseSize(w[3], &c.L) || !ParseSize(w[4], &c.S) ||
+      !ParseSize(w[5], &c.E) || !ParseSize(w[6], &c.Ev) || !ParseCausal(w[7], &c.causal) ||
+      !ParseSize(w[8], &reps)) {
+    Print("sdpa_count: usage: KERNEL B H L S E EV none|upper-left|lower-right REPS (got '");
+    Print(g_cmdline);
+    Print("')\n");
+    return 2;
+  }
+  c.kv_heads = c.q_heads;
+  attnrt::SdpaParams p;
+  if (!attnrt_fw::SetUpCase(c, 7u, &p)) return 2;
+  p.out = g_out;
+  for (size_t r = 0; r < reps; ++r) {
+    const attnrt::Status st = attnrt_fw::RunCase(p, *kernel);
+    if (!st.ok()) {
+      Print("sdpa_count: FAIL: ");
+      Print(st.message());
+      Print("\n");
+      return 1;
+    }
+  }
+  Print("sdpa_count: kernel=");
+  Print(kernel->name);
+  PrintSize(" reps=", reps);
+  Print(" out[0]=");
+  semihost_write_float(g_out[0], 6);
+  Print("\n");
+  return 0;
+}

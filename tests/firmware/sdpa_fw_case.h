@@ -1,0 +1,164 @@
+// What the SDPA firmware images (sdpa_fw_main.cc, sdpa_count_fw_main.cc) share: one
+// attention problem in static buffers, filled from a fixed seed, bound through the
+// runtime's own shape binding (so broadcast strides are exactly what the CLI would
+// hand a kernel), and run in a static arena. No heap: every buffer is a global.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attnrt/kernels/sdpa_kernel.h"
+#include "attnrt/kernels/sdpa_mask.h"
+#include "attnrt/runtime/arena.h"
+#include "attnrt/runtime/executor.h"
+#include "attnrt/runtime/sdpa.h"
+#include "semihost.h"
+
+namespace attnrt_fw {
+
+// Shapes a mask can have, each broadcast to (B, Hq, L, S) as PyTorch would.
+enum class MaskShape : uint8_t {
+  kLS,    // (L, S): one mask for every batch and head
+  kBHLS,  // (B, Hq, L, S): per head
+  kB1LS,  // (B, 1, L, S): per batch, broadcast over heads
+  kB11S,  // (B, 1, 1, S): key padding, broadcast over heads and queries
+  kL1,    // (L, 1): one value per query, broadcast over keys (column stride 0)
+};
+
+// A non-finite value written over one element after the random fill: 'q', 'k', 'v' or
+// 'm' (the float mask) and the flat element index.
+struct Poison {
+  char tensor;
+  size_t index;
+  float value;
+};
+
+struct SdpaCase {
+  const char* name;
+  size_t batch, q_heads, kv_heads, L, S, E, Ev;
+  attnrt::MaskKind mask;
+  MaskShape mask_shape;
+  attnrt::CausalKind causal;
+  size_t dead_every;  // every dead_every-th mask row forbids every key (0: none)
+  Poison poison[2];   // tensor 0: none
+};
+
+// Capacity of the static buffers, in elements (the largest case decides each).
+constexpr size_t kMaxQ = 8192;
+constexpr size_t kMaxKV = 32768;  // decode: 2 heads x 512 keys x 32
+constexpr size_t kMaxOut = 8192;
+constexpr size_t kMaxWeights = 24576;
+constexpr size_t kMaxMask = 8192;
+constexpr size_t kArenaBytes = 512 * 1024;
+
+alignas(64) inline float g_q[kMaxQ];
+alignas(64) inline float g_k[kMaxKV];
+alignas(64) inline float g_v[kMaxKV];
+alignas(64) inline float g_mask_f[kMaxMask];
+alignas(64) inline uint8_t g_mask_b[kMaxMask];
+alignas(attnrt::kArenaAlignment) inline uint8_t g_arena[kArenaBytes];
+
+inline void Print(const char* text) { semihost_write0(text); }
+inline void PrintSize(const char* label, size_t value) {
+  Print(label);
+  semihost_write_size(value);
+}
+
+// xorshift32: the same numbers on every board, no library state.
+class Random {
+ public:
+  explicit Random(uint32_t seed) : state_(seed ? seed : 1u) {}
+  uint32_t Next() {
+    state_ ^= state_ << 13;
+    state_ ^= state_ >> 17;
+    state_ ^= state_ << 5;
+    return state_;
+  }
+  // Uniform in [0, 1).
+  float Unit() { return static_cast<float>(Next() >> 8) * (1.0f / 16777216.0f); }
+  // Uniform in [-sqrt(3), sqrt(3)): mean 0, variance 1, like the host tests' normals.
+  float Centered() { return (Unit() * 2.0f - 1.0f) * 1.7320508f; }
+
+ private:
+  uint32_t state_;
+};
+
+inline attnrt::TensorShape MaskTensorShape(const SdpaCase& c) {
+  switch (c.mask_shape) {
+    case MaskShape::kLS: return attnrt::TensorShape{2, {c.L, c.S, 0, 0}};
+    case MaskShape::kBHLS: return attnrt::TensorShape{4, {c.batch, c.q_heads, c.L, c.S}};
+    case MaskShape::kB1LS: return attnrt::TensorShape{4, {c.batch, 1, c.L, c.S}};
+    case MaskShape::kB11S: return attnrt::TensorShape{4, {c.batch, 1, 1, c.S}};
+    case MaskShape::kL1: return attnrt::TensorShape{2, {c.L, 1, 0, 0}};
+  }
+  return attnrt::TensorShape{};
+}
+
+inline size_t Elements(const attnrt::TensorShape& s) {
+  size_t n = 1;
+  for (size_t i = 0; i < s.rank; ++i) n *= s.dims[i];
+  return n;
+}
+
+// Binds the case's shapes and fills Q, K, V and the mask (about 70% of the keys kept;
+// an additive mask mixes biases in [-2, 2) with -inf). Returns false (after printing
+// why) when a buffer is too small or the runtime rejects the shapes.
+inline bool SetUpCase(const SdpaCase& c, uint32_t seed, attnrt::SdpaParams* p) {
+  const attnrt::TensorShape q{4, {c.batch, c.q_heads, c.L, c.E}};
+  const attnrt::TensorShape k{4, {c.batch, c.kv_heads, c.S, c.E}};
+  const attnrt::TensorShape v{4, {c.batch, c.kv_heads, c.S, c.Ev}};
+  const attnrt::TensorShape m = MaskTensorShape(c);
+  attnrt::TensorShape out, weights;
+  const bool masked = c.mask != attnrt::MaskKind::kNone;
+  const attnrt::Status st =
+      attnrt::BindSdpaShapes(q, k, v, masked ? &m : nullptr, c.mask, p, &out, &weights);
+  if (!st.ok()) {
+    Print("sdpa_fw: FAIL: bind shapes: ");
+    Print(st.message());
+    Print("\n");
+    return false;
+  }
+  const size_t nq = Elements(q), nk = Elements(k), nv = Elements(v), nm = masked ? Elements(m) : 0;
+  if (nq > kMaxQ || nk > kMaxKV || nv > kMaxKV || nm > kMaxMask ||
+      c.batch * c.q_heads * c.L * c.Ev > kMaxOut || c.batch * c.q_heads * c.L * c.S > kMaxWeights) {
+    Print("sdpa_fw: FAIL: case does not fit the static buffers\n");
+    return false;
+  }
+  Random rng(seed);
+  for (size_t i = 0; i < nq; ++i) g_q[i] = rng.Centered();
+  for (size_t i = 0; i < nk; ++i) g_k[i] = rng.Centered();
+  for (size_t i = 0; i < nv; ++i) g_v[i] = rng.Centered();
+  p->q = g_q;
+  p->k = g_k;
+  p->v = g_v;
+  p->causal = c.causal;
+  if (masked) {
+    const size_t row_len = m.dims[m.rank - 1];
+    for (size_t i = 0; i < nm; ++i) {
+      const size_t mask_row = i / row_len;
+      const bool dead = c.dead_every != 0 && mask_row % c.dead_every == c.dead_every - 1;
+      const bool keep = !dead && rng.Unit() < 0.7f;
+      g_mask_b[i] = keep ? 1 : 0;
+      g_mask_f[i] = keep ? rng.Unit() * 4.0f - 2.0f : -__builtin_inff();
+    }
+    p->mask = c.mask == attnrt::MaskKind::kBool ? static_cast<const void*>(g_mask_b)
+                                                : static_cast<const void*>(g_mask_f);
+  }
+  for (const Poison& poison : c.poison) {
+    float* data = poison.tensor == 'q' ? g_q : poison.tensor == 'k' ? g_k
+                : poison.tensor == 'v' ? g_v : poison.tensor == 'm' ? g_mask_f : nullptr;
+    const size_t size = poison.tensor == 'q' ? nq : poison.tensor == 'm' ? nm
+                      : poison.tensor == 'k' ? nk : nv;
+    if (data != nullptr && poison.index < size) data[poison.index] = poison.value;
+  }
+  return true;
+}
+
+// One run through the runtime (validation, scratch from the arena, serial executor).
+inline attnrt::Status RunCase(const attnrt::SdpaParams& p, const attnrt::SdpaKernel& kernel) {
+  attnrt::Arena arena(g_arena, sizeof(g_arena));
+  attnrt::SerialExecutor serial;
+  return attnrt::RunSdpa(p, kernel, &arena, &serial);
+}
+
+}  // namespace attnrt_fw
