@@ -22,7 +22,7 @@ namespace {
 constexpr int kSysGetCmdline = 0x15;
 
 char g_cmdline[256];
-alignas(64) float g_out[attnrt_fw::kMaxOut];
+ATTNRT_FW_BULK(g_out) float g_out[attnrt_fw::kMaxOut];
 
 // Reads the command line; false when the host gives none.
 bool ReadCommandLine() {

@@ -43,20 +43,27 @@ struct SdpaCase {
   Poison poison[2];   // tensor 0: none
 };
 
-// Capacity of the static buffers, in elements (the largest case decides each).
-constexpr size_t kMaxQ = 8192;
-constexpr size_t kMaxKV = 32768;  // decode: 2 heads x 512 keys x 32
-constexpr size_t kMaxOut = 8192;
-constexpr size_t kMaxWeights = 24576;
-constexpr size_t kMaxMask = 8192;
-constexpr size_t kArenaBytes = 512 * 1024;
+// Capacity of the static buffers, in elements: the largest case of sdpa_fw and the
+// calls sdpa_insn_counts.sh counts (up to L = S = 256) decide each.
+constexpr size_t kMaxQ = 65536;
+constexpr size_t kMaxKV = 131072;
+constexpr size_t kMaxOut = 65536;
+constexpr size_t kMaxWeights = 131072;
+constexpr size_t kMaxMask = 65536;
+constexpr size_t kArenaBytes = 2 * 1024 * 1024;
 
-alignas(64) inline float g_q[kMaxQ];
-alignas(64) inline float g_k[kMaxKV];
-alignas(64) inline float g_v[kMaxKV];
-alignas(64) inline float g_mask_f[kMaxMask];
-alignas(64) inline uint8_t g_mask_b[kMaxMask];
-alignas(attnrt::kArenaAlignment) inline uint8_t g_arena[kArenaBytes];
+// Big buffers go to the boards' bulk memory (PSRAM / DDR, 16 MiB, not zeroed at start:
+// every element a case reads is written first), not to the 4 MiB of .bss RAM.
+// One section per buffer (.attnrt_arena.NAME): inline variables go into COMDAT groups,
+// which GCC will not mix with plain variables in one section.
+#define ATTNRT_FW_BULK(name) __attribute__((section(".attnrt_arena." #name), aligned(64)))
+
+ATTNRT_FW_BULK(g_q) inline float g_q[kMaxQ];
+ATTNRT_FW_BULK(g_k) inline float g_k[kMaxKV];
+ATTNRT_FW_BULK(g_v) inline float g_v[kMaxKV];
+ATTNRT_FW_BULK(g_mask_f) inline float g_mask_f[kMaxMask];
+ATTNRT_FW_BULK(g_mask_b) inline uint8_t g_mask_b[kMaxMask];
+ATTNRT_FW_BULK(g_arena) inline uint8_t g_arena[kArenaBytes];
 
 inline void Print(const char* text) { semihost_write0(text); }
 inline void PrintSize(const char* label, size_t value) {

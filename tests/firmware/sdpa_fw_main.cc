@@ -76,11 +76,11 @@ constexpr SdpaCase kCases[] = {
      {{'m', 21, kNaN}}},
 };
 
-alignas(64) float g_want_out[attnrt_fw::kMaxOut];
-alignas(64) float g_want_weights[attnrt_fw::kMaxWeights];
-alignas(64) float g_out[attnrt_fw::kMaxOut];
-alignas(64) float g_weights[attnrt_fw::kMaxWeights];
-uint8_t g_dead_row[attnrt_fw::kMaxOut];  // per (b, h, i): no key allowed
+ATTNRT_FW_BULK(g_want_out) float g_want_out[attnrt_fw::kMaxOut];
+ATTNRT_FW_BULK(g_want_weights) float g_want_weights[attnrt_fw::kMaxWeights];
+ATTNRT_FW_BULK(g_out) float g_out[attnrt_fw::kMaxOut];
+ATTNRT_FW_BULK(g_weights) float g_weights[attnrt_fw::kMaxWeights];
+ATTNRT_FW_BULK(g_dead_row) uint8_t g_dead_row[attnrt_fw::kMaxOut];  // per (b, h, i): no key allowed
 
 float Abs(float x) { return x < 0.0f ? -x : x; }
 

@@ -39,7 +39,9 @@ shapes=(
   "1 2 64 64 32 32 none"        # prefill, L = S = 64
   "1 2 64 64 32 32 upper-left"  # the same, causal
   "1 2 1 512 32 32 none"        # decode step against a 512-key cache
-  "1 4 32 32 16 16 upper-left"  # one attention of the demo model (d_model 64, 4 heads, seq 32)
+  "1 4 32 32 16 16 none"        # the attention of the demo model (d_model 64, 4 heads, seq 32)
+  "1 4 16 256 64 64 lower-right"  # 16 new queries against a 256-key cache, head dim 64
+  "1 2 256 256 32 32 none"      # a longer prefill
 )
 printf '%-10s %-34s %-18s %14s\n' cpu "call (B H L S E Ev causal)" kernel instructions
 for shape in "${shapes[@]}"; do
