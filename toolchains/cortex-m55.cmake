@@ -9,7 +9,8 @@
 #                  -semihosting-config enable=on,target=native -kernel IMAGE.elf
 # `-mcpu=cortex-m55` alone enables MVE with floating point (__ARM_FEATURE_MVE == 3).
 # Highway 1.0.3 has no MVE target: its static target is SCALAR; the compiler may still
-# auto-vectorize scalar loops with MVE.
+# auto-vectorize scalar loops with MVE. The hand-written MVE kernel (kernels/helium/,
+# `helium-flash`) is compiled and registered because of the flags below.
 set(ATTNRT_CPU_FLAGS "-mcpu=cortex-m55 -mfloat-abi=hard")
 set(ATTNRT_DEFAULT_BOARD mps3-an547)
 set(ATTNRT_DEFAULT_QEMU_MACHINE mps3-an547)
