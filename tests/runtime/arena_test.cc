@@ -1,10 +1,15 @@
-// Arena: exact fits succeed, one byte less fails with the numbers, high-water mark.
+// Arena: exact fits succeed, one byte less fails with the numbers, high-water mark. Status
+// formatting, and the checked size arithmetic on 64- and 32-bit size_t.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "attnrt/runtime/arena.h"
+#include "attnrt/runtime/checked_math.h"
 #include "host/aligned_buffer.h"
 
 namespace attnrt {
@@ -52,11 +57,65 @@ TEST(Arena, RejectsBadAlignmentAndOverflow) {
 }
 
 TEST(Status, FormatsStringsAndNumbers) {
+  // The largest size_t of this platform: 18446744073709551615 on 64-bit, 4294967295 on 32-bit.
   const Status st = Status::Error(StatusCode::kBadFile, "tensor %s: offset %z past end %z",
-                                  "w_q", size_t{18446744073709551615ull}, size_t{0});
+                                  "w_q", SIZE_MAX, size_t{0});
   EXPECT_FALSE(st.ok());
-  EXPECT_STREQ(st.message(), "tensor w_q: offset 18446744073709551615 past end 0");
+  const std::string expected = sizeof(size_t) == 8
+                                   ? "tensor w_q: offset 18446744073709551615 past end 0"
+                                   : "tensor w_q: offset 4294967295 past end 0";
+  static_assert(sizeof(size_t) == 8 || sizeof(size_t) == 4, "a size_t of 4 or 8 bytes");
+  EXPECT_EQ(std::string(st.message()), expected);
   EXPECT_STREQ(Status::Ok().message(), "ok");
+}
+
+// Whether CheckedAdd(A, size_t, size_t*) compiles.
+template <typename A, typename = void>
+struct CheckedAddAccepts : std::false_type {};
+template <typename A>
+struct CheckedAddAccepts<A, std::void_t<decltype(CheckedAdd(std::declval<A>(), size_t{1},
+                                                            static_cast<size_t*>(nullptr)))>>
+    : std::true_type {};
+
+// Where size_t is 32 bits a uint64_t would be cut before the check, so such calls must not
+// compile there; where size_t is 64 bits uint64_t is the same width and is accepted.
+static_assert(CheckedAddAccepts<size_t>::value, "size_t arguments");
+static_assert(CheckedAddAccepts<uint32_t>::value, "narrower arguments widen safely");
+static_assert(CheckedAddAccepts<uint64_t>::value == (sizeof(size_t) == 8),
+              "uint64_t arguments only where size_t holds them");
+
+TEST(CheckedMath, SizeFromU64NarrowsOnlyWhatFits) {
+  EXPECT_EQ(kSizeBits, sizeof(size_t) * 8);
+  size_t out = 7;
+  EXPECT_TRUE(SizeFromU64(SIZE_MAX, &out));
+  EXPECT_EQ(out, SIZE_MAX);
+  const uint64_t one_past = uint64_t{SIZE_MAX} + 1;  // 2^32 on 32-bit, wraps to 0 on 64-bit
+  out = 7;
+  EXPECT_EQ(SizeFromU64(one_past, &out), sizeof(size_t) == 8);
+  EXPECT_EQ(out, sizeof(size_t) == 8 ? 0u : 7u) << "untouched on failure";
+  out = 7;
+  EXPECT_EQ(SizeFromU64(uint64_t{1} << 40, &out), sizeof(size_t) == 8);
+  EXPECT_EQ(SizeFromU64(UINT64_MAX, &out), sizeof(size_t) == 8);
+}
+
+TEST(CheckedMath, U64ArithmeticIsIndependentOfSizeT) {
+  uint64_t r = 0;
+  EXPECT_TRUE(CheckedMulU64(uint64_t{1} << 32, uint64_t{1} << 31, &r));
+  EXPECT_EQ(r, uint64_t{1} << 63);
+  EXPECT_FALSE(CheckedMulU64(uint64_t{1} << 32, uint64_t{1} << 32, &r));
+  EXPECT_EQ(r, uint64_t{1} << 63) << "untouched on overflow";
+  EXPECT_TRUE(CheckedAddU64(UINT64_MAX - 1, 1, &r));
+  EXPECT_EQ(r, UINT64_MAX);
+  EXPECT_FALSE(CheckedAddU64(UINT64_MAX, 1, &r));
+  // The size_t versions overflow at this platform's width.
+  size_t s = 0;
+  EXPECT_FALSE(CheckedMul(size_t{1} << (kSizeBits / 2), size_t{1} << (kSizeBits / 2), &s));
+  EXPECT_TRUE(CheckedMul(size_t{1} << (kSizeBits / 2), size_t{1} << (kSizeBits / 2 - 1), &s));
+  EXPECT_EQ(s, size_t{1} << (kSizeBits - 1));
+  EXPECT_FALSE(CheckedAdd(SIZE_MAX, 1, &s));
+  EXPECT_FALSE(CheckedAlignUp(SIZE_MAX - 2, 4, &s));
+  EXPECT_TRUE(CheckedAlignUp(SIZE_MAX - 3, 4, &s));
+  EXPECT_EQ(s, SIZE_MAX - 3);
 }
 
 TEST(Status, LongMessagesAreTruncatedNotOverflowed) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -258,9 +259,13 @@ TEST(WeightFileWriter, RefusesBadInputs) {
   EXPECT_NE(error.find("rank 5"), std::string::npos) << error;
   EXPECT_FALSE(w.AddTensorF32("null", {4}, nullptr, &error));
   EXPECT_TRUE(w.AddTensorF32("null_but_empty", {0}, nullptr, &error)) << error;
-  const size_t huge = size_t{1} << 62;
+  // SIZE_MAX / 4 + 1 (2^62 or 2^30) elements: the count fits size_t, the bytes do not.
+  const size_t huge = SIZE_MAX / 4 + 1;
   EXPECT_FALSE(w.AddTensorF32("huge", {huge, 4}, v, &error));
-  EXPECT_NE(error.find("overflows"), std::string::npos) << error;
+  EXPECT_NE(error.find("tensor 'huge': element count overflows"), std::string::npos) << error;
+  EXPECT_FALSE(w.AddTensorF32("huge_bytes", {huge}, v, &error));
+  EXPECT_NE(error.find("tensor 'huge_bytes': element count overflows"), std::string::npos)
+      << error;
   for (size_t bad : {0u, 32u, 96u, 131072u}) {
     EXPECT_FALSE(w.SetAlignment(bad, &error)) << bad;
   }
@@ -275,6 +280,49 @@ TEST(WeightFileWriter, RefusesBadInputs) {
   nul_value.SetString("k", std::string("a\0b", 3));
   EXPECT_FALSE(nul_value.Serialize(&out, &error));
   EXPECT_NE(error.find("NUL"), std::string::npos) << error;
+}
+
+// An empty tensor may have any dim size_t holds; it goes through the file's u64 fields unchanged.
+TEST(WeightFileWriter, EmptyTensorWithTheLargestDimRoundTrips) {
+  WeightFileWriter w;
+  std::string error;
+  ASSERT_TRUE(w.AddTensorF32("e", {0, SIZE_MAX}, nullptr, &error)) << error;
+  const Bytes bytes = Serialize(w);
+  const WeightFile file = OpenOk(bytes);
+  WeightTensor t;
+  ASSERT_TRUE(file.FindTensor("e", &t).ok());
+  ASSERT_EQ(t.shape.rank, 2u);
+  EXPECT_EQ(t.shape.dims[0], 0u);
+  EXPECT_EQ(t.shape.dims[1], SIZE_MAX);
+  EXPECT_EQ(t.bytes, 0u);
+}
+
+// A file larger than one buffer can hold must be refused by size, not end in std::length_error:
+// 32768 one-float tensors at a 64 KiB alignment make a file of just over 2 GiB, which a 32-bit
+// size_t's vector cannot hold (max_size 2^31 - 1).
+TEST(WeightFileWriter, RefusesAFileLargerThanThisPlatformCanHold) {
+  if (sizeof(size_t) == 8) GTEST_SKIP() << "a 64-bit build would allocate all 2 GiB; 32-bit limit";
+  WeightFileWriter w;
+  std::string error;
+  ASSERT_TRUE(w.SetAlignment(65536, &error)) << error;
+  const float one = 1;
+  constexpr size_t kTensors = 32768;
+  for (size_t i = 0; i < kTensors; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "t%05zu", i);
+    ASSERT_TRUE(w.AddTensorF32(name, {1}, &one, &error)) << error;
+  }
+  // Header, tensor table, 7-byte names; the data section starts 64 KiB aligned, then one
+  // 64 KiB slot per tensor, the last holding 4 bytes.
+  const uint64_t strings_end = 128 + kTensors * 64 + kTensors * 7;
+  const uint64_t data = (strings_end + 65535) / 65536 * 65536;
+  const uint64_t file_bytes = data + (kTensors - 1) * uint64_t{65536} + 4;
+  Bytes out;
+  EXPECT_FALSE(w.Serialize(&out, &error));
+  EXPECT_EQ(error, "weight file writer: the file would be " + std::to_string(file_bytes) +
+                       " bytes, more than one buffer can hold on this platform (2147483647 bytes "
+                       "with its 32-bit size_t)");
+  EXPECT_TRUE(out.empty());
 }
 
 // --- Agreement with tests/weight_file/weight_files.py ---------------------------------------

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <new>
+#include <stdexcept>
 #include <utility>
 
 #include "attnrt/runtime/checked_math.h"
@@ -43,6 +45,13 @@ uint64_t AddString(const std::string& s, std::vector<uint8_t>* strings) {
 }
 
 bool FitsU32(uint64_t v) { return v <= std::numeric_limits<uint32_t>::max(); }
+
+// Rounds up to a multiple of `align` (a power of two); false on overflow.
+bool AlignUpU64(uint64_t n, uint64_t align, uint64_t* out) {
+  if (!CheckedAddU64(n, align - 1, out)) return false;
+  *out &= ~(align - 1);
+  return true;
+}
 
 }  // namespace
 
@@ -105,22 +114,40 @@ bool WeightFileWriter::AddTensorF32(const std::string& name, const std::vector<s
     return Fail(error, "tensor '" + name + "': element count overflows");
   }
   if (data == nullptr && count != 0) return Fail(error, "tensor '" + name + "': null data");
-  Tensor t;
-  t.shape = shape;
-  if (count != 0) t.data.assign(data, data + count);
-  tensors_.emplace(name, std::move(t));
+  try {
+    Tensor t;
+    t.shape = shape;
+    if (count != 0) t.data.assign(data, data + count);
+    tensors_.emplace(name, std::move(t));
+  } catch (const std::bad_alloc&) {
+    return Fail(error, "tensor '" + name + "': out of memory copying " + std::to_string(bytes) +
+                           " bytes");
+  } catch (const std::length_error&) {
+    return Fail(error, "tensor '" + name + "': " + std::to_string(bytes) +
+                           " bytes are more than one buffer can hold on this platform");
+  }
   return true;
 }
 
 bool WeightFileWriter::Serialize(std::vector<uint8_t>* out, std::string* error) const {
+  try {
+    return SerializeImpl(out, error);
+  } catch (const std::bad_alloc&) {
+    return Fail(error, "out of memory building the file");
+  }
+}
+
+bool WeightFileWriter::SerializeImpl(std::vector<uint8_t>* out, std::string* error) const {
   if (!deferred_error_.empty()) return Fail(error, deferred_error_);
   if (!FitsU32(tensors_.size()) || !FitsU32(metadata_.size())) {
     return Fail(error, "more than 2^32 - 1 tensors or metadata records");
   }
+  // The layout is computed in 64 bits, the width of the file's fields, and checked against what
+  // one buffer can hold here before anything is narrowed to size_t (a 32-bit size_t on ARMv7).
   const uint64_t tensor_table = Layout::kHeaderSize;
-  const uint64_t tensor_table_size = tensors_.size() * Layout::kTensorEntrySize;
+  const uint64_t tensor_table_size = uint64_t{tensors_.size()} * Layout::kTensorEntrySize;
   const uint64_t metadata_table = tensor_table + tensor_table_size;
-  const uint64_t metadata_table_size = metadata_.size() * Layout::kMetadataEntrySize;
+  const uint64_t metadata_table_size = uint64_t{metadata_.size()} * Layout::kMetadataEntrySize;
   const uint64_t string_table = metadata_table + metadata_table_size;
 
   std::vector<uint8_t> strings;
@@ -134,23 +161,28 @@ bool WeightFileWriter::Serialize(std::vector<uint8_t>* out, std::string* error) 
   }
   if (!FitsU32(strings.size())) return Fail(error, "string table exceeds 4 GiB");
 
-  size_t data_section;
-  if (!CheckedAlignUp(string_table + strings.size(), alignment_, &data_section)) {
-    return Fail(error, "file size overflows");
+  uint64_t data_section;
+  if (!AlignUpU64(string_table + strings.size(), alignment_, &data_section)) {
+    return Fail(error, "file size overflows 64 bits");
   }
   std::vector<uint64_t> data_offsets;
-  size_t end = data_section;
+  uint64_t end = data_section;
   for (const auto& [name, t] : tensors_) {
-    size_t offset;
-    if (!CheckedAlignUp(end, alignment_, &offset) ||
-        !CheckedAdd(offset, t.data.size() * sizeof(float), &end)) {
-      return Fail(error, "file size overflows");
+    uint64_t offset;
+    if (!AlignUpU64(end, alignment_, &offset) ||
+        !CheckedAddU64(offset, uint64_t{t.data.size()} * sizeof(float), &end)) {
+      return Fail(error, "file size overflows 64 bits");
     }
     data_offsets.push_back(offset);
   }
 
   std::vector<uint8_t>& file = *out;
-  file.assign(end, 0);
+  if (end > file.max_size()) {
+    return Fail(error, "the file would be " + std::to_string(end) + " bytes, more than one buffer "
+                       "can hold on this platform (" + std::to_string(file.max_size()) +
+                       " bytes with its " + std::to_string(kSizeBits) + "-bit size_t)");
+  }
+  file.assign(static_cast<size_t>(end), 0);
   uint8_t* h = file.data();
   std::memcpy(h, Layout::kMagic, sizeof Layout::kMagic);
   PutU32(h + 8, Layout::kVersion);

@@ -46,6 +46,7 @@ class WeightFileWriter {
     std::vector<float> data;
   };
   void SetValue(const std::string& key, Value value);
+  bool SerializeImpl(std::vector<uint8_t>* out, std::string* error) const;  // may throw bad_alloc
 
   // Both maps iterate in bytewise key order, the order the file's tables need.
   std::map<std::string, Value> metadata_;
