@@ -6,6 +6,7 @@
 #include "attnrt/runtime/weight_file.h"
 
 #include <cstring>
+#include <type_traits>
 
 #include "attnrt/runtime/checked_math.h"
 
@@ -52,37 +53,55 @@ uint64_t LoadU64(const uint8_t* p) {
   return static_cast<uint64_t>(LoadU32(p)) | static_cast<uint64_t>(LoadU32(p + 4)) << 32;
 }
 
-// u64 file fields must fit size_t before any arithmetic (matters on 32-bit firmware).
-bool ToSize(uint64_t v, size_t* out) {
-  if (v > static_cast<uint64_t>(static_cast<size_t>(-1))) return false;
-  *out = static_cast<size_t>(v);
-  return true;
+// One argument of a kBadFile message: a string, or a number printed in full as a u64. Status's
+// own %z takes size_t, which on a 32-bit target would cut a damaged file's u64 field (2^40
+// would print as 4294967295), so these messages are formatted here with the same rules: "%s"
+// and "%z" take the arguments in order, other text is copied, the result is cut to fit.
+struct MessageArg {
+  MessageArg(const char* text) : is_string(true), s(text) {}
+  template <typename T, typename = std::enable_if_t<std::is_integral<T>::value>>
+  MessageArg(T v) : n(static_cast<uint64_t>(v)) {}
+  bool is_string = false;
+  const char* s = nullptr;
+  uint64_t n = 0;
+};
+
+Status FormatBadFile(const char* format, const MessageArg* args, size_t count) {
+  char text[Status::kMaxMessage];
+  size_t len = 0;
+  auto put = [&](char c) {
+    if (len + 1 < sizeof text) text[len++] = c;
+  };
+  size_t next = 0;
+  for (const char* p = format; *p != '\0'; ++p) {
+    if (p[0] != '%' || (p[1] != 's' && p[1] != 'z')) {
+      put(*p);
+      continue;
+    }
+    ++p;
+    if (next == count) continue;
+    const MessageArg& arg = args[next++];
+    if (arg.is_string) {
+      for (const char* c = arg.s; *c != '\0'; ++c) put(*c);
+      continue;
+    }
+    char digits[20];  // 2^64 - 1 has 20 digits
+    size_t n = 0;
+    uint64_t v = arg.n;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    while (n > 0) put(digits[--n]);
+  }
+  text[len] = '\0';
+  return Status::Error(StatusCode::kBadFile, "%s", text);
 }
 
-// For messages only: a u64 clamped to what %z can print.
-size_t ForMessage(uint64_t v) {
-  size_t s;
-  return ToSize(v, &s) ? s : static_cast<size_t>(-1);
-}
-
-Status BadFile(const char* format) { return Status::Error(StatusCode::kBadFile, format); }
-Status BadFile(const char* format, size_t a) {
-  return Status::Error(StatusCode::kBadFile, format, a);
-}
-Status BadFile(const char* format, size_t a, size_t b) {
-  return Status::Error(StatusCode::kBadFile, format, a, b);
-}
-Status BadFile(const char* format, size_t a, size_t b, size_t c) {
-  return Status::Error(StatusCode::kBadFile, format, a, b, c);
-}
-Status BadFile(const char* format, const char* s) {
-  return Status::Error(StatusCode::kBadFile, format, s);
-}
-Status BadFile(const char* format, const char* s, size_t a) {
-  return Status::Error(StatusCode::kBadFile, format, s, a);
-}
-Status BadFile(const char* format, const char* s, size_t a, size_t b) {
-  return Status::Error(StatusCode::kBadFile, format, s, a, b);
+template <typename... Args>
+Status BadFile(const char* format, Args... args) {
+  const MessageArg list[] = {MessageArg(args)..., MessageArg("")};  // never empty
+  return FormatBadFile(format, list, sizeof...(Args));
 }
 
 bool IsPowerOfTwo(size_t v) { return v != 0 && (v & (v - 1)) == 0; }
@@ -104,22 +123,23 @@ struct Section {
 
 Status ReadSection(const uint8_t* header, size_t field_at, const char* name, size_t file_size,
                    Section* out) {
+  // In 64 bits, so a field past what a 32-bit size_t holds is reported as it is: past the end.
   const uint64_t offset = LoadU64(header + field_at);
   const uint64_t size = LoadU64(header + field_at + 8);
-  size_t begin, bytes, end;
-  if (!ToSize(offset, &begin) || !ToSize(size, &bytes) || !CheckedAdd(begin, bytes, &end)) {
-    return BadFile("weight file: header %s_offset %z + size %z overflows", name, ForMessage(offset),
-                   ForMessage(size));
+  uint64_t end;
+  if (!CheckedAddU64(offset, size, &end)) {
+    return BadFile("weight file: header %s_offset %z + size %z overflows", name, offset, size);
   }
   if (end > file_size) {
     return BadFile("weight file: %s section ends at byte %z, past the end of the file (%z bytes)",
                    name, end, file_size);
   }
-  if (begin < Layout::kHeaderSize) {
+  if (offset < Layout::kHeaderSize) {
     return BadFile("weight file: %s section starts at byte %z, inside the %z-byte header", name,
-                   begin, Layout::kHeaderSize);
+                   offset, Layout::kHeaderSize);
   }
-  *out = Section{name, begin, end};
+  // offset <= end <= file_size: both fit size_t.
+  *out = Section{name, static_cast<size_t>(offset), static_cast<size_t>(end)};
   return Status::Ok();
 }
 
@@ -227,7 +247,7 @@ Status WeightFile::CheckHeader(const uint8_t* p, size_t size) {
   const uint64_t file_size = LoadU64(p + kFileSizeAt);
   if (file_size != size) {
     return BadFile("weight file: header file_size %z but the buffer holds %z bytes (truncated?)",
-                   ForMessage(file_size), size);
+                   file_size, size);
   }
   // Tensor data is handed out as const float*; every data offset is a multiple of >= 64.
   const size_t misalignment = reinterpret_cast<uintptr_t>(p) % alignof(float);
@@ -376,12 +396,14 @@ Status WeightFile::Open(const void* data, size_t size, WeightFile* out) {
 // A string-table reference: `length` bytes at `offset`, then a NUL, no NUL inside.
 Status WeightFile::CheckString(const char* what, size_t index, uint64_t offset, uint64_t length,
                                bool allow_empty, const char** out) const {
-  size_t begin, len, end;
-  if (!ToSize(offset, &begin) || !ToSize(length, &len) || !CheckedAdd(begin, len, &end) ||
-      end >= strings_size_) {
+  uint64_t end;
+  if (!CheckedAddU64(offset, length, &end) || end >= strings_size_) {
     return BadFile("weight file: %s %z: string (offset %z) runs past the end of the string table",
-                   what, index, ForMessage(offset));
+                   what, index, offset);
   }
+  // offset + length < strings_size_: both fit size_t.
+  const size_t begin = static_cast<size_t>(offset);
+  const size_t len = static_cast<size_t>(length);
   if (len == 0 && !allow_empty) return BadFile("weight file: %s %z: empty string", what, index);
   const char* s = reinterpret_cast<const char*>(base_ + strings_ + begin);
   if (s[len] != '\0') {
@@ -424,44 +446,56 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
       return BadFile("weight file: tensor '%s': reserved entry byte %z is not 0", t.name, b);
   }
   t.shape.rank = rank;
+  // Dims, their product and the data range are checked in 64 bits (the file's width), then
+  // narrowed: on a 32-bit target a dim or byte count of 2^32 or more is refused by name.
+  uint64_t dims[TensorShape::kMaxRank];
+  uint64_t elements = 1, expected_bytes = 0;
+  bool overflow = false;
   for (size_t d = 0; d < TensorShape::kMaxRank; ++d) {
-    const uint64_t dim = LoadU64(e + 16 + 8 * d);
-    if (d >= rank && dim != 0) {
+    dims[d] = LoadU64(e + 16 + 8 * d);
+    if (d >= rank && dims[d] != 0) {
       return BadFile("weight file: tensor '%s': dims[%z] = %z beyond the rank must be 0", t.name, d,
-                     ForMessage(dim));
+                     dims[d]);
     }
-    if (d < rank && !ToSize(dim, &t.shape.dims[d])) {
-      return BadFile("weight file: tensor '%s': dims[%z] = %z does not fit in memory", t.name, d,
-                     ForMessage(dim));
-    }
+    if (d < rank && !overflow) overflow = !CheckedMulU64(elements, dims[d], &elements);
   }
-  size_t elements, expected_bytes;
-  if (!CheckedProduct(t.shape.dims, rank, &elements) ||
-      !CheckedMul(elements, kF32Bytes, &expected_bytes)) {
+  if (overflow || !CheckedMulU64(elements, kF32Bytes, &expected_bytes)) {
     return BadFile("weight file: tensor '%s': dims product x %z bytes overflows", t.name,
                    kF32Bytes);
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (!SizeFromU64(dims[d], &t.shape.dims[d])) {
+      return BadFile("weight file: tensor '%s': dims[%z] = %z does not fit this platform's %z-bit "
+                     "size_t", t.name, d, dims[d], kSizeBits);
+    }
+  }
+  size_t data_bytes;
+  if (!SizeFromU64(expected_bytes, &data_bytes)) {
+    return BadFile("weight file: tensor '%s': dims product x 4 bytes = %z does not fit this "
+                   "platform's %z-bit size_t", t.name, expected_bytes, kSizeBits);
   }
   const uint64_t offset = LoadU64(e + 48);
   const uint64_t bytes = LoadU64(e + 56);
   if (bytes != expected_bytes) {
     return BadFile("weight file: tensor '%s': byte_size %z but dims product x 4 bytes is %z",
-                   t.name, ForMessage(bytes), expected_bytes);
+                   t.name, bytes, expected_bytes);
   }
-  size_t begin, end;
-  if (!ToSize(offset, &begin) || !CheckedAdd(begin, expected_bytes, &end)) {
+  uint64_t end;
+  if (!CheckedAddU64(offset, expected_bytes, &end)) {
     return BadFile("weight file: tensor '%s': data_offset %z + byte_size %z overflows", t.name,
-                   ForMessage(offset), expected_bytes);
+                   offset, expected_bytes);
   }
-  if (begin < data_ || end > data_ + data_size_) {
+  if (offset < data_ || end > data_ + data_size_) {
     return BadFile("weight file: tensor '%s': data [%z, %z) lies outside the data section", t.name,
-                   begin, end);
+                   offset, end);
   }
+  const size_t begin = static_cast<size_t>(offset);  // inside the data section, so it fits
   if (begin % alignment_ != 0) {
     return BadFile("weight file: tensor '%s': data_offset %z is not a multiple of the alignment %z",
                    t.name, begin, alignment_);
   }
   t.data = reinterpret_cast<const float*>(base_ + begin);
-  t.bytes = expected_bytes;
+  t.bytes = data_bytes;
   *out = t;
   return Status::Ok();
 }

@@ -219,6 +219,20 @@ TEST(WeightFileHeader, OffsetPlusSizeOverflows) {
       Refused(Corrupted([](Bytes* b) { Put64(b, kStringTableOffset, kMax64); }), "overflows"));
 }
 
+// u64 fields past 2^32 are printed in full on every platform: a 32-bit size_t must not cut
+// 2^40 to 4294967295 in the message, nor wrap it into range.
+TEST(WeightFileHeader, FieldsBeyond32BitsAreNamedInFull) {
+  constexpr uint64_t kTera = uint64_t{1} << 40;
+  EXPECT_TRUE(Refused(Corrupted([](Bytes* b) { Put64(b, kTensorTableOffset, kTera); }),
+                      "tensor_table section ends at byte 1099511627904, past the end of the file"));
+  EXPECT_TRUE(Refused(Corrupted([](Bytes* b) { Put64(b, kDataSize, kTera); }),
+                      "data section ends at byte 1099511628160, past the end of the file"));
+  EXPECT_TRUE(Refused(Corrupted([](Bytes* b) { Put64(b, kFileSize, kTera); }),
+                      "header file_size 1099511627776 but the buffer holds"));
+  EXPECT_TRUE(Refused(Corrupted([](Bytes* b) { Put64(b, kStringTableOffset, kMax64); }),
+                      "header string_table_offset 18446744073709551615 + size"));
+}
+
 TEST(WeightFileHeader, SectionInsideTheHeader) {
   EXPECT_TRUE(Refused(Corrupted([](Bytes* b) { Put64(b, kStringTableOffset, 64); }),
                       "string_table section starts at byte 64, inside the 128-byte header"));
@@ -294,6 +308,32 @@ TEST(WeightFileTensor, DimsProductOverflows) {
                       "tensor 'b': dims product x 4 bytes overflows"));
 }
 
+// A dim or a byte count of 2^32 or more fits a 64-bit size_t but not a 32-bit one: there the
+// reader refuses it by name; on 64-bit it is an ordinary (here inconsistent) value.
+TEST(WeightFileTensor, DimsBeyondThisPlatformsSizeT) {
+  const bool wide = sizeof(size_t) == 8;
+  // dims (0, 2^40): zero elements, but 2^40 has no 32-bit size_t.
+  EXPECT_TRUE(Refused(Corrupted([](Bytes* b) {
+                        Put64(b, TensorEntry(*b, 0) + kDims, 0);
+                        Put64(b, TensorEntry(*b, 0) + kDims + 8, uint64_t{1} << 40);
+                      }),
+                      wide ? "tensor 'a': byte_size 24 but dims product x 4 bytes is 0"
+                           : "tensor 'a': dims[1] = 1099511627776 does not fit this platform's "
+                             "32-bit size_t"));
+  // dims (2^16, 2^16): each fits, the 2^34 bytes do not.
+  EXPECT_TRUE(Refused(Corrupted([](Bytes* b) {
+                        Put64(b, TensorEntry(*b, 0) + kDims, 65536);
+                        Put64(b, TensorEntry(*b, 0) + kDims + 8, 65536);
+                      }),
+                      wide ? "tensor 'a': byte_size 24 but dims product x 4 bytes is 17179869184"
+                           : "tensor 'a': dims product x 4 bytes = 17179869184 does not fit this "
+                             "platform's 32-bit size_t"));
+  // A dim beyond the rank is printed in full too.
+  EXPECT_TRUE(Refused(
+      Corrupted([](Bytes* b) { Put64(b, TensorEntry(*b, 0) + kDims + 16, uint64_t{1} << 40); }),
+      "tensor 'a': dims[2] = 1099511627776 beyond the rank must be 0"));
+}
+
 TEST(WeightFileTensor, DataOffsets) {
   // Past the end, overflowing, misaligned, before the data section, overlapping the previous one.
   EXPECT_TRUE(
@@ -302,6 +342,11 @@ TEST(WeightFileTensor, DataOffsets) {
   EXPECT_TRUE(Refused(
       Corrupted([](Bytes* b) { Put64(b, TensorEntry(*b, 1) + kTensorDataOffset, kMax64 - 3); }),
       "tensor 'b': data_offset 18446744073709551612 + byte_size 16 overflows"));
+  EXPECT_TRUE(Refused(Corrupted([](Bytes* b) {
+                        Put64(b, TensorEntry(*b, 1) + kTensorDataOffset, uint64_t{1} << 40);
+                      }),
+                      "tensor 'b': data [1099511627776, 1099511627792) lies outside the data "
+                      "section"));
   EXPECT_TRUE(Refused(Corrupted([](Bytes* b) {
                         const size_t e = TensorEntry(*b, 0) + kTensorDataOffset;
                         Put64(b, e, Get64(*b, e) + 4);
