@@ -172,6 +172,41 @@ Status CheckNoOverlap(const Section& a, const Section& b) {
                  a.begin > b.begin ? a.begin : b.begin);
 }
 
+// The name an entry is sorted by.
+int CompareName(const WeightTensor& t, const char* name, size_t len) {
+  return CompareBytes(t.name, t.name_len, name, len);
+}
+int CompareName(const WeightMetadata& m, const char* name, size_t len) {
+  return CompareBytes(m.key, m.key_len, name, len);
+}
+
+// Binary search of a table sorted bytewise by name (FindTensor, FindMetadata): `decode(i, &e)`
+// decodes entry i of `count`. A null name is kInvalidArgument `null_message`; a missing one is
+// kBadFile `missing_format` with the name.
+template <typename Entry, typename Decode>
+Status FindByName(const char* name, const char* null_message, const char* missing_format,
+                  size_t count, const Decode& decode, Entry* out) {
+  if (name == nullptr) return Status::Error(StatusCode::kInvalidArgument, null_message);
+  const size_t name_len = std::strlen(name);
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    Entry e;
+    ATTNRT_RETURN_IF_ERROR(decode(mid, &e));
+    const int order = CompareName(e, name, name_len);
+    if (order == 0) {
+      *out = e;
+      return Status::Ok();
+    }
+    if (order < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return BadFile(missing_format, name);
+}
+
 uint32_t Crc32cBitwise(uint32_t crc, const uint8_t* p, size_t n) {
   crc = ~crc;
   for (size_t i = 0; i < n; ++i) {
@@ -554,49 +589,15 @@ Status WeightFile::MetadataAt(size_t i, WeightMetadata* out) const {
 }
 
 Status WeightFile::FindTensor(const char* name, WeightTensor* out) const {
-  if (name == nullptr)
-    return Status::Error(StatusCode::kInvalidArgument, "weight file: null tensor name");
-  const size_t name_len = std::strlen(name);
-  size_t lo = 0, hi = tensor_count_;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    WeightTensor t;
-    ATTNRT_RETURN_IF_ERROR(DecodeTensor(mid, &t));
-    const int order = CompareBytes(t.name, t.name_len, name, name_len);
-    if (order == 0) {
-      *out = t;
-      return Status::Ok();
-    }
-    if (order < 0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return BadFile("weight file: missing tensor '%s'", name);
+  return FindByName(
+      name, "weight file: null tensor name", "weight file: missing tensor '%s'", tensor_count_,
+      [this](size_t i, WeightTensor* t) { return DecodeTensor(i, t); }, out);
 }
 
 Status WeightFile::FindMetadata(const char* key, WeightMetadata* out) const {
-  if (key == nullptr)
-    return Status::Error(StatusCode::kInvalidArgument, "weight file: null metadata key");
-  const size_t key_len = std::strlen(key);
-  size_t lo = 0, hi = metadata_count_;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    WeightMetadata m;
-    ATTNRT_RETURN_IF_ERROR(DecodeMetadata(mid, &m));
-    const int order = CompareBytes(m.key, m.key_len, key, key_len);
-    if (order == 0) {
-      *out = m;
-      return Status::Ok();
-    }
-    if (order < 0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return BadFile("weight file: missing metadata key '%s'", key);
+  return FindByName(
+      key, "weight file: null metadata key", "weight file: missing metadata key '%s'",
+      metadata_count_, [this](size_t i, WeightMetadata* m) { return DecodeMetadata(i, m); }, out);
 }
 
 Status WeightFile::GetInt(const char* key, int64_t* out) const {
