@@ -306,12 +306,44 @@ TEST(SafetensorsReject, BadShapes) {
              "\"shape\" entry -3 is not a non-negative integer");
   EXPECT_HAS(HeaderError("{\"w\":" + Entry("F32", "[3.0]", 0, 12) + "}", F32Data({1, 2, 3})),
              "is not a non-negative integer");
-  EXPECT_HAS(HeaderError("{\"w\":" + Entry("F32", "[4294967296,4294967296]", 0, 12) + "}",
+  // Each dim fits size_t, the product does not: 2^32 * 2^32 (64-bit) or 2^16 * 2^16 (32-bit).
+  const std::string half = std::to_string(size_t{1} << (sizeof(size_t) * 4));
+  EXPECT_HAS(HeaderError("{\"w\":" + Entry("F32", "[" + half + "," + half + "]", 0, 12) + "}",
                          F32Data({1, 2, 3})),
-             "element count of shape [4294967296,4294967296] overflows");
+             "element count of shape [" + half + "," + half + "] overflows");
+  // Beyond u64: JSON reads it as a float.
   EXPECT_HAS(HeaderError("{\"w\":" + Entry("F32", "[99999999999999999999]", 0, 12) + "}",
                          F32Data({1, 2, 3})),
              "is not a non-negative integer");
+}
+
+TEST(SafetensorsReject, DimsAndOffsetsBeyondThisPlatformsSizeT) {
+  // 2^32 and UINT64_MAX are valid JSON integers; a 32-bit size_t holds neither, and must say so
+  // (not call them negative or wrap them). On 64-bit they are ordinary, here empty, dims.
+  const bool wide = sizeof(size_t) == 8;
+  for (const std::string dim : {"4294967296", "18446744073709551615"}) {
+    const Bytes bytes = MakeFile("{\"w\":" + Entry("F32", "[0," + dim + "]", 0, 0) + "}", {});
+    if (wide) {
+      const SafetensorsFile file = ReadOk(bytes);
+      ASSERT_EQ(file.tensors.size(), 1u);
+      EXPECT_EQ(std::to_string(file.tensors[0].shape.at(1)), dim);
+      EXPECT_TRUE(file.tensors[0].values.empty());
+    } else {
+      EXPECT_HAS(ReadError(bytes), "tensor \"w\": \"shape\" entry " + dim +
+                                       " does not fit this platform's 32-bit size_t");
+    }
+  }
+  const Bytes data = F32Data({1, 2, 3});
+  const std::string far = HeaderError(
+      "{\"w\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[4294967296,4294967308]}}", data);
+  EXPECT_HAS(far, wide ? "data_offsets end 4294967308 is past the end of the 12-byte data buffer"
+                       : "tensor \"w\": data_offsets begin 4294967296 does not fit this "
+                         "platform's 32-bit size_t");
+  const std::string end = HeaderError(
+      "{\"w\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,4294967296]}}", data);
+  EXPECT_HAS(end, wide ? "data_offsets end 4294967296 is past the end of the 12-byte data buffer"
+                       : "tensor \"w\": data_offsets end 4294967296 does not fit this "
+                         "platform's 32-bit size_t");
 }
 
 TEST(SafetensorsReject, BadOffsets) {
@@ -327,8 +359,10 @@ TEST(SafetensorsReject, BadOffsets) {
   EXPECT_HAS(with_offsets("[8,4]"), "data_offsets begin 8 is after end 4");
   EXPECT_HAS(with_offsets("[0,16]"), "data_offsets end 16 is past the end of the 12-byte");
   EXPECT_HAS(with_offsets("[0,8]"), "data_offsets span 8 bytes but shape and dtype F32 need 12");
-  EXPECT_HAS(HeaderError("{\"w\":" + Entry("F32", "[4611686018427387904]", 0, 12) + "}", data),
-             "byte size of 4611686018427387904 F32 elements overflows");
+  // SIZE_MAX / 4 + 1 floats (2^62 or 2^30) need one byte more than size_t holds.
+  const std::string floats = std::to_string(SIZE_MAX / 4 + 1);
+  EXPECT_HAS(HeaderError("{\"w\":" + Entry("F32", "[" + floats + "]", 0, 12) + "}", data),
+             "byte size of " + floats + " F32 elements overflows");
 }
 
 TEST(SafetensorsReject, OverlapHoleAndTrailingBytes) {

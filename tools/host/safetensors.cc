@@ -7,7 +7,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
+#include <new>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -62,13 +63,19 @@ std::string Quoted(const std::string& s) {
 
 std::string TensorPrefix(const std::string& tensor) { return "tensor " + Quoted(tensor) + ": "; }
 
-// A non-negative JSON integer that fits size_t.
-bool AsSize(const Json& value, size_t* out) {
-  if (!value.is_number_unsigned()) return false;
-  const uint64_t u = value.get<uint64_t>();
-  if (u > std::numeric_limits<size_t>::max()) return false;
-  *out = static_cast<size_t>(u);
-  return true;
+// A JSON number as a size: a non-negative integer (JSON gives up to 64 bits) that also fits
+// this platform's size_t, which on a 32-bit target stops at 2^32 - 1.
+enum class SizeField { kOk, kNotAnInteger, kTooLarge };
+
+SizeField AsSize(const Json& value, size_t* out) {
+  if (!value.is_number_unsigned()) return SizeField::kNotAnInteger;
+  if (!SizeFromU64(value.get<uint64_t>(), out)) return SizeField::kTooLarge;
+  return SizeField::kOk;
+}
+
+std::string TooLarge(const std::string& field, const Json& value) {
+  return field + " " + value.dump() + " does not fit this platform's " +
+         std::to_string(kSizeBits) + "-bit size_t";
 }
 
 uint16_t LoadLE16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
@@ -115,7 +122,11 @@ bool ParseShape(const Json& value, const std::string& file, Entry* entry, std::s
   }
   for (const Json& dim : value) {
     size_t d = 0;
-    if (!AsSize(dim, &d)) {
+    const SizeField parsed = AsSize(dim, &d);
+    if (parsed == SizeField::kTooLarge) {
+      return Fail(error, file, where + TooLarge("\"shape\" entry", dim));
+    }
+    if (parsed != SizeField::kOk) {
       return Fail(error, file, where + "\"shape\" entry " + dim.dump() +
                                    " is not a non-negative integer");
     }
@@ -130,10 +141,21 @@ bool ParseShape(const Json& value, const std::string& file, Entry* entry, std::s
 bool ParseOffsets(const Json& value, size_t buffer_bytes, const std::string& file, Entry* entry,
                   std::string* error) {
   const std::string where = TensorPrefix(entry->name);
-  if (!value.is_array() || value.size() != 2 || !AsSize(value[0], &entry->begin) ||
-      !AsSize(value[1], &entry->end)) {
+  if (!value.is_array() || value.size() != 2) {
     return Fail(error, file, where + "\"data_offsets\" must be [begin, end] with non-negative "
                                      "integers, got " + value.dump());
+  }
+  size_t* const fields[2] = {&entry->begin, &entry->end};
+  for (size_t i = 0; i < 2; ++i) {
+    const SizeField parsed = AsSize(value[i], fields[i]);
+    if (parsed == SizeField::kTooLarge) {
+      return Fail(error, file, where + TooLarge(i == 0 ? "data_offsets begin" : "data_offsets end",
+                                                value[i]));
+    }
+    if (parsed != SizeField::kOk) {
+      return Fail(error, file, where + "\"data_offsets\" must be [begin, end] with non-negative "
+                                       "integers, got " + value.dump());
+    }
   }
   if (entry->begin > entry->end) {
     return Fail(error, file, where + "data_offsets begin " + std::to_string(entry->begin) +
@@ -262,22 +284,24 @@ float HalfToFloat(uint16_t bits) {
 
 float BFloat16ToFloat(uint16_t bits) { return FloatFromBits(static_cast<uint32_t>(bits) << 16); }
 
-bool ReadSafetensors(const uint8_t* data, size_t size, const std::string& name,
-                     SafetensorsFile* out, std::string* error) {
+// ReadSafetensors without the bad_alloc guard.
+static bool ReadSafetensorsImpl(const uint8_t* data, size_t size, const std::string& name,
+                                SafetensorsFile* out, std::string* error) {
   if (size < kLengthPrefixBytes) {
     return Fail(error, name, "file is " + std::to_string(size) +
                                  " bytes, too short for the 8-byte header length");
   }
-  const uint64_t header_bytes = LoadLE64(data);
-  if (header_bytes > kSafetensorsMaxHeaderBytes) {
-    return Fail(error, name, "header length " + std::to_string(header_bytes) + " exceeds the " +
+  const uint64_t header_field = LoadLE64(data);
+  if (header_field > kSafetensorsMaxHeaderBytes) {
+    return Fail(error, name, "header length " + std::to_string(header_field) + " exceeds the " +
                                  std::to_string(kSafetensorsMaxHeaderBytes) + "-byte limit");
   }
-  if (header_bytes > size - kLengthPrefixBytes) {
-    return Fail(error, name, "header length " + std::to_string(header_bytes) +
+  if (header_field > size - kLengthPrefixBytes) {
+    return Fail(error, name, "header length " + std::to_string(header_field) +
                                  " runs past the end of the " + std::to_string(size) +
                                  "-byte file");
   }
+  const size_t header_bytes = static_cast<size_t>(header_field);  // < size, so it fits
   const char* header = reinterpret_cast<const char*>(data + kLengthPrefixBytes);
   if (header_bytes == 0 || header[0] != '{') {
     return Fail(error, name, "header does not start with '{'");
@@ -307,6 +331,18 @@ bool ReadSafetensors(const uint8_t* data, size_t size, const std::string& name,
   for (size_t i = 0; i < entries.size(); ++i) Decode(entries[i], buffer, &result.tensors[i]);
   *out = std::move(result);
   return true;
+}
+
+// The float32 copies can outgrow memory on a small (32-bit) board: say so rather than terminate.
+bool ReadSafetensors(const uint8_t* data, size_t size, const std::string& name,
+                     SafetensorsFile* out, std::string* error) {
+  try {
+    return ReadSafetensorsImpl(data, size, name, out, error);
+  } catch (const std::bad_alloc&) {
+    return Fail(error, name,
+                "out of memory converting the tensors of a " + std::to_string(size) +
+                    "-byte file to float32");
+  }
 }
 
 bool ReadSafetensorsFile(const std::string& path, SafetensorsFile* out, std::string* error) {
