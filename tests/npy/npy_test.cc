@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -179,10 +180,37 @@ TEST(NpyRead, HeaderSpellingsNumpyAccepts) {
   EXPECT_EQ(ParseOk(unpadded).size(), 2u);
 }
 
+// size_t is 64 bits on x86-64 and AArch64, 32 bits on ARMv7: huge values are derived from it.
+const std::string kSizeBits = std::to_string(sizeof(size_t) * 8);
+const std::string kFitSizeT = "does not fit this platform's " + kSizeBits + "-bit size_t";
+
 TEST(NpyRead, ZeroDimWithHugeOtherDimIsEmpty) {
-  const Array a = ParseOk(MakeNpy(Dict("<f4", "(0, 1000000000000)"), {}));
+  // The largest dim whose float32 byte size still fits size_t: 2^62 - 1 or 2^30 - 1.
+  const size_t huge = SIZE_MAX / 4;
+  const Array a = ParseOk(MakeNpy(Dict("<f4", "(0, " + std::to_string(huge) + ")"), {}));
+  EXPECT_EQ(a.shape, (std::vector<size_t>{0, huge}));
   EXPECT_EQ(a.size(), 0u);
   EXPECT_TRUE(a.f32.empty());
+}
+
+TEST(NpyRead, DimensionsUpToTheSizeTLimit) {
+  // 10^12 fits a 64-bit size_t only; a 32-bit platform must say so, not wrap or truncate.
+  const Bytes tera = MakeNpy(Dict("<f4", "(0, 1000000000000)"), {});
+  if (sizeof(size_t) == 8) {
+    const Array a = ParseOk(tera);
+    EXPECT_EQ(a.shape, (std::vector<size_t>{0, static_cast<size_t>(1000000000000ull)}));
+    EXPECT_EQ(a.size(), 0u);
+  } else {
+    EXPECT_HAS(ParseError(tera), "dimension 1000000000000 in 'shape' " + kFitSizeT);
+  }
+  // SIZE_MAX + 1 fits no size_t of this platform; the message points at the number.
+  const std::string one_past = sizeof(size_t) == 8 ? "18446744073709551616" : "4294967296";
+  const std::string dict = Dict("|b1", "(0, " + one_past + ")");
+  EXPECT_HAS(ParseError(MakeNpy(dict, {})), "dimension " + one_past + " in 'shape' " + kFitSizeT +
+                                                " at header offset " +
+                                                std::to_string(dict.find(one_past)));
+  EXPECT_TRUE(ParseOk(MakeNpy(Dict("|b1", "(0, " + std::to_string(SIZE_MAX) + ")"), {}))
+                  .b8.empty());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,7 +283,7 @@ TEST(NpyReject, HeaderNotADictLiteral) {
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (02,)}", "leading zero"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (,)}", "expected a dimension"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,)}",
-       "does not fit in size_t"},
+       "dimension 99999999999999999999999 in 'shape' does not fit this platform's"},
       {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': ()}", "structured dtypes"},
       {"{'descr': 4, 'fortran_order': False, 'shape': ()}", "expected a quoted dtype"},
   };
@@ -310,10 +338,18 @@ TEST(NpyReject, UnsupportedDTypes) {
 }
 
 TEST(NpyReject, ShapeOverflow) {
-  // 2^32 * 2^32 elements overflows a 64-bit size_t; so do 2^62 floats' bytes.
-  EXPECT_HAS(ParseError(MakeNpy(Dict("<f4", "(4294967296, 4294967296)"), {})), "overflows size_t");
-  EXPECT_HAS(ParseError(MakeNpy(Dict("<f4", "(4611686018427387904,)"), {})), "overflows size_t");
-  EXPECT_HAS(ParseError(MakeNpy(Dict("|b1", "(4294967296, 0, 4294967296)"), {})),
+  // Each dim fits size_t, their product does not: 2^32 * 2^32 on 64-bit, 2^16 * 2^16 on 32-bit.
+  // Likewise SIZE_MAX / 4 + 1 floats (2^62 or 2^30) need one byte more than size_t holds.
+  const std::string half = std::to_string(size_t{1} << (sizeof(size_t) * 4));
+  const std::string floats = std::to_string(SIZE_MAX / 4 + 1);
+  EXPECT_HAS(ParseError(MakeNpy(Dict("<f4", "(" + half + ", " + half + ")"), {})),
+             "shape (" + half + ", " + half + ") is too large: its float32 byte size overflows "
+             "size_t");
+  EXPECT_HAS(ParseError(MakeNpy(Dict("<f4", "(" + floats + ",)"), {})),
+             "shape (" + floats + ",) is too large: its float32 byte size overflows size_t");
+  EXPECT_TRUE(ParseOk(MakeNpy(Dict("|b1", "(" + floats + ", 0)"), {})).b8.empty())
+      << "one byte per bool: no overflow";
+  EXPECT_HAS(ParseError(MakeNpy(Dict("|b1", "(" + half + ", 0, " + half + ")"), {})),
              "overflows size_t");  // numpy rejects this too, zero dim or not
 }
 
@@ -349,6 +385,30 @@ TEST(NpyReject, MissingFileAndDirectory) {
   EXPECT_HAS(error, ::testing::TempDir() + ": cannot");
 }
 
+TEST(NpyReject, FileLargerThanA32BitBuildCanRead) {
+  if (sizeof(size_t) == 8) GTEST_SKIP() << "a 64-bit build reads all 5 GiB; this limit is 32-bit";
+  // Sparse: 5 GiB long, no disk blocks. ReadFile must refuse it before reading a byte.
+  const std::string path = TempPath("huge.npy");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  ASSERT_EQ(::truncate64(path.c_str(), int64_t{5} << 30), 0) << std::strerror(errno);
+  Array a;
+  std::string error;
+  const bool read = ReadFile(path, &a, &error);
+  std::remove(path.c_str());
+  EXPECT_FALSE(read);
+  EXPECT_EQ(error.rfind(path + ": ", 0), 0u) << error;
+  // A 32-bit off_t refuses it in open or fstat (EOVERFLOW); a 64-bit one leaves it to the
+  // size_t check.
+  const bool offsets = error.find("(the file is 2 GiB or larger, more than this build's 32-bit "
+                                  "file offsets can address)") != std::string::npos;
+  const bool size_t_limit =
+      error.find("the file is 5368709120 bytes, more than the 2147483647 bytes one buffer can "
+                 "hold with this platform's 32-bit size_t") != std::string::npos;
+  EXPECT_TRUE(offsets || size_t_limit) << error;
+}
+
 TEST(NpyWrite, Errors) {
   std::string error;
   EXPECT_FALSE(WriteFloat32("/nonexistent-dir/x.npy", {2}, nullptr, &error));
@@ -363,7 +423,11 @@ TEST(NpyWrite, Errors) {
   EXPECT_HAS(error, "null data");
   EXPECT_FALSE(EncodeFloat32(std::vector<size_t>(65, 1), &one, &bytes, &error));
   EXPECT_HAS(error, "rank 65");
-  EXPECT_FALSE(EncodeFloat32({size_t{1} << 62}, &one, &bytes, &error));
+  EXPECT_FALSE(EncodeFloat32({SIZE_MAX / 4 + 1}, &one, &bytes, &error));  // 2^62 or 2^30 floats
+  EXPECT_HAS(error, "cannot write shape (" + std::to_string(SIZE_MAX / 4 + 1) +
+                        ",): its byte size overflows size_t");
+  const size_t half = size_t{1} << (sizeof(size_t) * 4);
+  EXPECT_FALSE(EncodeFloat32({half, 0, half}, nullptr, &bytes, &error));
   EXPECT_HAS(error, "overflows size_t");
   EXPECT_TRUE(EncodeFloat32({0, 3}, nullptr, &bytes, &error)) << error;
 }

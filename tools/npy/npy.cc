@@ -11,10 +11,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <new>
-#include <system_error>
 #include <utility>
+
+#include <sys/stat.h>
 
 namespace attnrt {
 namespace npy {
@@ -27,6 +27,7 @@ constexpr size_t kAlign = 64;                 // numpy's ARRAY_ALIGN
 constexpr size_t kGrowthAxisMaxDigits = 21;   // numpy pads the header so shape[0] can grow
 constexpr size_t kMaxHeaderQuote = 120;       // how much of a bad header an error shows
 constexpr bool kHostLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+constexpr size_t kSizeBits = sizeof(size_t) * 8;  // 32 on ARMv7 Linux, 64 on x86-64 and AArch64
 
 bool Fail(std::string* error, const std::string& name, const std::string& what) {
   if (error) *error = name + ": " + what;
@@ -192,13 +193,22 @@ class HeaderParser {
     if (*p_ == '0' && p_ + 1 < end_ && std::isdigit(static_cast<unsigned char>(p_[1]))) {
       return Err("dimension with a leading zero in 'shape'", why);
     }
+    const char* const digits = p_;
     size_t v = 0;
+    bool fits = true;
     while (p_ < end_ && std::isdigit(static_cast<unsigned char>(*p_))) {
-      if (__builtin_mul_overflow(v, size_t{10}, &v) ||
-          __builtin_add_overflow(v, static_cast<size_t>(*p_ - '0'), &v)) {
-        return Err("dimension in 'shape' does not fit in size_t", why);
-      }
+      fits = fits && !__builtin_mul_overflow(v, size_t{10}, &v) &&
+             !__builtin_add_overflow(v, static_cast<size_t>(*p_ - '0'), &v);
       ++p_;
+    }
+    if (!fits) {
+      const char* const at = p_;
+      p_ = digits;  // the message points at the number
+      Err("dimension " + Printable(digits, static_cast<size_t>(at - digits), 40) +
+              " in 'shape' does not fit this platform's " + std::to_string(kSizeBits) +
+              "-bit size_t",
+          why);
+      return false;
     }
     Consume('L');  // Python 2 numpy wrote longs as 3L
     *dim = v;
@@ -462,17 +472,46 @@ bool Parse(const uint8_t* data, size_t size, const std::string& name, Array* out
 }
 
 bool ReadFile(const std::string& path, Array* out, std::string* error) {
+  // EOVERFLOW from open or fstat: 2 GiB or more, and this build's off_t is 32 bits (ARMv7 Linux).
+  auto failure = [&](const char* what, int err) {
+    return Fail(error, path,
+                std::string(what) + ": " + std::strerror(err) +
+                    (err == EOVERFLOW ? " (the file is 2 GiB or larger, more than this build's "
+                                        "32-bit file offsets can address)"
+                                      : ""));
+  };
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Fail(error, path, std::string("cannot open: ") + std::strerror(errno));
+  if (f == nullptr) return failure("cannot open", errno);
+  struct stat st;
+  if (::fstat(fileno(f), &st) != 0) {
+    const int err = errno;
+    std::fclose(f);
+    return failure("cannot stat", err);
+  }
   std::vector<uint8_t> bytes;
+  // A regular file's size is known up front; other files (pipes) are read until EOF.
+  const bool regular = S_ISREG(st.st_mode);
+  if (regular && static_cast<uint64_t>(st.st_size) >= bytes.max_size()) {
+    std::fclose(f);
+    return Fail(error, path,
+                "the file is " + std::to_string(st.st_size) + " bytes, more than the " +
+                    std::to_string(bytes.max_size()) +
+                    " bytes one buffer can hold with this platform's " +
+                    std::to_string(kSizeBits) + "-bit size_t");
+  }
   bool read_error = false;
   try {
-    std::error_code ec;
-    const auto hint = std::filesystem::file_size(path, ec);  // a hint only: read until EOF
-    if (!ec && hint < (uintmax_t{1} << 40)) bytes.reserve(static_cast<size_t>(hint) + 1);
+    if (regular) bytes.reserve(static_cast<size_t>(st.st_size) + 1);
     constexpr size_t kChunk = size_t{1} << 20;
     for (;;) {
       const size_t old = bytes.size();
+      if (old > bytes.max_size() - kChunk) {  // a pipe, or a file that grew while read
+        std::fclose(f);
+        return Fail(error, path,
+                    "more than the " + std::to_string(bytes.max_size()) +
+                        " bytes one buffer can hold with this platform's " +
+                        std::to_string(kSizeBits) + "-bit size_t");
+      }
       bytes.resize(old + kChunk);
       const size_t got = std::fread(bytes.data() + old, 1, kChunk, f);
       bytes.resize(old + got);
