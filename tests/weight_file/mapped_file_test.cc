@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +92,39 @@ TEST_F(MappedFileTest, ErrorsNameThePathAndReason) {
   EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
   EXPECT_EQ(mapped.data(), nullptr);
   EXPECT_EQ(mapped.size(), 0u);
+}
+
+// A sparse 5 GiB file (no disk blocks): a 64-bit build maps it without reading it; a 32-bit one
+// cannot address it and must say why, not map a truncated size.
+TEST_F(MappedFileTest, FileOfFiveGiB) {
+  const std::string path = Path("huge.wf");
+  constexpr uint64_t kSize = uint64_t{5} << 30;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  ASSERT_EQ(::truncate64(path.c_str(), static_cast<int64_t>(kSize)), 0) << std::strerror(errno);
+  MappedFile mapped;
+  std::string error;
+  if (sizeof(size_t) == 8) {
+    ASSERT_TRUE(mapped.Open(path, &error)) << error;
+    EXPECT_TRUE(mapped.is_mapped());
+    EXPECT_EQ(mapped.size(), kSize);
+    EXPECT_EQ(mapped.data()[kSize - 1], 0);
+    WeightFile file;
+    EXPECT_EQ(WeightFile::Open(mapped.data(), mapped.size(), &file).code(), StatusCode::kBadFile);
+    return;
+  }
+  EXPECT_FALSE(mapped.Open(path, &error));
+  EXPECT_EQ(mapped.data(), nullptr);
+  EXPECT_EQ(error.rfind(path + ": ", 0), 0u) << error;
+  // With a 32-bit off_t (this build) open or fstat fails with EOVERFLOW; with a 64-bit off_t the
+  // size itself is refused.
+  const bool offsets = error.find("(the file is 2 GiB or larger, more than this build's 32-bit "
+                                  "file offsets can address)") != std::string::npos;
+  const bool size_t_limit =
+      error.find("is 5368709120 bytes, more than this platform's 32-bit size_t can address") !=
+      std::string::npos;
+  EXPECT_TRUE(offsets || size_t_limit) << error;
 }
 
 TEST_F(MappedFileTest, WriterReportsUnwritablePath) {

@@ -8,7 +8,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
+#include <string>
 #include <utility>
+
+#include "attnrt/runtime/checked_math.h"
 
 namespace attnrt {
 namespace {
@@ -21,9 +25,26 @@ bool Fail(std::string* error, const std::string& path, const std::string& what, 
   return false;
 }
 
+// What an open() or fstat() failing with EOVERFLOW means: the file is 2 GiB or more and this
+// build's off_t is 32 bits (ARMv7 Linux without _FILE_OFFSET_BITS=64).
+const char* OverflowHint(int err) {
+  return err == EOVERFLOW ? " (the file is 2 GiB or larger, more than this build's 32-bit file "
+                            "offsets can address)"
+                          : "";
+}
+
 // Reads `size` bytes of `fd` from the start into *out.
 bool ReadAll(int fd, size_t size, std::vector<uint8_t>* out, int* err) {
-  out->resize(size);
+  if (size > out->max_size()) {
+    *err = ENOMEM;
+    return false;
+  }
+  try {
+    out->resize(size);
+  } catch (const std::bad_alloc&) {
+    *err = ENOMEM;
+    return false;
+  }
   size_t done = 0;
   while (done < size) {
     const ssize_t got = ::pread(fd, out->data() + done, size - done, static_cast<off_t>(done));
@@ -69,18 +90,28 @@ void MappedFile::Close() {
 bool MappedFile::Open(const std::string& path, std::string* error) {
   Close();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Fail(error, path, "cannot open", errno);
+  if (fd < 0) {
+    const int err = errno;
+    return Fail(error, path, std::string("cannot open") + OverflowHint(err), err);
+  }
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     const int err = errno;
     ::close(fd);
-    return Fail(error, path, "cannot stat", err);
+    return Fail(error, path, std::string("cannot stat") + OverflowHint(err), err);
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
     return Fail(error, path, "not a regular file", S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
   }
-  const size_t size = static_cast<size_t>(st.st_size);
+  size_t size;
+  if (!SizeFromU64(static_cast<uint64_t>(st.st_size), &size)) {  // a 32-bit size_t, 64-bit off_t
+    ::close(fd);
+    return Fail(error, path,
+                "is " + std::to_string(st.st_size) + " bytes, more than this platform's " +
+                    std::to_string(kSizeBits) + "-bit size_t can address",
+                EFBIG);
+  }
   if (size == 0) {
     ::close(fd);
     data_ = kEmpty;
