@@ -1,4 +1,5 @@
-// Tile building blocks shared by the Highway SDPA variants (per-target code).
+// Tile building blocks shared by the Highway SDPA variants (per-target code),
+// and TileOps(): the table of them the blocked drivers in kernels/blocked/ call.
 //
 // Layout conventions inside one work item:
 //   kt  : a key tile packed transposed, E rows of `ldk` floats (ldk = tile width
@@ -21,10 +22,12 @@
 
 #include <cstddef>
 
-#include "attnrt/kernels/sdpa_kernel.h"
 #include "attnrt/kernels/sdpa_mask.h"
 #include "attnrt/kernels/sdpa_params.h"
 #include "hwy/highway.h"
+#include "kernels/blocked/block_scratch.h"
+#include "kernels/blocked/sdpa_tile_masks.h"
+#include "kernels/blocked/sdpa_tile_ops.h"
 #include "kernels/hwy/exp-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -41,21 +44,32 @@ constexpr bool kWideTiles = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 // Width the packed tiles are padded to: two vectors (the micro-kernel width).
 HWY_INLINE size_t PanelWidth() { return 2 * hn::Lanes(DF()); }
 
-HWY_INLINE size_t RoundUp(size_t n, size_t m) { return (n + m - 1) / m * m; }
-
-// Scratch regions start on this many floats so every Load is aligned.
-constexpr size_t kRegionAlignFloats = kScratchAlignment / sizeof(float);
-
-HWY_INLINE size_t AlignFloats(size_t n) { return RoundUp(n, kRegionAlignFloats); }
-
 // kt[e * ldk + c] = k[c * k_row_stride + e] for c < cols; zero for cols <= c < ldk.
-HWY_INLINE void PackKeysTransposed(const float* HWY_RESTRICT k, size_t k_row_stride,
-                                   size_t cols, size_t dim, size_t ldk,
-                                   float* HWY_RESTRICT kt) {
+// Out of line: inlined into the block loop its four K streams spill registers.
+inline HWY_NOINLINE void PackKeysTransposed(const float* HWY_RESTRICT k, size_t k_row_stride,
+                                           size_t cols, size_t dim, size_t ldk,
+                                           float* HWY_RESTRICT kt) {
+  // Four keys at a time: four forward streams through K, four adjacent floats
+  // written per step. (One key at a time, the loop is a single strided load and
+  // store whose speed swung by 60% with its code alignment.)
+  size_t c = 0;
+  for (; c + 4 <= cols; c += 4) {
+    const float* HWY_RESTRICT k0 = k + c * k_row_stride;
+    const float* HWY_RESTRICT k1 = k0 + k_row_stride;
+    const float* HWY_RESTRICT k2 = k1 + k_row_stride;
+    const float* HWY_RESTRICT k3 = k2 + k_row_stride;
+    for (size_t e = 0; e < dim; ++e) {
+      float* HWY_RESTRICT dst = kt + e * ldk + c;
+      dst[0] = k0[e];
+      dst[1] = k1[e];
+      dst[2] = k2[e];
+      dst[3] = k3[e];
+    }
+  }
   for (size_t e = 0; e < dim; ++e) {
     float* HWY_RESTRICT dst = kt + e * ldk;
-    for (size_t c = 0; c < cols; ++c) dst[c] = k[c * k_row_stride + e];
-    for (size_t c = cols; c < ldk; ++c) dst[c] = 0.0f;
+    for (size_t t = c; t < cols; ++t) dst[t] = k[t * k_row_stride + e];
+    for (size_t t = cols; t < ldk; ++t) dst[t] = 0.0f;
   }
 }
 
@@ -176,13 +190,10 @@ HWY_INLINE void QKTile(const float* q, size_t q_row_stride, size_t rows,
                        const float* HWY_RESTRICT kt, size_t ldk, size_t dim, float scale,
                        float* s, size_t lds) {
   for (size_t r = 0; r < rows; r += 4) {
-    const size_t last = rows - 1;
-    const size_t r1 = r + 1 < rows ? r + 1 : last;
-    const size_t r2 = r + 2 < rows ? r + 2 : last;
-    const size_t r3 = r + 3 < rows ? r + 3 : last;
-    QKMicro4x2(q + r * q_row_stride, q + r1 * q_row_stride, q + r2 * q_row_stride,
-               q + r3 * q_row_stride, kt, ldk, dim, scale, s + r * lds, s + r1 * lds,
-               s + r2 * lds, s + r3 * lds);
+    const RowQuad x = RowQuadAt(r, rows);
+    QKMicro4x2(q + x.r0 * q_row_stride, q + x.r1 * q_row_stride, q + x.r2 * q_row_stride,
+               q + x.r3 * q_row_stride, kt, ldk, dim, scale, s + x.r0 * lds, s + x.r1 * lds,
+               s + x.r2 * lds, s + x.r3 * lds);
   }
 }
 
@@ -276,22 +287,11 @@ HWY_INLINE void PVTile(const float* p, size_t row_stride, size_t key_stride, siz
                        const float* HWY_RESTRICT vt, size_t ldv, size_t keys, float* o,
                        size_t ldo) {
   for (size_t r = 0; r < rows; r += 4) {
-    const size_t last = rows - 1;
-    const size_t r1 = r + 1 < rows ? r + 1 : last;
-    const size_t r2 = r + 2 < rows ? r + 2 : last;
-    const size_t r3 = r + 3 < rows ? r + 3 : last;
-    PVMicro4x2(p + r * row_stride, p + r1 * row_stride, p + r2 * row_stride,
-               p + r3 * row_stride, key_stride, vt, ldv, keys, o + r * ldo, o + r1 * ldo,
-               o + r2 * ldo, o + r3 * ldo);
+    const RowQuad x = RowQuadAt(r, rows);
+    PVMicro4x2(p + x.r0 * row_stride, p + x.r1 * row_stride, p + x.r2 * row_stride,
+               p + x.r3 * row_stride, key_stride, vt, ldv, keys, o + x.r0 * ldo, o + x.r1 * ldo,
+               o + x.r2 * ldo, o + x.r3 * ldo);
   }
-}
-
-// Applies causal rule and mask to s[0 .. n) for query row i whose keys start at
-// key j0. Scalar: it runs only on tiles the causal diagonal cuts or with a mask.
-HWY_INLINE void MaskRow(const SdpaParams& p, size_t b, size_t h, size_t i, size_t j0,
-                        size_t n, float* HWY_RESTRICT s) {
-  const uint8_t* mask_row = p.mask_kind == MaskKind::kNone ? nullptr : MaskRowBytes(p, b, h, i);
-  for (size_t j = 0; j < n; ++j) s[j] = ApplyMask(p, mask_row, i, j0 + j, s[j]);
 }
 
 // Max of s[0 .. n); kMaskedScore when n == 0. `s` is readable to RoundUp(n, N).
@@ -346,8 +346,73 @@ HWY_INLINE void ScaleCopy(const float* src, size_t n, float f, float* dst) {
   for (; j < n; ++j) dst[j] = src[j] * f;
 }
 
-HWY_INLINE void ZeroFloats(float* HWY_RESTRICT x, size_t n) {
-  for (size_t j = 0; j < n; ++j) x[j] = 0.0f;
+// Online-softmax update for every query of a key-major tile, vectorized over
+// queries: new running max m, rescale factor alpha = exp(m_old - m_new),
+// probabilities exp(s - m_new) written back into St, running sum
+// l = l * alpha + sum(p). A query that has seen no allowed key keeps
+// m = kMaskedScore and gets p = 0. Then accumulator rows are rescaled by alpha.
+HWY_INLINE void FlashUpdate(float* HWY_RESTRICT st, size_t keys, size_t ldq, size_t rows,
+                            float* HWY_RESTRICT m, float* HWY_RESTRICT l,
+                            float* HWY_RESTRICT alpha, float* HWY_RESTRICT o, size_t ldv) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const auto threshold = hn::Set(d, kDeadRowThreshold);
+  for (size_t r = 0; r < ldq; r += N) {
+    auto tile_max = hn::Set(d, kMaskedScore);
+    for (size_t j = 0; j < keys; ++j) tile_max = hn::Max(tile_max, hn::Load(d, st + j * ldq + r));
+    const auto m_old = hn::Load(d, m + r);
+    const auto m_new = hn::Max(m_old, tile_max);
+    const auto a = ExpSoftmax(d, hn::Sub(m_old, m_new));
+    // Subtracting 0 for dead queries turns their kMaskedScore scores into exp(-1e30) = 0.
+    const auto m_use = hn::IfThenZeroElse(hn::Le(m_new, threshold), m_new);
+    auto sum = hn::Zero(d);
+    for (size_t j = 0; j < keys; ++j) {
+      float* HWY_RESTRICT s = st + j * ldq + r;
+      const auto e = ExpSoftmax(d, hn::Sub(hn::Load(d, s), m_use));
+      hn::Store(e, d, s);
+      sum = hn::Add(sum, e);
+    }
+    hn::Store(m_new, d, m + r);
+    hn::Store(hn::MulAdd(hn::Load(d, l + r), a, sum), d, l + r);
+    hn::Store(a, d, alpha + r);
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    if (alpha[r] != 1.0f) ScaleRow(o + r * ldv, ldv, alpha[r]);
+  }
+}
+
+// Fused max, exp, sum and normalize over one (already scaled and masked) score
+// row; writes the weights row when asked. Keys from `visible` (the causal limit)
+// up to `computed` (what QK^T filled for the block) get probability 0.
+HWY_INLINE void SoftmaxRow(float* HWY_RESTRICT s, size_t visible, size_t computed,
+                           float* weights_row, size_t weights_len) {
+  const float max = RowMax(s, visible);
+  const bool dead = max <= kDeadRowThreshold;
+  const float sum = dead ? 0.0f : ExpRowAndSum(s, visible, max);
+  const float inv = dead ? 0.0f : 1.0f / sum;
+  ScaleCopy(s, visible, inv, s);
+  ZeroFloats(s + visible, computed - visible);
+  if (weights_row != nullptr) {
+    ScaleCopy(s, visible, 1.0f, weights_row);
+    ZeroFloats(weights_row + visible, weights_len - visible);
+  }
+}
+
+// This target's tile operations for the blocked drivers (kernels/blocked/).
+// Built per call: on SVE the panel width is only known at run time.
+HWY_INLINE SdpaTileOps TileOps() {
+  SdpaTileOps ops;
+  ops.isa = hwy::TargetName(HWY_TARGET);
+  ops.panel_width = PanelWidth();
+  ops.pack_keys_transposed = &PackKeysTransposed;
+  ops.pack_queries_transposed = &PackQueriesTransposed;
+  ops.pack_values = &PackValues;
+  ops.qk_tile = &QKTile;
+  ops.pv_tile = &PVTile;
+  ops.flash_update = &FlashUpdate;
+  ops.softmax_row = &SoftmaxRow;
+  ops.scale_copy = &ScaleCopy;
+  return ops;
 }
 
 }  // namespace HWY_NAMESPACE

@@ -9,7 +9,7 @@
 
 namespace attnrt {
 
-extern const XsimdSdpaOps kXsimdSdpaOpsAvx2 =
+extern const SdpaTileOps kXsimdSdpaOpsAvx2 =
     xsimd_tiles::SdpaTiles<xsimd::fma3<xsimd::avx2>>::MakeOps("AVX2");
 
 }  // namespace attnrt

@@ -11,7 +11,7 @@
 
 namespace attnrt {
 
-extern const XsimdSdpaOps kXsimdSdpaOpsAvx512 =
+extern const SdpaTileOps kXsimdSdpaOpsAvx512 =
     xsimd_tiles::SdpaTiles<xsimd::avx512f>::MakeOps("AVX512");
 
 }  // namespace attnrt

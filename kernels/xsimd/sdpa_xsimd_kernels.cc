@@ -1,41 +1,51 @@
 // The SdpaKernel entries of the xsimd family: {materialized, flash} x each ISA
-// built for this architecture, named xsimd-<variant>-<isa>. Compiled without ISA
-// flags: available() asks the CPU (cpu_features.h) before any ISA code runs.
+// built for this architecture, named xsimd-<variant>-<isa>, each the shared
+// blocked driver (kernels/blocked/) bound to one ISA's tile table. Compiled
+// without ISA flags: available() asks the CPU (cpu_features.h) before any ISA
+// code runs, and the drivers' inline code is safe on any CPU.
+#include "attnrt/kernels/sdpa_blocks.h"
 #include "attnrt/kernels/sdpa_kernel.h"
+#include "kernels/blocked/sdpa_flash_blocks.h"
+#include "kernels/blocked/sdpa_materialized_blocks.h"
 #include "kernels/xsimd/cpu_features.h"
 #include "kernels/xsimd/sdpa_xsimd_ops.h"
-#include "kernels/xsimd/sdpa_xsimd_variants.h"
 
 namespace attnrt {
 namespace {
 
+size_t FlashItems(const SdpaParams& p) { return QueryBlockCount(p, kFlashRows); }
+
+size_t MaterializedItems(const SdpaParams& p) { return QueryBlockCount(p, kMatRows); }
+
 // Plain functions bound to one ISA table, as SdpaKernel's function pointers need.
-template <const XsimdSdpaOps& Ops>
+template <const SdpaTileOps& Ops>
 struct BoundTo {
   static const char* Isa() { return Ops.isa; }
-  static size_t FlashScratch(const SdpaParams& p) { return XsimdFlashScratchFloats(Ops, p); }
+  static size_t FlashScratch(const SdpaParams& p) {
+    return MakeFlashLayout(Ops.panel_width, p).total;
+  }
   static void FlashRun(const SdpaParams& p, size_t begin, size_t end, float* scratch, float*) {
-    XsimdFlashRun(Ops, p, begin, end, scratch);
+    RunFlashBlocks(Ops, p, begin, end, scratch);
   }
   static size_t MaterializedScratch(const SdpaParams& p) {
-    return XsimdMaterializedScratchFloats(Ops, p);
+    return MakeMaterializedLayout(Ops.panel_width, p).total;
   }
   static void MaterializedRun(const SdpaParams& p, size_t begin, size_t end, float* scratch,
                               float*) {
-    XsimdMaterializedRun(Ops, p, begin, end, scratch);
+    RunMaterializedBlocks(Ops, p, begin, end, scratch);
   }
 };
 
-template <const XsimdSdpaOps& Ops>
+template <const SdpaTileOps& Ops>
 constexpr SdpaKernel FlashKernel(const char* name, bool (*available)()) {
   return {name, "xsimd", false, &BoundTo<Ops>::Isa, available, &BoundTo<Ops>::FlashScratch,
-          &XsimdFlashWorkItems, &BoundTo<Ops>::FlashRun, nullptr, nullptr};
+          &FlashItems, &BoundTo<Ops>::FlashRun, nullptr, nullptr};
 }
 
-template <const XsimdSdpaOps& Ops>
+template <const SdpaTileOps& Ops>
 constexpr SdpaKernel MaterializedKernel(const char* name, bool (*available)()) {
   return {name, "xsimd", true, &BoundTo<Ops>::Isa, available,
-          &BoundTo<Ops>::MaterializedScratch, &XsimdMaterializedWorkItems,
+          &BoundTo<Ops>::MaterializedScratch, &MaterializedItems,
           &BoundTo<Ops>::MaterializedRun, nullptr, nullptr};
 }
 

@@ -9,7 +9,7 @@
 
 namespace attnrt {
 
-extern const XsimdSdpaOps kXsimdSdpaOpsNeon =
+extern const SdpaTileOps kXsimdSdpaOpsNeon =
     xsimd_tiles::SdpaTiles<xsimd::neon64>::MakeOps("NEON");
 
 }  // namespace attnrt

@@ -1,7 +1,7 @@
 // The xsimd SDPA tile operations, written once as templates on the xsimd
 // architecture and instantiated by one file per ISA (sdpa_xsimd_avx2.cc, ...),
-// each compiled with that ISA's flags. See sdpa_xsimd_ops.h for the contract and
-// for why nothing else lives in those files.
+// each compiled with that ISA's flags. See kernels/blocked/sdpa_tile_ops.h for
+// the contract and sdpa_xsimd_ops.h for why nothing else lives in those files.
 //
 // Micro-kernels are 4 rows x 2 vectors, as in the Highway family: 8
 // independent accumulators hide the FMA latency, and each step issues 6 loads
@@ -37,8 +37,8 @@ struct SdpaTiles {
   static constexpr size_t N = Batch::size;
   static_assert(N <= sizeof(kLaneIndex) / sizeof(kLaneIndex[0]), "lane index table too short");
 
-  static constexpr XsimdSdpaOps MakeOps(const char* isa) {
-    XsimdSdpaOps ops{};
+  static constexpr SdpaTileOps MakeOps(const char* isa) {
+    SdpaTileOps ops{};
     ops.isa = isa;
     ops.panel_width = 2 * N;
     ops.pack_keys_transposed = &PackKeysTransposed;
@@ -70,12 +70,27 @@ struct SdpaTiles {
 
   // ---- packing (plain loops: the compiler vectorizes them for this ISA) ----
 
+  // Four keys at a time, as in the Highway family (whose comment says why).
   static void PackKeysTransposed(const float* __restrict k, size_t k_row_stride, size_t cols,
                                  size_t dim, size_t ldk, float* __restrict kt) {
+    size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      const float* __restrict k0 = k + c * k_row_stride;
+      const float* __restrict k1 = k0 + k_row_stride;
+      const float* __restrict k2 = k1 + k_row_stride;
+      const float* __restrict k3 = k2 + k_row_stride;
+      for (size_t e = 0; e < dim; ++e) {
+        float* __restrict dst = kt + e * ldk + c;
+        dst[0] = k0[e];
+        dst[1] = k1[e];
+        dst[2] = k2[e];
+        dst[3] = k3[e];
+      }
+    }
     for (size_t e = 0; e < dim; ++e) {
       float* __restrict dst = kt + e * ldk;
-      for (size_t c = 0; c < cols; ++c) dst[c] = k[c * k_row_stride + e];
-      for (size_t c = cols; c < ldk; ++c) dst[c] = 0.0f;
+      for (size_t t = c; t < cols; ++t) dst[t] = k[t * k_row_stride + e];
+      for (size_t t = cols; t < ldk; ++t) dst[t] = 0.0f;
     }
   }
 
@@ -140,13 +155,10 @@ struct SdpaTiles {
   static void QKTile(const float* q, size_t q_row_stride, size_t rows, const float* kt,
                      size_t ldk, size_t dim, float scale, float* s, size_t lds) {
     for (size_t r = 0; r < rows; r += 4) {
-      const size_t last = rows - 1;
-      const size_t r1 = r + 1 < rows ? r + 1 : last;
-      const size_t r2 = r + 2 < rows ? r + 2 : last;
-      const size_t r3 = r + 3 < rows ? r + 3 : last;
-      QKMicro4x2(q + r * q_row_stride, q + r1 * q_row_stride, q + r2 * q_row_stride,
-                 q + r3 * q_row_stride, kt, ldk, dim, scale, s + r * lds, s + r1 * lds,
-                 s + r2 * lds, s + r3 * lds);
+      const RowQuad x = RowQuadAt(r, rows);
+      QKMicro4x2(q + x.r0 * q_row_stride, q + x.r1 * q_row_stride, q + x.r2 * q_row_stride,
+                 q + x.r3 * q_row_stride, kt, ldk, dim, scale, s + x.r0 * lds,
+                 s + x.r1 * lds, s + x.r2 * lds, s + x.r3 * lds);
     }
   }
 
@@ -193,13 +205,10 @@ struct SdpaTiles {
   static void PVTile(const float* p, size_t row_stride, size_t key_stride, size_t rows,
                      const float* vt, size_t ldv, size_t keys, float* o, size_t ldo) {
     for (size_t r = 0; r < rows; r += 4) {
-      const size_t last = rows - 1;
-      const size_t r1 = r + 1 < rows ? r + 1 : last;
-      const size_t r2 = r + 2 < rows ? r + 2 : last;
-      const size_t r3 = r + 3 < rows ? r + 3 : last;
-      PVMicro4x2(p + r * row_stride, p + r1 * row_stride, p + r2 * row_stride,
-                 p + r3 * row_stride, key_stride, vt, ldv, keys, o + r * ldo, o + r1 * ldo,
-                 o + r2 * ldo, o + r3 * ldo);
+      const RowQuad x = RowQuadAt(r, rows);
+      PVMicro4x2(p + x.r0 * row_stride, p + x.r1 * row_stride, p + x.r2 * row_stride,
+                 p + x.r3 * row_stride, key_stride, vt, ldv, keys, o + x.r0 * ldo,
+                 o + x.r1 * ldo, o + x.r2 * ldo, o + x.r3 * ldo);
     }
   }
 
@@ -257,7 +266,7 @@ struct SdpaTiles {
 
   // ---- the two softmax forms ----
 
-  // Vertical online softmax (see sdpa_xsimd_ops.h): one vector of queries at a
+  // Vertical online softmax (see SdpaTileOps::flash_update): one vector of queries at a
   // time, looping over the tile's keys, so no horizontal reduction is needed.
   static void FlashUpdate(float* st, size_t keys, size_t ldq, size_t rows, float* m, float* l,
                           float* alpha, float* o, size_t ldv) {

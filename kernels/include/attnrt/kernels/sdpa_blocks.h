@@ -31,4 +31,33 @@ inline QueryBlock QueryBlockAt(const SdpaParams& p, size_t block_rows, size_t it
   return qb;
 }
 
+// Where a block's tensors start: its first query and output rows, and row 0 of
+// the keys and values of the kv head its query head reads (grouped-query
+// attention: query head h reads kv head h / (q_heads / kv_heads)).
+struct BlockOperands {
+  const float* q;
+  const float* k;
+  const float* v;
+  float* out;
+};
+
+inline BlockOperands BlockOperandsAt(const SdpaParams& p, const QueryBlock& qb) {
+  const size_t b = qb.batch, h = qb.head, i0 = qb.first_row;
+  const size_t g = h / (p.q_heads / p.kv_heads);
+  BlockOperands in;
+  in.q = p.q + b * p.q_strides.batch + h * p.q_strides.head + i0 * p.q_strides.row;
+  in.k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
+  in.v = p.v + b * p.v_strides.batch + g * p.v_strides.head;
+  in.out = p.out + b * p.out_strides.batch + h * p.out_strides.head + i0 * p.out_strides.row;
+  return in;
+}
+
+// Row i of the attention weights of (batch, head), or nullptr when the call
+// wants none.
+inline float* WeightsRowAt(const SdpaParams& p, size_t batch, size_t head, size_t i) {
+  if (p.weights == nullptr) return nullptr;
+  return p.weights + batch * p.weights_strides.batch + head * p.weights_strides.head +
+         i * p.weights_strides.row;
+}
+
 }  // namespace attnrt

@@ -1,40 +1,26 @@
-// What the xsimd flash and materialized drivers share: scratch layout rounding
-// and applying the causal rule and masks to score rows (row-major for
-// materialized, key-major for flash). Compiled without ISA flags (only the drivers
-// include this), so sdpa_mask.h's helpers run here, never in the ISA files.
+// The causal rule and masks applied to score rows and tiles by the blocked
+// drivers: scalar, element by element through sdpa_mask.h's ApplyMask, and only
+// on tiles the causal diagonal cuts or when the call has a mask. Row-major
+// scores (materialized, decode) and key-major ones (flash: st[j * ldq + r]).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
-#include "attnrt/kernels/sdpa_kernel.h"
 #include "attnrt/kernels/sdpa_mask.h"
 #include "attnrt/kernels/sdpa_params.h"
+#include "kernels/blocked/block_scratch.h"
 
 namespace attnrt {
-namespace xsimd_sdpa {
 
-inline size_t RoundUp(size_t n, size_t m) { return (n + m - 1) / m * m; }
-
-// Scratch regions start on this many floats so every region is 64-byte aligned.
-constexpr size_t kRegionAlignFloats = kScratchAlignment / sizeof(float);
-
-inline size_t AlignFloats(size_t n) { return RoundUp(n, kRegionAlignFloats); }
-
-inline size_t MinSize(size_t a, size_t b) { return a < b ? a : b; }
-
-// Applies the causal rule and the mask to s[0 .. n) for query row i whose keys
-// start at key j0. Runs only on tiles the causal diagonal cuts or with a mask.
+// s[0 .. n) for query row i whose keys start at key j0.
 inline void MaskRow(const SdpaParams& p, size_t b, size_t h, size_t i, size_t j0, size_t n,
                     float* s) {
   const uint8_t* mask_row = p.mask_kind == MaskKind::kNone ? nullptr : MaskRowBytes(p, b, h, i);
   for (size_t j = 0; j < n; ++j) s[j] = ApplyMask(p, mask_row, i, j0 + j, s[j]);
 }
 
-inline void ZeroFloats(float* x, size_t n) {
-  for (size_t j = 0; j < n; ++j) x[j] = 0.0f;
-}
-
-// The same on a key-major tile st[j * ldq + r] (flash): query i0 + r, key j0 + j.
+// The same on a key-major tile: st[j * ldq + r] is query i0 + r, key j0 + j.
 inline void MaskKeyMajorTile(const SdpaParams& p, size_t b, size_t h, size_t i0, size_t rows,
                              size_t j0, size_t keys, float* st, size_t ldq) {
   for (size_t r = 0; r < rows; ++r) {
@@ -46,7 +32,8 @@ inline void MaskKeyMajorTile(const SdpaParams& p, size_t b, size_t h, size_t i0,
 }
 
 // The causal rule alone on a key-major tile the diagonal cuts: key j0 + j is
-// hidden from the block's first queries, a prefix of each key row.
+// hidden from the block's first queries, a prefix of each key row (padding
+// columns up to ldq included).
 inline void MaskKeyMajorTileCausal(const SdpaParams& p, size_t i0, size_t j0, size_t keys,
                                    float* st, size_t ldq) {
   const long long offset = CausalOffset(p);
@@ -61,5 +48,4 @@ inline void MaskKeyMajorTileCausal(const SdpaParams& p, size_t i0, size_t j0, si
   }
 }
 
-}  // namespace xsimd_sdpa
 }  // namespace attnrt

@@ -1,0 +1,105 @@
+// The flash algorithm: online-softmax attention over key tiles
+// (FlashAttention-style), written once for every SIMD family. hwy-flash and
+// xsimd-flash-* are this driver with Highway's or xsimd's tile table
+// (SdpaTileOps); the table is called once per tile.
+//
+// One work item = (batch, query head, block of up to kFlashRows queries). The
+// block's queries are packed once, transposed and pre-scaled (Qt: E x ldq), so
+// key tiles need no packing of K at all: scores come out key-major,
+//   St[j][r] = k_j . q_r * scale     (qk_tile with keys as rows, Qt as panel),
+// and every softmax step is a vertical vector op over queries (no horizontal
+// reductions). Then O[r] += sum_j St[j][r] * V[j] with the key-major P read
+// through a stride. Scores never outlive a tile, so scratch depends only on E,
+// Ev and the tile sizes, never on L or S.
+// Traffic per tile (E = Ev = 64, 64 x 64): K and V tiles, 32 KiB, stream from
+// L2 once per query block; Qt (16 KiB), St (16 KiB) and O (16 KiB) stay in L1/L2;
+// 2 * 64 * 64 * 64 FMAs per tile, so about 16 FMAs per byte of K/V streamed.
+// Causal: tiles above the diagonal for the whole block are never touched, and
+// only the tiles the diagonal cuts are masked.
+#pragma once
+
+#include <cstddef>
+
+#include "attnrt/kernels/sdpa_blocks.h"
+#include "attnrt/kernels/sdpa_mask.h"
+#include "attnrt/kernels/sdpa_params.h"
+#include "kernels/blocked/block_scratch.h"
+#include "kernels/blocked/sdpa_tile_masks.h"
+#include "kernels/blocked/sdpa_tile_ops.h"
+
+namespace attnrt {
+
+constexpr size_t kFlashRows = 64;  // queries per work item
+constexpr size_t kFlashKeys = 64;  // keys per tile
+
+struct FlashLayout {
+  size_t ldq, ldv;                    // padded widths: queries (St, Qt rows), values
+  size_t qt, vt, st, o, m, l, alpha;  // region offsets in floats
+  size_t total;
+};
+
+inline FlashLayout MakeFlashLayout(size_t panel_width, const SdpaParams& p) {
+  FlashLayout f;
+  f.ldq = RoundUp(kFlashRows, panel_width);
+  f.ldv = RoundUp(p.v_dim == 0 ? 1 : p.v_dim, panel_width);
+  f.qt = 0;
+  f.vt = f.qt + AlignFloats(p.qk_dim * f.ldq);
+  f.st = f.vt + AlignFloats(kFlashKeys * f.ldv);
+  f.o = f.st + AlignFloats(kFlashKeys * f.ldq);
+  f.m = f.o + AlignFloats(kFlashRows * f.ldv);
+  f.l = f.m + AlignFloats(f.ldq);
+  f.alpha = f.l + AlignFloats(f.ldq);
+  f.total = f.alpha + AlignFloats(f.ldq);
+  return f;
+}
+
+ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p,
+                                   const QueryBlock& qb, const FlashLayout& f, float* scratch) {
+  const size_t i0 = qb.first_row, rows = qb.rows;
+  const BlockOperands in = BlockOperandsAt(p, qb);
+  float* qt = scratch + f.qt;
+  float* vt = scratch + f.vt;
+  float* st = scratch + f.st;
+  float* o = scratch + f.o;
+  float* m = scratch + f.m;
+  float* l = scratch + f.l;
+  float* alpha = scratch + f.alpha;
+
+  ops.pack_queries_transposed(in.q, p.q_strides.row, rows, p.qk_dim, f.ldq, p.scale, qt);
+  ZeroFloats(o, rows * f.ldv);
+  for (size_t r = 0; r < f.ldq; ++r) {
+    m[r] = kMaskedScore;
+    l[r] = 0.0f;
+  }
+  // Keys the last query of the block may see bound the tiles worth visiting.
+  const size_t key_end = CausalVisibleKeys(p, i0 + rows - 1);
+  for (size_t j0 = 0; j0 < key_end; j0 += kFlashKeys) {
+    const size_t keys = MinSize(kFlashKeys, key_end - j0);
+    ops.qk_tile(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, qt, f.ldq, p.qk_dim, 1.0f,
+                st, f.ldq);
+    if (p.mask_kind != MaskKind::kNone) {
+      MaskKeyMajorTile(p, qb.batch, qb.head, i0, rows, j0, keys, st, f.ldq);
+    } else if (CausalVisibleKeys(p, i0) < j0 + keys) {
+      MaskKeyMajorTileCausal(p, i0, j0, keys, st, f.ldq);
+    }
+    ops.flash_update(st, keys, f.ldq, rows, m, l, alpha, o, f.ldv);
+    ops.pack_values(in.v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);
+    ops.pv_tile(st, 1, f.ldq, rows, vt, f.ldv, keys, o, f.ldv);
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    // A query that never saw an allowed key has l == 0: its output stays zero.
+    const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    ops.scale_copy(o + r * f.ldv, p.v_dim, inv, in.out + r * p.out_strides.row);
+  }
+}
+
+// Work items [begin, end) of a call; scratch holds MakeFlashLayout(...).total floats.
+ATTNRT_SDPA_DRIVER void RunFlashBlocks(const SdpaTileOps& ops, const SdpaParams& p,
+                                       size_t begin, size_t end, float* scratch) {
+  const FlashLayout f = MakeFlashLayout(ops.panel_width, p);
+  for (size_t item = begin; item < end; ++item) {
+    FlashBlock(ops, p, QueryBlockAt(p, kFlashRows, item), f, scratch);
+  }
+}
+
+}  // namespace attnrt

@@ -1,0 +1,92 @@
+// The materialized algorithm: scores for a block of queries against all keys,
+// one fused softmax pass per row, then P.V; the variant that returns the
+// attention weights. Written once for every SIMD family: hwy-materialized and
+// xsimd-materialized-* are this driver with Highway's or xsimd's tile table
+// (SdpaTileOps), called once per tile or row.
+//
+// One work item = (batch, query head, block of kMatRows queries). Scratch holds
+// the block's kMatRows x S score rows (kMatRows * S * 4 bytes: 256 KiB at
+// S = 2048), so it grows with S; prefer flash when weights are not wanted.
+// Causal: key tiles above the diagonal for the whole block are skipped in both
+// QK^T and P.V, and each row's softmax runs only over the keys it may see.
+#pragma once
+
+#include <cstddef>
+
+#include "attnrt/kernels/sdpa_blocks.h"
+#include "attnrt/kernels/sdpa_params.h"
+#include "kernels/blocked/block_scratch.h"
+#include "kernels/blocked/sdpa_tile_masks.h"
+#include "kernels/blocked/sdpa_tile_ops.h"
+
+namespace attnrt {
+
+constexpr size_t kMatRows = 32;  // queries per work item
+constexpr size_t kMatKeys = 64;  // keys per packed tile (a multiple of every panel width)
+
+struct MaterializedLayout {
+  size_t ldk, ldv, lds;  // padded widths: key tile, values, score rows
+  size_t kt, vt, s, o;   // region offsets in floats
+  size_t total;
+};
+
+inline MaterializedLayout MakeMaterializedLayout(size_t panel_width, const SdpaParams& p) {
+  MaterializedLayout f;
+  f.ldk = RoundUp(kMatKeys, panel_width);
+  f.ldv = RoundUp(p.v_dim == 0 ? 1 : p.v_dim, panel_width);
+  f.lds = RoundUp(p.kv_len == 0 ? 1 : p.kv_len, f.ldk);
+  f.kt = 0;
+  f.vt = f.kt + AlignFloats(p.qk_dim * f.ldk);
+  f.s = f.vt + AlignFloats(kMatKeys * f.ldv);
+  f.o = f.s + AlignFloats(kMatRows * f.lds);
+  f.total = f.o + AlignFloats(kMatRows * f.ldv);
+  return f;
+}
+
+ATTNRT_SDPA_DRIVER void MaterializedBlock(const SdpaTileOps& ops, const SdpaParams& p,
+                                          const QueryBlock& qb, const MaterializedLayout& f,
+                                          float* scratch) {
+  const size_t i0 = qb.first_row, rows = qb.rows;
+  const BlockOperands in = BlockOperandsAt(p, qb);
+  float* kt = scratch + f.kt;
+  float* vt = scratch + f.vt;
+  float* s = scratch + f.s;
+  float* o = scratch + f.o;
+
+  const size_t key_end = CausalVisibleKeys(p, i0 + rows - 1);
+  for (size_t j0 = 0; j0 < key_end; j0 += kMatKeys) {
+    const size_t keys = MinSize(kMatKeys, p.kv_len - j0);
+    ops.pack_keys_transposed(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, p.qk_dim, f.ldk,
+                             kt);
+    ops.qk_tile(in.q, p.q_strides.row, rows, kt, f.ldk, p.qk_dim, p.scale, s + j0, f.lds);
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t i = i0 + r;
+    const size_t visible = CausalVisibleKeys(p, i);
+    float* srow = s + r * f.lds;
+    if (p.mask_kind != MaskKind::kNone) MaskRow(p, qb.batch, qb.head, i, 0, visible, srow);
+    // Keys from `visible` up to `key_end` (what QK^T filled) get probability 0.
+    ops.softmax_row(srow, visible, key_end, WeightsRowAt(p, qb.batch, qb.head, i), p.kv_len);
+  }
+  ZeroFloats(o, rows * f.ldv);
+  for (size_t j0 = 0; j0 < key_end; j0 += kMatKeys) {
+    // Within the block's visible range, rows that see fewer keys have P = 0 there.
+    const size_t keys = MinSize(kMatKeys, key_end - j0);
+    ops.pack_values(in.v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);
+    ops.pv_tile(s + j0, f.lds, 1, rows, vt, f.ldv, keys, o, f.ldv);
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    ops.scale_copy(o + r * f.ldv, p.v_dim, 1.0f, in.out + r * p.out_strides.row);
+  }
+}
+
+// Work items [begin, end) of a call; scratch holds MakeMaterializedLayout(...).total floats.
+ATTNRT_SDPA_DRIVER void RunMaterializedBlocks(const SdpaTileOps& ops, const SdpaParams& p,
+                                              size_t begin, size_t end, float* scratch) {
+  const MaterializedLayout f = MakeMaterializedLayout(ops.panel_width, p);
+  for (size_t item = begin; item < end; ++item) {
+    MaterializedBlock(ops, p, QueryBlockAt(p, kMatRows, item), f, scratch);
+  }
+}
+
+}  // namespace attnrt
