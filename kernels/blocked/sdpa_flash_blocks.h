@@ -53,10 +53,12 @@ inline FlashLayout MakeFlashLayout(size_t panel_width, const SdpaParams& p) {
   return f;
 }
 
-ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p,
-                                   const QueryBlock& qb, const FlashLayout& f, float* scratch) {
-  const size_t i0 = qb.first_row, rows = qb.rows;
-  const BlockOperands in = BlockOperandsAt(p, qb);
+// Work item `item`: one block of queries; scratch holds MakeFlashLayout(...).total floats.
+ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, size_t item,
+                                   float* scratch) {
+  const BlockOperands in = BlockOperandsAt(p, kFlashRows, item);
+  const size_t i0 = in.block.first_row, rows = in.block.rows;
+  const FlashLayout f = MakeFlashLayout(ops.panel_width, p);
   float* qt = scratch + f.qt;
   float* vt = scratch + f.vt;
   float* st = scratch + f.st;
@@ -65,7 +67,7 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p,
   float* l = scratch + f.l;
   float* alpha = scratch + f.alpha;
 
-  ops.pack_queries_transposed(in.q, p.q_strides.row, rows, p.qk_dim, f.ldq, p.scale, qt);
+  PackTransposed(in.q, p.q_strides.row, rows, p.qk_dim, f.ldq, p.scale, qt);
   ZeroFloats(o, rows * f.ldv);
   for (size_t r = 0; r < f.ldq; ++r) {
     m[r] = kMaskedScore;
@@ -78,7 +80,7 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p,
     ops.qk_tile(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, qt, f.ldq, p.qk_dim, 1.0f,
                 st, f.ldq);
     if (p.mask_kind != MaskKind::kNone) {
-      MaskKeyMajorTile(p, qb.batch, qb.head, i0, rows, j0, keys, st, f.ldq);
+      MaskKeyMajorTile(p, in.block.batch, in.block.head, i0, rows, j0, keys, st, f.ldq);
     } else if (CausalVisibleKeys(p, i0) < j0 + keys) {
       MaskKeyMajorTileCausal(p, i0, j0, keys, st, f.ldq);
     }
@@ -93,13 +95,9 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p,
   }
 }
 
-// Work items [begin, end) of a call; scratch holds MakeFlashLayout(...).total floats.
 ATTNRT_SDPA_DRIVER void RunFlashBlocks(const SdpaTileOps& ops, const SdpaParams& p,
                                        size_t begin, size_t end, float* scratch) {
-  const FlashLayout f = MakeFlashLayout(ops.panel_width, p);
-  for (size_t item = begin; item < end; ++item) {
-    FlashBlock(ops, p, QueryBlockAt(p, kFlashRows, item), f, scratch);
-  }
+  for (size_t item = begin; item < end; ++item) FlashBlock(ops, p, item, scratch);
 }
 
 }  // namespace attnrt

@@ -43,31 +43,34 @@ inline MaterializedLayout MakeMaterializedLayout(size_t panel_width, const SdpaP
   return f;
 }
 
+// Work item `item`: one block of queries; scratch holds
+// MakeMaterializedLayout(...).total floats.
 ATTNRT_SDPA_DRIVER void MaterializedBlock(const SdpaTileOps& ops, const SdpaParams& p,
-                                          const QueryBlock& qb, const MaterializedLayout& f,
-                                          float* scratch) {
-  const size_t i0 = qb.first_row, rows = qb.rows;
-  const BlockOperands in = BlockOperandsAt(p, qb);
+                                          size_t item, float* scratch) {
+  const BlockOperands in = BlockOperandsAt(p, kMatRows, item);
+  const size_t b = in.block.batch, h = in.block.head, i0 = in.block.first_row;
+  const size_t rows = in.block.rows;
+  const MaterializedLayout f = MakeMaterializedLayout(ops.panel_width, p);
   float* kt = scratch + f.kt;
-  float* vt = scratch + f.vt;
   float* s = scratch + f.s;
-  float* o = scratch + f.o;
 
+  // Scores of the block's rows for every key tile some row may see.
   const size_t key_end = CausalVisibleKeys(p, i0 + rows - 1);
   for (size_t j0 = 0; j0 < key_end; j0 += kMatKeys) {
     const size_t keys = MinSize(kMatKeys, p.kv_len - j0);
-    ops.pack_keys_transposed(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, p.qk_dim, f.ldk,
-                             kt);
+    PackTransposed(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, p.qk_dim, f.ldk, 1.0f, kt);
     ops.qk_tile(in.q, p.q_strides.row, rows, kt, f.ldk, p.qk_dim, p.scale, s + j0, f.lds);
   }
   for (size_t r = 0; r < rows; ++r) {
     const size_t i = i0 + r;
     const size_t visible = CausalVisibleKeys(p, i);
     float* srow = s + r * f.lds;
-    if (p.mask_kind != MaskKind::kNone) MaskRow(p, qb.batch, qb.head, i, 0, visible, srow);
+    if (p.mask_kind != MaskKind::kNone) MaskRow(p, b, h, i, 0, visible, srow);
     // Keys from `visible` up to `key_end` (what QK^T filled) get probability 0.
-    ops.softmax_row(srow, visible, key_end, WeightsRowAt(p, qb.batch, qb.head, i), p.kv_len);
+    ops.softmax_row(srow, visible, key_end, WeightsRowAt(p, b, h, i), p.kv_len);
   }
+  float* vt = scratch + f.vt;
+  float* o = scratch + f.o;
   ZeroFloats(o, rows * f.ldv);
   for (size_t j0 = 0; j0 < key_end; j0 += kMatKeys) {
     // Within the block's visible range, rows that see fewer keys have P = 0 there.
@@ -80,13 +83,9 @@ ATTNRT_SDPA_DRIVER void MaterializedBlock(const SdpaTileOps& ops, const SdpaPara
   }
 }
 
-// Work items [begin, end) of a call; scratch holds MakeMaterializedLayout(...).total floats.
 ATTNRT_SDPA_DRIVER void RunMaterializedBlocks(const SdpaTileOps& ops, const SdpaParams& p,
                                               size_t begin, size_t end, float* scratch) {
-  const MaterializedLayout f = MakeMaterializedLayout(ops.panel_width, p);
-  for (size_t item = begin; item < end; ++item) {
-    MaterializedBlock(ops, p, QueryBlockAt(p, kMatRows, item), f, scratch);
-  }
+  for (size_t item = begin; item < end; ++item) MaterializedBlock(ops, p, item, scratch);
 }
 
 }  // namespace attnrt

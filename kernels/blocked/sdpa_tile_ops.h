@@ -1,8 +1,9 @@
 // SdpaTileOps: the SIMD tile operations one kernel family provides for one ISA
 // (a Highway target, an xsimd architecture). The blocked drivers
 // (sdpa_flash_blocks.h, sdpa_materialized_blocks.h) do everything else: work
-// items, scratch layout, causal limits, masks. They call through this table
-// once per tile or row, so each family writes only what needs vectors.
+// items, scratch layout, causal limits, masks, packing Q and K. They call
+// through this table once per tile or row, so each family writes only what
+// needs vectors.
 //
 // Tile layout: packed panels (K^T or Q^T) of E rows x ld floats, V tiles of
 // keys x ldv floats, ld and ldv multiples of panel_width (two vectors), all
@@ -19,15 +20,6 @@ namespace attnrt {
 struct SdpaTileOps {
   const char* isa;     // "AVX2", "AVX512", "NEON", or Highway's target name
   size_t panel_width;  // floats in two vectors: ld and ldv are multiples of it
-
-  // kt[e * ldk + c] = k[c * k_row_stride + e] for c < cols; zero for cols <= c < ldk.
-  void (*pack_keys_transposed)(const float* k, size_t k_row_stride, size_t cols, size_t dim,
-                               size_t ldk, float* kt);
-
-  // qt[e * ldq + r] = scale * q[r * q_row_stride + e] for r < rows; zero for
-  // rows <= r < ldq (flash: the block's queries, packed once per block).
-  void (*pack_queries_transposed)(const float* q, size_t q_row_stride, size_t rows, size_t dim,
-                                  size_t ldq, float scale, float* qt);
 
   // vt[r * ldv + c] = v[r * v_row_stride + c] for c < dim; zero for dim <= c < ldv.
   void (*pack_values)(const float* v, size_t v_row_stride, size_t rows, size_t dim, size_t ldv,

@@ -2,9 +2,9 @@
 // and TileOps(): the table of them the blocked drivers in kernels/blocked/ call.
 //
 // Layout conventions inside one work item:
-//   kt  : a key tile packed transposed, E rows of `ldk` floats (ldk = tile width
-//         rounded up to 2 vectors, padding zero), so the QK^T micro-kernel reads
-//         contiguous key lanes for each e;
+//   kt  : a key tile packed transposed (by the drivers, PackTransposed), E rows
+//         of `ldk` floats (ldk = tile width rounded up to 2 vectors, padding
+//         zero), so the QK^T micro-kernel reads contiguous key lanes for each e;
 //   vt  : a value tile packed row-major, `ldv` floats per key (Ev rounded up to
 //         2 vectors, padding zero), so P.V reads contiguous value lanes;
 //   s   : scores / probabilities, one row per query, `lds` floats per row.
@@ -44,35 +44,6 @@ constexpr bool kWideTiles = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 // Width the packed tiles are padded to: two vectors (the micro-kernel width).
 HWY_INLINE size_t PanelWidth() { return 2 * hn::Lanes(DF()); }
 
-// kt[e * ldk + c] = k[c * k_row_stride + e] for c < cols; zero for cols <= c < ldk.
-// Out of line: inlined into the block loop its four K streams spill registers.
-inline HWY_NOINLINE void PackKeysTransposed(const float* HWY_RESTRICT k, size_t k_row_stride,
-                                           size_t cols, size_t dim, size_t ldk,
-                                           float* HWY_RESTRICT kt) {
-  // Four keys at a time: four forward streams through K, four adjacent floats
-  // written per step. (One key at a time, the loop is a single strided load and
-  // store whose speed swung by 60% with its code alignment.)
-  size_t c = 0;
-  for (; c + 4 <= cols; c += 4) {
-    const float* HWY_RESTRICT k0 = k + c * k_row_stride;
-    const float* HWY_RESTRICT k1 = k0 + k_row_stride;
-    const float* HWY_RESTRICT k2 = k1 + k_row_stride;
-    const float* HWY_RESTRICT k3 = k2 + k_row_stride;
-    for (size_t e = 0; e < dim; ++e) {
-      float* HWY_RESTRICT dst = kt + e * ldk + c;
-      dst[0] = k0[e];
-      dst[1] = k1[e];
-      dst[2] = k2[e];
-      dst[3] = k3[e];
-    }
-  }
-  for (size_t e = 0; e < dim; ++e) {
-    float* HWY_RESTRICT dst = kt + e * ldk;
-    for (size_t t = c; t < cols; ++t) dst[t] = k[t * k_row_stride + e];
-    for (size_t t = cols; t < ldk; ++t) dst[t] = 0.0f;
-  }
-}
-
 // vt[r * ldv + c] = v[r * v_row_stride + c] for c < dim; zero for dim <= c < ldv.
 // Vector copies: the padding makes every P.V load a full aligned vector.
 HWY_INLINE void PackValues(const float* HWY_RESTRICT v, size_t v_row_stride, size_t rows,
@@ -86,18 +57,6 @@ HWY_INLINE void PackValues(const float* HWY_RESTRICT v, size_t v_row_stride, siz
     for (; c + N <= dim; c += N) hn::Store(hn::LoadU(d, src + c), d, dst + c);
     for (; c < dim; ++c) dst[c] = src[c];
     for (; c < ldv; ++c) dst[c] = 0.0f;
-  }
-}
-
-// qt[e * ldq + r] = scale * q[r * q_row_stride + e] for r < rows; zero for
-// rows <= r < ldq. Done once per query block, so its cost is spread over all S keys.
-HWY_INLINE void PackQueriesTransposed(const float* HWY_RESTRICT q, size_t q_row_stride,
-                                      size_t rows, size_t dim, size_t ldq, float scale,
-                                      float* HWY_RESTRICT qt) {
-  for (size_t e = 0; e < dim; ++e) {
-    float* HWY_RESTRICT dst = qt + e * ldq;
-    for (size_t r = 0; r < rows; ++r) dst[r] = q[r * q_row_stride + e] * scale;
-    for (size_t r = rows; r < ldq; ++r) dst[r] = 0.0f;
   }
 }
 
@@ -401,18 +360,8 @@ HWY_INLINE void SoftmaxRow(float* HWY_RESTRICT s, size_t visible, size_t compute
 // This target's tile operations for the blocked drivers (kernels/blocked/).
 // Built per call: on SVE the panel width is only known at run time.
 HWY_INLINE SdpaTileOps TileOps() {
-  SdpaTileOps ops;
-  ops.isa = hwy::TargetName(HWY_TARGET);
-  ops.panel_width = PanelWidth();
-  ops.pack_keys_transposed = &PackKeysTransposed;
-  ops.pack_queries_transposed = &PackQueriesTransposed;
-  ops.pack_values = &PackValues;
-  ops.qk_tile = &QKTile;
-  ops.pv_tile = &PVTile;
-  ops.flash_update = &FlashUpdate;
-  ops.softmax_row = &SoftmaxRow;
-  ops.scale_copy = &ScaleCopy;
-  return ops;
+  return {hwy::TargetName(HWY_TARGET), PanelWidth(), &PackValues, &QKTile, &PVTile,
+          &FlashUpdate, &SoftmaxRow, &ScaleCopy};
 }
 
 }  // namespace HWY_NAMESPACE

@@ -38,18 +38,7 @@ struct SdpaTiles {
   static_assert(N <= sizeof(kLaneIndex) / sizeof(kLaneIndex[0]), "lane index table too short");
 
   static constexpr SdpaTileOps MakeOps(const char* isa) {
-    SdpaTileOps ops{};
-    ops.isa = isa;
-    ops.panel_width = 2 * N;
-    ops.pack_keys_transposed = &PackKeysTransposed;
-    ops.pack_queries_transposed = &PackQueriesTransposed;
-    ops.pack_values = &PackValues;
-    ops.qk_tile = &QKTile;
-    ops.pv_tile = &PVTile;
-    ops.flash_update = &FlashUpdate;
-    ops.softmax_row = &SoftmaxRow;
-    ops.scale_copy = &ScaleCopy;
-    return ops;
+    return {isa, 2 * N, &PackValues, &QKTile, &PVTile, &FlashUpdate, &SoftmaxRow, &ScaleCopy};
   }
 
   // ---- lane helpers (xsimd 8.1 has hadd but no max reduction) ----
@@ -68,40 +57,7 @@ struct SdpaTiles {
     return m;
   }
 
-  // ---- packing (plain loops: the compiler vectorizes them for this ISA) ----
-
-  // Four keys at a time, as in the Highway family (whose comment says why).
-  static void PackKeysTransposed(const float* __restrict k, size_t k_row_stride, size_t cols,
-                                 size_t dim, size_t ldk, float* __restrict kt) {
-    size_t c = 0;
-    for (; c + 4 <= cols; c += 4) {
-      const float* __restrict k0 = k + c * k_row_stride;
-      const float* __restrict k1 = k0 + k_row_stride;
-      const float* __restrict k2 = k1 + k_row_stride;
-      const float* __restrict k3 = k2 + k_row_stride;
-      for (size_t e = 0; e < dim; ++e) {
-        float* __restrict dst = kt + e * ldk + c;
-        dst[0] = k0[e];
-        dst[1] = k1[e];
-        dst[2] = k2[e];
-        dst[3] = k3[e];
-      }
-    }
-    for (size_t e = 0; e < dim; ++e) {
-      float* __restrict dst = kt + e * ldk;
-      for (size_t t = c; t < cols; ++t) dst[t] = k[t * k_row_stride + e];
-      for (size_t t = cols; t < ldk; ++t) dst[t] = 0.0f;
-    }
-  }
-
-  static void PackQueriesTransposed(const float* __restrict q, size_t q_row_stride, size_t rows,
-                                    size_t dim, size_t ldq, float scale, float* __restrict qt) {
-    for (size_t e = 0; e < dim; ++e) {
-      float* __restrict dst = qt + e * ldq;
-      for (size_t r = 0; r < rows; ++r) dst[r] = q[r * q_row_stride + e] * scale;
-      for (size_t r = rows; r < ldq; ++r) dst[r] = 0.0f;
-    }
-  }
+  // ---- packing V (a plain loop: the compiler vectorizes it for this ISA) ----
 
   static void PackValues(const float* __restrict v, size_t v_row_stride, size_t rows, size_t dim,
                          size_t ldv, float* __restrict vt) {

@@ -31,20 +31,23 @@ inline QueryBlock QueryBlockAt(const SdpaParams& p, size_t block_rows, size_t it
   return qb;
 }
 
-// Where a block's tensors start: its first query and output rows, and row 0 of
-// the keys and values of the kv head its query head reads (grouped-query
-// attention: query head h reads kv head h / (q_heads / kv_heads)).
+// Work item `item` decoded, with where its tensors start: the block's first
+// query and output rows, and row 0 of the keys and values of the kv head its
+// query head reads (grouped-query attention: query head h reads kv head
+// h / (q_heads / kv_heads)).
 struct BlockOperands {
+  QueryBlock block;
   const float* q;
   const float* k;
   const float* v;
   float* out;
 };
 
-inline BlockOperands BlockOperandsAt(const SdpaParams& p, const QueryBlock& qb) {
-  const size_t b = qb.batch, h = qb.head, i0 = qb.first_row;
-  const size_t g = h / (p.q_heads / p.kv_heads);
+inline BlockOperands BlockOperandsAt(const SdpaParams& p, size_t block_rows, size_t item) {
   BlockOperands in;
+  in.block = QueryBlockAt(p, block_rows, item);
+  const size_t b = in.block.batch, h = in.block.head, i0 = in.block.first_row;
+  const size_t g = h / (p.q_heads / p.kv_heads);
   in.q = p.q + b * p.q_strides.batch + h * p.q_strides.head + i0 * p.q_strides.row;
   in.k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
   in.v = p.v + b * p.v_strides.batch + g * p.v_strides.head;
