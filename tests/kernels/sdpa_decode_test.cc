@@ -14,34 +14,11 @@
 namespace attnrt::testing {
 namespace {
 
-constexpr double kTolerance = 1e-4;  // of max(1, max|reference|), as in sdpa_variants_test
-
 // Straddle hwy-decode's split of 1024 keys (and its chunk of 64) and reach 5 splits.
 constexpr size_t kLongLens[] = {1023, 1024, 1025, 2111, 4097};
 
-const SdpaKernel& Reference() { return *FindSdpaKernel("reference"); }
-
-std::vector<std::string> VariantNames() {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < SdpaKernelCount(); ++i) {
-    if (SdpaKernelAt(i).available()) names.push_back(SdpaKernelAt(i).name);
-  }
-  return names;
-}
-
-class SdpaDecodeTest : public ::testing::TestWithParam<std::string> {
- protected:
-  const SdpaKernel& kernel() const { return *FindSdpaKernel(GetParam().c_str()); }
-
-  // Runs the case on the variant and on the reference and compares the outputs.
-  void Check(const SdpaCase& c) {
-    SdpaTester tester(c);
-    SdpaResult got, want;
-    ASSERT_EQ(tester.Run(kernel(), &got), "") << c.Describe();
-    ASSERT_EQ(tester.Run(Reference(), &want), "") << c.Describe();
-    EXPECT_LE(MaxRelativeError(got.out, want.out), kTolerance) << c.Describe();
-  }
-};
+class SdpaDecodeTest : public SdpaRegistryTest {};
+ATTNRT_INSTANTIATE_PER_VARIANT(SdpaDecodeTest);
 
 TEST_P(SdpaDecodeTest, FewQueriesLongKeysEveryCausalRule) {
   const CausalKind causals[] = {CausalKind::kNone, CausalKind::kUpperLeft, CausalKind::kLowerRight};
@@ -49,12 +26,8 @@ TEST_P(SdpaDecodeTest, FewQueriesLongKeysEveryCausalRule) {
   for (size_t S : kLongLens) {
     for (size_t L = 1; L <= 4; ++L) {
       for (CausalKind causal : causals) {
-        SdpaCase c;
+        SdpaCase c = seed % 2 == 0 ? ShapedCase(L, S, 64, 64) : ShapedCase(L, S, 19, 21);
         c.q_heads = c.kv_heads = 2;
-        c.L = L;
-        c.S = S;
-        c.E = seed % 2 == 0 ? 64 : 19;
-        c.Ev = seed % 2 == 0 ? 64 : 21;
         c.causal = causal;
         c.seed = ++seed;
         Check(c);
@@ -68,14 +41,10 @@ TEST_P(SdpaDecodeTest, GroupedQueryHeadsShareLongKeys) {
   uint32_t seed = 50;
   for (const auto& g : groups) {
     for (size_t L : {1, 3}) {
-      SdpaCase c;
+      SdpaCase c = ShapedCase(L, 2500, 32, 48);
       c.batch = 2;
       c.q_heads = g[0];
       c.kv_heads = g[1];
-      c.L = L;
-      c.S = 2500;
-      c.E = 32;
-      c.Ev = 48;
       c.causal = CausalKind::kLowerRight;
       c.seed = ++seed;
       Check(c);
@@ -89,12 +58,8 @@ TEST_P(SdpaDecodeTest, SparseMasksLeaveDeadSplitsAndDeadRows) {
   for (MaskKind m : {MaskKind::kBool, MaskKind::kAdditive}) {
     for (bool per_head : {false, true}) {
       for (uint32_t seed = 1; seed <= 3; ++seed) {
-        SdpaCase c;
+        SdpaCase c = ShapedCase(4, 3000, 16, 24);
         c.q_heads = c.kv_heads = 2;
-        c.L = 4;
-        c.S = 3000;
-        c.E = 16;
-        c.Ev = 24;
         c.mask = m;
         c.mask_per_head = per_head;
         c.keep_probability = 0.001;
@@ -107,10 +72,7 @@ TEST_P(SdpaDecodeTest, SparseMasksLeaveDeadSplitsAndDeadRows) {
 }
 
 TEST_P(SdpaDecodeTest, RowsDeadInEverySplitGiveZeros) {
-  SdpaCase c;
-  c.L = 3;
-  c.S = 3000;
-  c.E = c.Ev = 16;
+  SdpaCase c = ShapedCase(3, 3000, 16, 16);
   c.mask = MaskKind::kBool;
   c.keep_probability = 0.0;
   SdpaTester tester(c);
@@ -123,11 +85,7 @@ TEST_P(SdpaDecodeTest, HugeLogitsAcrossSplits) {
   // |scores| around 1e4: the splits' maxima differ by thousands, so a merge that
   // skipped the exp(m_s - m) rescale, or overflowed, would be far off.
   for (CausalKind causal : {CausalKind::kNone, CausalKind::kLowerRight}) {
-    SdpaCase c;
-    c.L = 2;
-    c.S = 3333;
-    c.E = 16;
-    c.Ev = 16;
+    SdpaCase c = ShapedCase(2, 3333, 16, 16);
     c.logit_magnitude = 100.0f;
     c.causal = causal;
     Check(c);
@@ -136,14 +94,10 @@ TEST_P(SdpaDecodeTest, HugeLogitsAcrossSplits) {
 
 TEST_P(SdpaDecodeTest, MisalignedAndSeveralWorkers) {
   for (size_t workers : {1, 2, 3}) {
-    SdpaCase c;
+    SdpaCase c = ShapedCase(2, 2049, 67, 33);
     c.batch = 2;
     c.q_heads = 4;
     c.kv_heads = 2;
-    c.L = 2;
-    c.S = 2049;
-    c.E = 67;
-    c.Ev = 33;
     c.misalign = true;
     c.mask = MaskKind::kAdditive;
     c.causal = CausalKind::kLowerRight;
@@ -159,11 +113,7 @@ TEST_P(SdpaDecodeTest, ManyQueriesOverSeveralSplits) {
   // (75 blocks) are enough work items on their own and are not split.
   for (size_t L : {100, 300}) {
     for (CausalKind causal : {CausalKind::kUpperLeft, CausalKind::kLowerRight}) {
-      SdpaCase c;
-      c.L = L;
-      c.S = 2100;
-      c.E = 24;
-      c.Ev = 40;
+      SdpaCase c = ShapedCase(L, 2100, 24, 40);
       c.causal = causal;
       Check(c);
     }
@@ -195,15 +145,6 @@ TEST_P(SdpaDecodeTest, DecodeScratchDoesNotGrowWithSequenceLength) {
   small.qk_dim = large.qk_dim = small.v_dim = large.v_dim = 64;
   EXPECT_EQ(kernel().scratch_floats(small), kernel().scratch_floats(large));
 }
-
-INSTANTIATE_TEST_SUITE_P(Registry, SdpaDecodeTest, ::testing::ValuesIn(VariantNames()),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& ch : name) {
-                             if (ch == '-') ch = '_';
-                           }
-                           return name;
-                         });
 
 }  // namespace
 }  // namespace attnrt::testing

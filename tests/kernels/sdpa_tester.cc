@@ -23,6 +23,15 @@ float* Fill(std::vector<float>* buf, size_t n, bool misalign, std::mt19937* rng,
 
 }  // namespace
 
+SdpaCase ShapedCase(size_t L, size_t S, size_t E, size_t Ev) {
+  SdpaCase c;
+  c.L = L;
+  c.S = S;
+  c.E = E;
+  c.Ev = Ev;
+  return c;
+}
+
 std::string SdpaCase::Describe() const {
   std::ostringstream s;
   s << "B=" << batch << " Hq=" << q_heads << " Hkv=" << kv_heads << " L=" << L << " S=" << S
@@ -97,6 +106,39 @@ double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b
     max_diff = std::max(max_diff, std::isnan(d) ? INFINITY : d);
   }
   return max_diff / max_ref;
+}
+
+const SdpaKernel& ReferenceKernel() { return *FindSdpaKernel("reference"); }
+
+std::vector<std::string> AvailableVariantNames() {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < SdpaKernelCount(); ++i) {
+    if (SdpaKernelAt(i).available()) names.push_back(SdpaKernelAt(i).name);
+  }
+  return names;
+}
+
+const SdpaKernel& SdpaRegistryTest::kernel() const { return *FindSdpaKernel(GetParam().c_str()); }
+
+void SdpaRegistryTest::Check(SdpaCase c) {
+  c.want_weights = c.want_weights && kernel().returns_weights;
+  SdpaTester tester(c);
+  SdpaResult got, want;
+  ASSERT_EQ(tester.Run(kernel(), &got), "") << c.Describe();
+  ASSERT_EQ(tester.Run(ReferenceKernel(), &want), "") << c.Describe();
+  EXPECT_LE(MaxRelativeError(got.out, want.out), kSdpaTolerance) << "output, " << c.Describe();
+  if (c.want_weights) {
+    EXPECT_LE(MaxRelativeError(got.weights, want.weights), kSdpaTolerance)
+        << "weights, " << c.Describe();
+  }
+}
+
+std::string VariantTestName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& ch : name) {
+    if (ch == '-') ch = '_';
+  }
+  return name;
 }
 
 }  // namespace attnrt::testing

@@ -1,8 +1,11 @@
 // SdpaTester: builds one random attention problem (shapes, mask, causal rule,
 // misaligned buffers), runs a kernel variant through the runtime, and compares
 // it with the scalar reference variant. One tester serves every variant, so a
-// new variant in the registry is covered without new test code.
+// new variant in the registry is covered without new test code: suites derive
+// from SdpaRegistryTest and run once per available variant.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
@@ -30,6 +33,9 @@ struct SdpaCase {
   std::string Describe() const;
 };
 
+// A case of L queries and S keys with dims E and Ev; every other field default.
+SdpaCase ShapedCase(size_t L, size_t S, size_t E, size_t Ev);
+
 struct SdpaResult {
   std::vector<float> out, weights;
 };
@@ -51,4 +57,32 @@ class SdpaTester {
 // Largest |a - b| / max(1, max|b|), the tolerance measure the issue uses.
 double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b);
 
+// What every variant must meet against the reference, in MaxRelativeError.
+constexpr double kSdpaTolerance = 1e-4;
+
+const SdpaKernel& ReferenceKernel();
+
+// The registry's variants this machine can run, by name.
+std::vector<std::string> AvailableVariantNames();
+
+// A suite parameterized by variant name (instantiate it with
+// ATTNRT_INSTANTIATE_PER_VARIANT).
+class SdpaRegistryTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  const SdpaKernel& kernel() const;
+  // Runs the case on the variant and on the reference and compares the outputs,
+  // and the weights when the case wants them and the variant returns them.
+  void Check(SdpaCase c);
+};
+
+// The test name of a variant: its name with '-' (not allowed in gtest names) as '_'.
+std::string VariantTestName(const ::testing::TestParamInfo<std::string>& info);
+
 }  // namespace attnrt::testing
+
+// Instantiates `suite` (derived from SdpaRegistryTest) once per available
+// variant, e.g. Registry/SdpaVariantTest.HugeLogits/hwy_flash.
+#define ATTNRT_INSTANTIATE_PER_VARIANT(suite)                                                \
+  INSTANTIATE_TEST_SUITE_P(Registry, suite,                                                  \
+                           ::testing::ValuesIn(::attnrt::testing::AvailableVariantNames()), \
+                           ::attnrt::testing::VariantTestName)
