@@ -18,30 +18,20 @@
 namespace attnrt::testing {
 namespace {
 
-class ErfTest : public NnTargetTest {};
-ATTNRT_INSTANTIATE_PER_TARGET(ErfTest);
-
-class GeluTest : public NnTargetTest {};
-ATTNRT_INSTANTIATE_PER_TARGET(GeluTest);
-
-class ReluTest : public NnTargetTest {};
-ATTNRT_INSTANTIATE_PER_TARGET(ReluTest);
-
-class AddTest : public NnTargetTest {};
-ATTNRT_INSTANTIATE_PER_TARGET(AddTest);
+ATTNRT_PER_TARGET_SUITE(ErfTest);
+ATTNRT_PER_TARGET_SUITE(GeluTest);
+ATTNRT_PER_TARGET_SUITE(ReluTest);
+ATTNRT_PER_TARGET_SUITE(AddTest);
 
 const size_t kLengths[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 251, 1021};
 
 TEST_P(ErfTest, DenseSweepWithinOneMillionth) {
   // Every 2^-13 over [-8, 8] (all of erf's transition, both tails), one call.
-  const double step = 1.0 / 8192.0;
-  const size_t n = size_t(16.0 / step) + 1;
-  std::vector<float> x(n);
-  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(-8.0 + double(i) * step);
+  const std::vector<float> x = DenseGrid(-8.0, 8.0, 1.0 / 8192.0);
   std::vector<float> y = x;
-  ErfInPlace(y.data(), n);
+  ErfInPlace(y.data(), y.size());
   double worst = 0.0, worst_x = 0.0;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < x.size(); ++i) {
     const double err = std::fabs(double(y[i]) - std::erf(double(x[i])));
     if (err > worst) {
       worst = err;

@@ -17,8 +17,7 @@
 namespace attnrt::testing {
 namespace {
 
-class LayerNormTest : public NnTargetTest {};
-ATTNRT_INSTANTIATE_PER_TARGET(LayerNormTest);
+ATTNRT_PER_TARGET_SUITE(LayerNormTest);
 
 // Outputs are O(|gamma| + |beta|): absolute error against max(1, |reference|).
 constexpr double kTolerance = 1e-5;
@@ -56,9 +55,7 @@ class NormTester {
   const GuardedFloats& x() const { return x_; }
 
   GuardedFloats NewOutput() const {
-    GuardedFloats y(c_.rows * YStride(), c_.misalign);
-    y.Fill(kUntouched);
-    return y;
+    return GuardedFloats::Filled(c_.rows * YStride(), c_.misalign, kUntouched);
   }
 
   GuardedFloats Reference() const {
@@ -104,8 +101,6 @@ class NormTester {
     EXPECT_EQ(problem, "") << c_.Describe();
   }
 
-  static constexpr float kUntouched = 31337.0f;
-
  private:
   NormCase c_;
   GuardedFloats x_, gamma_, beta_;
@@ -116,9 +111,7 @@ TEST_P(LayerNormTest, WidthsStraddlingVectorEdges) {
   uint32_t seed = 0;
   for (size_t n : widths) {
     for (int variant = 0; variant < 4; ++variant) {
-      NormCase c;
-      c.rows = 1 + seed % 5;
-      c.n = n;
+      NormCase c{1 + seed % 5, n};
       c.gamma = variant & 1;
       c.beta = variant & 2;
       c.misalign = seed % 2 == 1;
@@ -135,9 +128,7 @@ TEST_P(LayerNormTest, LargeOffsetsAndMagnitudes) {
       {1e4f, 1.0f}, {-3e5f, 10.0f}, {0.0f, 1e6f}, {1e6f, 1e5f}, {0.0f, 1e-3f}};
   uint32_t seed = 100;
   for (const auto& oc : cases) {
-    NormCase c;
-    c.rows = 4;
-    c.n = 777;
+    NormCase c{4, 777};
     c.offset = oc[0];
     c.scale = oc[1];
     c.seed = ++seed;
@@ -146,9 +137,7 @@ TEST_P(LayerNormTest, LargeOffsetsAndMagnitudes) {
 }
 
 TEST_P(LayerNormTest, ConstantRowsGiveBeta) {
-  NormCase c;
-  c.rows = 2;
-  c.n = 37;
+  NormCase c{2, 37};
   c.scale = 0.0f;
   c.offset = 123.25f;
   NormTester t(c);
@@ -159,9 +148,7 @@ TEST_P(LayerNormTest, InPlace) {
   const size_t widths[] = {5, 16, 100};
   uint32_t seed = 200;
   for (size_t n : widths) {
-    NormCase c;
-    c.rows = 6;
-    c.n = n;
+    NormCase c{6, n};
     c.x_pad = 3;
     c.y_pad = 3;  // in place: y is x, same stride
     c.misalign = true;
@@ -183,9 +170,7 @@ TEST_P(LayerNormTest, InPlace) {
 }
 
 TEST_P(LayerNormTest, RowSplitsGiveIdenticalBits) {
-  NormCase c;
-  c.rows = 9;
-  c.n = 45;
+  NormCase c{9, 45};
   c.y_pad = 2;
   c.seed = 300;
   NormTester t(c);
@@ -214,11 +199,10 @@ TEST_P(LayerNormTest, ExactSizeBuffers) {
 }
 
 TEST_P(LayerNormTest, EmptyRowsDoNothing) {
-  GuardedFloats y(4, false);
-  y.Fill(NormTester::kUntouched);
+  GuardedFloats y = GuardedFloats::Filled(4, false, kUntouched);
   LayerNormRows(y.data(), 0, 4, 0, nullptr, nullptr, 1e-5f, y.data(), 0);
   LayerNormRows(y.data(), 4, 0, 4, nullptr, nullptr, 1e-5f, y.data(), 4);
-  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(y[i], NormTester::kUntouched);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(y[i], kUntouched);
 }
 
 }  // namespace

@@ -22,8 +22,7 @@
 namespace attnrt::testing {
 namespace {
 
-class LinearTest : public NnTargetTest {};
-ATTNRT_INSTANTIATE_PER_TARGET(LinearTest);
+ATTNRT_PER_TARGET_SUITE(LinearTest);
 
 // Max |got - want| relative to sum_k |x w| + |bias| of that output.
 constexpr double kTolerance = 1e-5;
@@ -73,9 +72,7 @@ class LinearTester {
   }
 
   GuardedFloats NewOutput() const {
-    GuardedFloats y(c_.M * (c_.N + c_.y_pad), c_.misalign);
-    y.Fill(kUntouched);
-    return y;
+    return GuardedFloats::Filled(c_.M * (c_.N + c_.y_pad), c_.misalign, kUntouched);
   }
 
   GuardedFloats RunReference() const {
@@ -160,7 +157,6 @@ class LinearTester {
   }
 
  private:
-  static constexpr float kUntouched = 31337.0f;
   LinearCase c_;
   GuardedFloats x_, w_, bias_;
 };
@@ -203,10 +199,7 @@ TEST_P(LinearTest, SizesStraddlingVectorPanelAndDepthEdges) {
 
 TEST_P(LinearTest, EveryRowCountUpToThreeTiles) {
   for (size_t M = 0; M <= 20; ++M) {
-    LinearCase c;
-    c.M = M;
-    c.K = 37;
-    c.N = 41;
+    LinearCase c{M, 37, 41};
     c.x_pad = 1;
     c.y_pad = 2;
     c.seed = uint32_t(100 + M);
@@ -216,10 +209,7 @@ TEST_P(LinearTest, EveryRowCountUpToThreeTiles) {
 
 TEST_P(LinearTest, EmptyShapesDoNothing) {
   for (const auto& shape : {std::vector<size_t>{0, 8, 8}, {8, 8, 0}, {0, 0, 0}}) {
-    LinearCase c;
-    c.M = shape[0];
-    c.K = shape[1];
-    c.N = shape[2];
+    const LinearCase c{shape[0], shape[1], shape[2]};
     LinearTester t(c);
     EXPECT_EQ(t.Items(), 0u) << c.Describe();
     t.ExpectMatchesReference();
@@ -227,11 +217,7 @@ TEST_P(LinearTest, EmptyShapesDoNothing) {
 }
 
 TEST_P(LinearTest, ZeroDepthGivesBias) {
-  LinearCase c;
-  c.M = 9;
-  c.K = 0;
-  c.N = 35;
-  LinearTester(c).ExpectMatchesReference();
+  LinearTester(LinearCase{9, 0, 35}).ExpectMatchesReference();
 }
 
 // K up to 4096 (and just past the 4096-deep blocks of the scalar target).
@@ -240,10 +226,7 @@ TEST_P(LinearTest, DeepSumsStayAccurate) {
   const size_t ms[] = {3, 5};  // dot path, packed path (one tile with a repeated row)
   for (size_t K : ks) {
     for (size_t M : ms) {
-      LinearCase c;
-      c.M = M;
-      c.K = K;
-      c.N = 33;
+      LinearCase c{M, K, 33};
       c.seed = uint32_t(K + M);
       LinearTester(c).ExpectMatchesReference();
     }
@@ -255,10 +238,7 @@ TEST_P(LinearTest, LargeAndSmallMagnitudes) {
   uint32_t seed = 500;
   for (const auto& s : scales) {
     for (size_t M : {2, 13}) {
-      LinearCase c;
-      c.M = M;
-      c.K = 300;
-      c.N = 45;
+      LinearCase c{M, 300, 45};
       c.x_scale = s[0];
       c.w_scale = s[1];
       c.seed = ++seed;
@@ -271,10 +251,7 @@ TEST_P(LinearTest, AnySplitOfItemsGivesIdenticalBits) {
   const size_t shapes[][3] = {{2, 70, 100}, {100, 70, 100}, {61, 300, 37}, {49, 16, 200}};
   uint32_t seed = 900;
   for (const auto& s : shapes) {
-    LinearCase c;
-    c.M = s[0];
-    c.K = s[1];
-    c.N = s[2];
+    LinearCase c{s[0], s[1], s[2]};
     c.misalign = true;
     c.y_pad = 3;
     c.seed = ++seed;

@@ -40,10 +40,11 @@ class NnTargetTest : public hwy::TestWithParamTarget {
 
 }  // namespace attnrt::testing
 
-// Instantiates `suite` (derived from NnTargetTest) once per supported target,
-// named after the target (e.g. LinearTest/AVX2). hwy's own macro says
-// `testing::ValuesIn`, which would resolve to attnrt::testing here.
-#define ATTNRT_INSTANTIATE_PER_TARGET(suite)                                        \
+// Declares the test suite `suite` (an NnTargetTest) and instantiates it once per
+// supported target, named after the target (e.g. LinearTest/AVX2). hwy's own
+// macro says `testing::ValuesIn`, which would resolve to attnrt::testing here.
+#define ATTNRT_PER_TARGET_SUITE(suite)                                              \
+  class suite : public ::attnrt::testing::NnTargetTest {};                          \
   INSTANTIATE_TEST_SUITE_P(suite##Group, suite,                                     \
                            ::testing::ValuesIn(::attnrt::testing::KernelTargets()), \
                            ::hwy::TestParamTargetName)

@@ -1,5 +1,6 @@
 // Test buffers for the nn kernel tests: random contents, an optional one-float
-// misalignment, and guard floats on both sides that must survive every call.
+// misalignment, and guard floats on both sides that must survive every call;
+// and dense grids of inputs for accuracy sweeps.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +9,9 @@
 #include <vector>
 
 namespace attnrt::testing {
+
+// What output buffers hold before a call, so a test sees which elements a kernel wrote.
+constexpr float kUntouched = 31337.0f;
 
 class GuardedFloats {
  public:
@@ -23,6 +27,13 @@ class GuardedFloats {
   size_t size() const { return n_; }
   float& operator[](size_t i) { return data()[i]; }
   float operator[](size_t i) const { return data()[i]; }
+
+  // `n` floats, all `value` (e.g. kUntouched for an output).
+  static GuardedFloats Filled(size_t n, bool misalign, float value) {
+    GuardedFloats f(n, misalign);
+    f.Fill(value);
+    return f;
+  }
 
   // Normal(offset, scale) values.
   void FillNormal(std::mt19937* rng, float scale, float offset = 0.0f) {
@@ -56,5 +67,13 @@ class GuardedFloats {
   size_t offset_;
   std::vector<float> storage_;
 };
+
+// lo, lo + step, lo + 2 step, ... up to hi (as floats).
+inline std::vector<float> DenseGrid(double lo, double hi, double step) {
+  const size_t n = size_t((hi - lo) / step) + 1;
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(lo + double(i) * step);
+  return x;
+}
 
 }  // namespace attnrt::testing

@@ -11,24 +11,21 @@
 #include "attnrt/kernels/elementwise.h"
 #include "attnrt/kernels/sdpa_mask.h"
 #include "kernels_nn/nn_target_fixture.h"
+#include "kernels_nn/nn_test_buffers.h"
 
 namespace attnrt::testing {
 namespace {
 
-class SoftmaxExpTest : public NnTargetTest {};
-ATTNRT_INSTANTIATE_PER_TARGET(SoftmaxExpTest);
+ATTNRT_PER_TARGET_SUITE(SoftmaxExpTest);
 
 TEST_P(SoftmaxExpTest, DenseSweepWithinThreeTenMillionths) {
   // Every 2^-10 over [-87, 88]: the normal-result range, both sides of 0.
-  const double step = 1.0 / 1024.0;
-  const size_t n = size_t(175.0 / step) + 1;
-  std::vector<float> x(n);
-  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(-87.0 + double(i) * step);
+  const std::vector<float> x = DenseGrid(-87.0, 88.0, 1.0 / 1024.0);
   std::vector<float> y = x;
-  SoftmaxExpInPlace(y.data(), n);
+  SoftmaxExpInPlace(y.data(), y.size());
   double worst = 0.0;
   float worst_x = 0.0f;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < x.size(); ++i) {
     const double want = std::exp(double(x[i]));
     const double rel = std::fabs(double(y[i]) - want) / want;
     if (rel > worst) {
