@@ -12,8 +12,9 @@
 #     [TIMEOUT 60]                    # seconds qemu may run (default 60)
 #     [NO_TEST])                      # build only
 #
-# What the image gets: the board's vector table, Reset_Handler and fault handlers
-# (boards/<board>/startup.c), the C runtime start and heap-free stubs
+# What the image gets: the vector table, Reset_Handler and fault handlers
+# (boards/common/cortex_m_startup.c, sized by boards/<board>/board.h), the C runtime
+# start and heap-free stubs
 # (boards/common/board_runtime.c, cxx_stubs.cc), the semihosting console
 # (boards/common/semihost.h) and the board's linker script (boards/<board>/memory.ld).
 # After linking, the build prints the section sizes and fails if the image contains
@@ -28,7 +29,7 @@ function(_attnrt_board_support_library out_var)
       "-DCMAKE_TOOLCHAIN_FILE=toolchains/cortex-m7.cmake or cortex-m55.cmake")
   endif()
   set(board_dir "${_ATTNRT_BOARDS_DIR}/${ATTNRT_BOARD}")
-  if(NOT EXISTS "${board_dir}/startup.c" OR NOT EXISTS "${board_dir}/memory.ld")
+  if(NOT EXISTS "${board_dir}/board.h" OR NOT EXISTS "${board_dir}/memory.ld")
     message(FATAL_ERROR "attnrt_add_firmware: no board support in ${board_dir}")
   endif()
   set(lib attnrt_board_${ATTNRT_BOARD})
@@ -37,11 +38,12 @@ function(_attnrt_board_support_library out_var)
     # An OBJECT library: every object goes into the image (the vector table and
     # Reset_Handler are referenced by nothing), and --gc-sections drops what is unused.
     add_library(${lib} OBJECT
-      "${board_dir}/startup.c"
+      "${_ATTNRT_BOARDS_DIR}/common/cortex_m_startup.c"
       "${_ATTNRT_BOARDS_DIR}/common/board_runtime.c"
       "${_ATTNRT_BOARDS_DIR}/common/semihost.c"
       "${_ATTNRT_BOARDS_DIR}/common/cxx_stubs.cc")
-    target_include_directories(${lib} PUBLIC "${_ATTNRT_BOARDS_DIR}/common")
+    target_include_directories(${lib} PUBLIC "${_ATTNRT_BOARDS_DIR}/common"
+      PRIVATE "${board_dir}")  # board.h
     set_target_properties(${lib} PROPERTIES POSITION_INDEPENDENT_CODE OFF)
     # cxx_stubs.cc provides hwy::Abort when Highway's headers are available.
     if(TARGET hwy::hwy)

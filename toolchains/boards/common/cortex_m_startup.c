@@ -1,12 +1,14 @@
-/* Pieces of start-up code shared by the boards' startup.c files: system register
- * addresses, and the fault handler entry that turns any fault into a report and a
- * distinctive exit code (board_runtime.h) instead of a hang. Include once, from a
- * board's startup.c only. */
-#ifndef ATTNRT_BOARDS_CORTEX_M_STARTUP_H_
-#define ATTNRT_BOARDS_CORTEX_M_STARTUP_H_
-
+/* Start-up code of every attnrt Cortex-M board: vector table, Reset_Handler and
+ * fault handlers. What differs between boards comes from the board's board.h (the
+ * number of external interrupts) and from the architecture the image is built for:
+ *  - Armv7-M (Cortex-M7): a 32-byte no-access MPU region under the stack;
+ *  - Armv8-M Mainline (Cortex-M55): MSPLIM as the stack limit, and a SecureFault
+ *    handler (the core starts, and stays, in Secure state).
+ * Every fault turns into a report and a distinctive exit code (board_runtime.h)
+ * instead of a hang. Everything after the FPU is on happens in attnrt_board_start. */
 #include <stdint.h>
 
+#include "board.h"
 #include "board_runtime.h"
 
 #define ATTNRT_SCB_VTOR (*(volatile uint32_t*)0xE000ED08u)
@@ -76,7 +78,7 @@ extern uint32_t __stack_limit[], __stack_top[], __vectors_start[];
 #define ATTNRT_MPU_RBAR (*(volatile uint32_t*)0xE000ED9Cu)
 #define ATTNRT_MPU_RASR (*(volatile uint32_t*)0xE000EDA0u)
 extern uint32_t __stack_guard[];
-static inline __attribute__((always_inline)) void attnrt_armv7m_stack_guard(void) {
+static void attnrt_armv7m_stack_guard(void) {
   const uint32_t kRasrXn = 1u << 28;         /* AP = 000: no access at any privilege */
   const uint32_t kRasrSize32 = (5u - 1u) << 1; /* region size 2^(SIZE+1) = 32 bytes */
   ATTNRT_MPU_RNR = 0u;
@@ -87,8 +89,8 @@ static inline __attribute__((always_inline)) void attnrt_armv7m_stack_guard(void
 }
 #endif
 
-/* The part of Reset_Handler common to all boards, after the board's own set-up. */
-static inline __attribute__((always_inline)) void attnrt_cortex_m_reset_common(void) {
+/* Exception set-up once the FPU is on: vector table base, faults by name, traps. */
+static void attnrt_cortex_m_reset_common(void) {
   ATTNRT_SCB_VTOR = (uint32_t)(uintptr_t)__vectors_start;
   /* Report MemManage/Bus/Usage faults by name instead of escalating to HardFault. */
   uint32_t shcsr = ATTNRT_SHCSR_MEMFAULTENA | ATTNRT_SHCSR_BUSFAULTENA | ATTNRT_SHCSR_USGFAULTENA;
@@ -105,4 +107,52 @@ static inline __attribute__((always_inline)) void attnrt_cortex_m_reset_common(v
   __asm__ volatile("dsb\n isb" ::: "memory");
 }
 
-#endif /* ATTNRT_BOARDS_CORTEX_M_STARTUP_H_ */
+#if ATTNRT_HAVE_MSPLIM
+#define ATTNRT_HAVE_SECURE_FAULT 1 /* vector 7; reserved on Armv7-M */
+#else
+#define ATTNRT_HAVE_SECURE_FAULT 0
+#endif
+
+ATTNRT_DEFINE_FAULT_HANDLER(NMI_Handler, ATTNRT_EXIT_NMI)
+ATTNRT_DEFINE_FAULT_HANDLER(HardFault_Handler, ATTNRT_EXIT_HARD_FAULT)
+ATTNRT_DEFINE_FAULT_HANDLER(MemManage_Handler, ATTNRT_EXIT_MEM_MANAGE)
+ATTNRT_DEFINE_FAULT_HANDLER(BusFault_Handler, ATTNRT_EXIT_BUS_FAULT)
+ATTNRT_DEFINE_FAULT_HANDLER(UsageFault_Handler, ATTNRT_EXIT_USAGE_FAULT)
+#if ATTNRT_HAVE_SECURE_FAULT
+ATTNRT_DEFINE_FAULT_HANDLER(SecureFault_Handler, ATTNRT_EXIT_SECURE_FAULT)
+#endif
+ATTNRT_DEFINE_FAULT_HANDLER(Unexpected_Handler, ATTNRT_EXIT_UNEXPECTED_IRQ)
+
+__attribute__((noreturn)) void Reset_Handler(void) {
+  /* The FPU must be on before the first floating-point instruction. CP10/CP11 access
+   * turns on both the FPU and, on Armv8.1-M, MVE: there is no separate MVE enable. */
+  ATTNRT_SCB_CPACR |= ATTNRT_CPACR_CP10_CP11_FULL;
+#if defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_7M__)
+  attnrt_armv7m_stack_guard();
+#endif
+  attnrt_cortex_m_reset_common();
+  attnrt_board_start();
+}
+
+__attribute__((section(".vectors"), used))
+const AttnrtVector attnrt_vector_table[16 + ATTNRT_BOARD_IRQ_COUNT] = {
+    [0] = (AttnrtVector)(uintptr_t)__stack_top, /* initial MSP */
+    [1] = Reset_Handler,
+    [2] = NMI_Handler,
+    [3] = HardFault_Handler,
+    [4] = MemManage_Handler,
+    [5] = BusFault_Handler,
+    [6] = UsageFault_Handler,
+#if ATTNRT_HAVE_SECURE_FAULT
+    [7] = SecureFault_Handler,
+#else
+    [7] = Unexpected_Handler, /* reserved */
+#endif
+    [8 ... 10] = Unexpected_Handler, /* reserved */
+    [11] = Unexpected_Handler,       /* SVCall */
+    [12] = Unexpected_Handler,       /* DebugMonitor */
+    [13] = Unexpected_Handler,       /* reserved */
+    [14] = Unexpected_Handler,       /* PendSV */
+    [15] = Unexpected_Handler,       /* SysTick */
+    [16 ... 16 + ATTNRT_BOARD_IRQ_COUNT - 1] = Unexpected_Handler,
+};
