@@ -43,6 +43,17 @@ inline MaterializedLayout MakeMaterializedLayout(size_t panel_width, const SdpaP
   return f;
 }
 
+// The weights row of a query that sees keys [0, visible) out of kv_len, from its
+// probabilities p. Hidden keys get 0, except in a NaN row: PyTorch's softmax
+// gives NaN for every key there, masked ones included (exp(-inf - NaN)).
+inline void WriteWeightsRow(const float* probabilities, size_t visible, size_t kv_len,
+                            float* weights_row) {
+  for (size_t j = 0; j < visible; ++j) weights_row[j] = probabilities[j];
+  const bool nan_row = visible > 0 && probabilities[0] != probabilities[0];
+  const float hidden = nan_row ? probabilities[0] : 0.0f;
+  for (size_t j = visible; j < kv_len; ++j) weights_row[j] = hidden;
+}
+
 // Work item `item`: one block of queries; scratch holds
 // MakeMaterializedLayout(...).total floats.
 ATTNRT_SDPA_DRIVER void MaterializedBlock(const SdpaTileOps& ops, const SdpaParams& p,
@@ -67,7 +78,9 @@ ATTNRT_SDPA_DRIVER void MaterializedBlock(const SdpaTileOps& ops, const SdpaPara
     float* srow = s + r * f.lds;
     if (p.mask_kind != MaskKind::kNone) MaskRow(p, b, h, i, 0, visible, srow);
     // Keys from `visible` up to `key_end` (what QK^T filled) get probability 0.
-    ops.softmax_row(srow, visible, key_end, WeightsRowAt(p, b, h, i), p.kv_len);
+    ops.softmax_row(srow, visible, key_end);
+    float* weights_row = WeightsRowAt(p, b, h, i);
+    if (weights_row != nullptr) WriteWeightsRow(srow, visible, p.kv_len, weights_row);
   }
   float* vt = scratch + f.vt;
   float* o = scratch + f.o;

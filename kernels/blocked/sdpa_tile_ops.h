@@ -46,11 +46,10 @@ struct SdpaTileOps {
                        float* alpha, float* o, size_t ldv);
 
   // Fused softmax of one (already masked) score row over s[0 .. visible); zeroes
-  // s[visible .. computed). A dead row (no allowed key) becomes all zeros. When
-  // weights_row is set, also writes it: the probabilities, then zeros up to
-  // weights_len. s is readable and writable up to a multiple of the vector width.
-  void (*softmax_row)(float* s, size_t visible, size_t computed, float* weights_row,
-                      size_t weights_len);
+  // s[visible .. computed). A dead row (RowIsDead) becomes all zeros; a row with
+  // a NaN or +inf score becomes NaN over s[0 .. visible). s is readable and
+  // writable up to a multiple of the vector width.
+  void (*softmax_row)(float* s, size_t visible, size_t computed);
 
   // dst[0 .. n) = src[0 .. n) * f for any n and alignment; dst may equal src.
   void (*scale_copy)(const float* src, size_t n, float f, float* dst);

@@ -341,20 +341,14 @@ HWY_INLINE void FlashUpdate(float* HWY_RESTRICT st, size_t keys, size_t ldq, siz
 }
 
 // Fused max, exp, sum and normalize over one (already scaled and masked) score
-// row; writes the weights row when asked. Keys from `visible` (the causal limit)
-// up to `computed` (what QK^T filled for the block) get probability 0.
-HWY_INLINE void SoftmaxRow(float* HWY_RESTRICT s, size_t visible, size_t computed,
-                           float* weights_row, size_t weights_len) {
+// row. Keys from `visible` (the causal limit) up to `computed` (what QK^T filled
+// for the block) get probability 0.
+HWY_INLINE void SoftmaxRow(float* HWY_RESTRICT s, size_t visible, size_t computed) {
   const float max = RowMax(s, visible);
-  const bool dead = max <= kDeadRowThreshold;
-  const float sum = dead ? 0.0f : ExpRowAndSum(s, visible, max);
-  const float inv = dead ? 0.0f : 1.0f / sum;
+  // Not dead: a NaN or +inf score makes exp(s - max), and so the sum, NaN.
+  const float inv = RowIsDead(max, s, visible) ? 0.0f : 1.0f / ExpRowAndSum(s, visible, max);
   ScaleCopy(s, visible, inv, s);
   ZeroFloats(s + visible, computed - visible);
-  if (weights_row != nullptr) {
-    ScaleCopy(s, visible, 1.0f, weights_row);
-    ZeroFloats(weights_row + visible, weights_len - visible);
-  }
 }
 
 // This target's tile operations for the blocked drivers (kernels/blocked/).

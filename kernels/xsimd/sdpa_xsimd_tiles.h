@@ -253,17 +253,12 @@ struct SdpaTiles {
     }
   }
 
-  static void SoftmaxRow(float* s, size_t visible, size_t computed, float* weights_row,
-                         size_t weights_len) {
+  static void SoftmaxRow(float* s, size_t visible, size_t computed) {
     const float max = RowMax(s, visible);
-    const bool dead = max <= kDeadRowThreshold;
-    const float inv = dead ? 0.0f : 1.0f / ExpRowAndSum(s, visible, max);
+    // Not dead: a NaN or +inf score makes exp(s - max), and so the sum, NaN.
+    const float inv = RowIsDead(max, s, visible) ? 0.0f : 1.0f / ExpRowAndSum(s, visible, max);
     ScaleCopy(s, visible, inv, s);
     ZeroFloats(s + visible, computed - visible);
-    if (weights_row != nullptr) {
-      ScaleCopy(s, visible, 1.0f, weights_row);
-      ZeroFloats(weights_row + visible, weights_len - visible);
-    }
   }
 };
 

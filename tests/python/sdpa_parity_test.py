@@ -61,6 +61,9 @@ class Case:
     huge_logits: bool = False
     dead_rows: bool = False   # mask some query rows out completely
     masked_key_prefix: int = 0  # mask keys [0, n) out for every row
+    # Non-finite inputs: (tensor "q"/"k"/"v"/"mask", numpy index, value) written after
+    # drawing; PyTorch turns a NaN or +inf score into a NaN row and propagates V's NaN.
+    poison: tuple = ()
 
     def describe(self):
         parts = [self.label, f"q{self.q} k{self.k} v{self.v}"]
@@ -76,6 +79,8 @@ class Case:
             parts.append("dead rows")
         if self.masked_key_prefix:
             parts.append(f"first {self.masked_key_prefix} keys masked")
+        for name, index, value in self.poison:
+            parts.append(f"{name}{list(index)} = {value}")
         return ", ".join(parts)
 
 
@@ -174,6 +179,29 @@ def directed_cases():
         cases.append(Case("scale", (2, 17, 16), (2, 23, 16), (2, 23, 9), scale=scale))
     cases.append(Case("scale + mask", (2, 17, 16), (2, 23, 16), (2, 23, 9), scale=3.0,
                       mask_kind="float", mask_shape=(17, 23), causal="upper-left"))
+    # Non-finite inputs. A NaN or +inf score of a key the row may attend makes the row
+    # NaN (max NaN, or exp(inf - inf)); a key of -inf elements scores NaN (its products
+    # have both signs); -inf weighs 0; a NaN in V reaches every row that attends its key.
+    # (V's NaN at a key a row may not attend reaches that row in PyTorch's math path, as
+    # 0 * NaN, but not through kernels that skip masked tiles -- PyTorch's flash kernel
+    # among them -- so no case puts one there.) Sizes cross flash tiles and decode splits.
+    nan, inf = float("nan"), float("inf")
+    cases += [
+        Case("non-finite", (2, 3, 7, 8), (2, 3, 9, 8), (2, 3, 9, 5), poison=(("q", (0, 1, 2, 3), nan),)),
+        Case("non-finite", (1, 2, 5, 8), (1, 2, 7, 8), (1, 2, 7, 8), causal="lower-right",
+             poison=(("k", (0, 1, 2, 0), inf),)),
+        Case("non-finite", (1, 2, 5, 8), (1, 2, 7, 8), (1, 2, 7, 8), causal="upper-left",
+             poison=(("k", (0, 0, 3, slice(None)), -inf), ("k", (0, 1, 1, 4), nan))),
+        Case("non-finite", (2, 6, 16), (2, 9, 16), (2, 9, 4), poison=(("v", (1, 0, 3), nan),)),
+        Case("non-finite", (2, 6, 16), (2, 9, 16), (2, 9, 4), poison=(("v", (0, 4, 1), inf),)),
+        Case("non-finite", (1, 2, 70, 16), (1, 2, 200, 16), (1, 2, 200, 16), causal="upper-left",
+             poison=(("q", (0, 1, 65, 0), nan), ("k", (0, 0, 150, 2), inf))),
+        Case("non-finite", (1, 4, 1, 16), (1, 4, 2100, 16), (1, 4, 2100, 8), causal="lower-right",
+             poison=(("k", (0, 2, 1500, 5), nan), ("v", (0, 3, 2099, 0), nan))),
+        Case("non-finite", (6, 10), (8, 10), (8, 3), mask_kind="float", mask_shape=(6, 8),
+             poison=(("mask", (2, 5), nan), ("mask", (4, slice(None)), -inf),
+                     ("mask", (1, slice(None)), -inf), ("mask", (1, 3), nan))),
+    ]
     # |score| about 1e4 on both signs.
     cases += [
         Case("huge logits", (2, 33, 16), (2, 65, 16), (2, 65, 8), huge_logits=True),
@@ -243,6 +271,9 @@ def make_inputs(rng, case):
         v = rng.standard_normal(case.v).astype(np.float32)
         mask = make_mask(rng, case, case.q[-2]) if case.mask_kind else None
         if not case.huge_logits or _best_key_leads(q, k, v, mask, case):
+            arrays = {"q": q, "k": k, "v": v, "mask": mask}
+            for name, index, value in case.poison:
+                arrays[name][index] = value
             return q, k, v, mask
     raise RuntimeError(f"could not draw a huge-logit case without near ties: {case.describe()}")
 

@@ -17,6 +17,18 @@ constexpr float kMaskedScore = -1e30f;
 // A row whose running max is still at or below this has no allowed key yet.
 constexpr float kDeadRowThreshold = -5e29f;
 
+// A row of n scores whose max is `max` has no allowed key: its probabilities
+// are all 0 (PyTorch's fused kernels' answer for a fully masked row). Not when a
+// score is NaN: PyTorch's softmax makes that row NaN, and a SIMD max may have
+// dropped the NaN, so the row is checked (dead rows only, so this stays cheap).
+inline bool RowIsDead(float max, const float* s, size_t n) {
+  if (!(max <= kDeadRowThreshold)) return false;
+  for (size_t j = 0; j < n; ++j) {
+    if (s[j] != s[j]) return false;
+  }
+  return true;
+}
+
 // Pointer to the mask row (b, h, i); element j is at row[j * mask_strides.col].
 inline const uint8_t* MaskRowBytes(const SdpaParams& p, size_t b, size_t h, size_t i) {
   const size_t elem = p.mask_kind == MaskKind::kBool ? 1 : sizeof(float);
