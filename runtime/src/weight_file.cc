@@ -207,14 +207,21 @@ Status FindByName(const char* name, const char* null_message, const char* missin
   return BadFile(missing_format, name);
 }
 
-uint32_t Crc32cBitwise(uint32_t crc, const uint8_t* p, size_t n) {
-  crc = ~crc;
-  for (size_t i = 0; i < n; ++i) {
-    crc ^= p[i];
-    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (kCrc32cPolynomial & (0u - (crc & 1u)));
+// Table entry b: the CRC register after shifting byte b through bit by bit.
+// Built at compile time; 1 KiB of const data (flash on firmware) that makes the
+// portable path about 8x fewer instructions than the bitwise loop (measured on
+// the Cortex-M7 image, where it checks the whole embedded model at start-up).
+struct Crc32cTable {
+  uint32_t entry[256];
+  constexpr Crc32cTable() : entry() {
+    for (uint32_t b = 0; b < 256; ++b) {
+      uint32_t crc = b;
+      for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (kCrc32cPolynomial & (0u - (crc & 1u)));
+      entry[b] = crc;
+    }
   }
-  return ~crc;
-}
+};
+constexpr Crc32cTable kCrc32cTable;
 
 #if defined(ATTNRT_CRC32C_SSE42)
 __attribute__((target("sse4.2"))) uint32_t Crc32cSse42(uint32_t crc, const uint8_t* p, size_t n) {
@@ -252,7 +259,14 @@ uint32_t Crc32c(uint32_t crc, const void* data, size_t size) {
 #elif defined(ATTNRT_CRC32C_ARMV8)
   return Crc32cArmv8(crc, p, size);
 #endif
-  return Crc32cBitwise(crc, p, size);
+  return Crc32cPortable(crc, p, size);
+}
+
+uint32_t Crc32cPortable(uint32_t crc, const void* data, size_t size) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  crc = ~crc;
+  for (size_t i = 0; i < size; ++i) crc = (crc >> 8) ^ kCrc32cTable.entry[(crc ^ p[i]) & 0xFFu];
+  return ~crc;
 }
 
 uint32_t WeightFileChecksum(const void* data, size_t size) {
