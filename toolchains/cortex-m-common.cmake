@@ -26,7 +26,8 @@ set(_attnrt_common_flags
 set(CMAKE_C_FLAGS_INIT "${_attnrt_common_flags}")
 set(CMAKE_CXX_FLAGS_INIT "${_attnrt_common_flags} -fno-exceptions -fno-rtti -fno-threadsafe-statics")
 set(CMAKE_ASM_FLAGS_INIT "${ATTNRT_CPU_FLAGS} -mthumb")
-# Images bring their own start-up code (toolchains/boards/<board>/startup.c) and no heap.
+# Images bring their own start-up code (toolchains/boards/common/cortex_m_startup.c with the
+# board's board.h) and no heap.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostartfiles -Wl,--gc-sections")
 
 # Search only the bare-metal sysroot for libraries, headers and packages; run host tools.

@@ -95,48 +95,34 @@ host_attnrt() {
 
 # The kernel table as attnrt sees it on this CPU: the ISA column is the Highway
 # target dynamic dispatch chose (and the xsimd variants the CPU can run).
-show_kernels() {  # show_kernels QEMU_CPU
-  echo "attnrt kernels under QEMU_CPU=$1:"
-  QEMU_CPU=$1 build/aarch64/tests/python/attnrt-emulated kernels | sed 's/^/  /'
+show_kernels() {  # show_kernels BUILD_DIR QEMU_CPU
+  echo "attnrt kernels under QEMU_CPU=$2:"
+  QEMU_CPU=$2 "$1"/tests/python/attnrt-emulated kernels | sed 's/^/  /'
 }
 
 aarch64_build() {
   configure build/aarch64 aarch64-linux-gnu.cmake && build build/aarch64
 }
 
-aarch64_ctest() {  # aarch64_ctest QEMU_CPU
-  local cpu=$1 log=build/aarch64/cross-ctest-$1.log
-  show_kernels "$cpu" || return 1
+# armhf: the same suite as aarch64, on a 32-bit size_t (the npy, safetensors and weight-file
+# tests check there that values past 2^32 are refused by name, not cut).
+armhf_build() {
+  configure build/armhf arm-linux-gnueabihf.cmake && build build/armhf
+}
+
+# The whole CTest suite of a Linux ARM build under qemu user mode on one CPU model.
+linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU
+  local dir=$1 cpu=$2 log=$1/cross-ctest-$2.log
+  show_kernels "$dir" "$cpu" || return 1
   echo "skipped here (host executables; the host suite runs them): install_and_find_package, bench_smoke"
-  logged "$log" env QEMU_CPU="$cpu" ctest --test-dir build/aarch64 -j"$jobs" --timeout 600 \
+  logged "$log" env QEMU_CPU="$cpu" ctest --test-dir "$dir" -j"$jobs" --timeout 600 \
     --output-on-failure -E "$host_only_tests"
   local status=$?
   grep -E "tests passed|tests failed out of" "$log"
   # What the PyTorch parity scripts checked (their output is in CTest's LastTest.log).
   awk '/^[0-9]+\/[0-9]+ Test: / { test = $3 }
        /cases x .* kernels|^[0-9]+ passed, [0-9]+ failed/ { print "  " test ": " $0 }' \
-    build/aarch64/Testing/Temporary/LastTest.log
-  return $status
-}
-
-# armhf: the same suite as aarch64, on a 32-bit size_t (the npy, safetensors and weight-file
-# tests check there that values past 2^32 are refused by name, not cut). Same exclusions.
-armhf_build() {
-  configure build/armhf arm-linux-gnueabihf.cmake && build build/armhf
-}
-
-armhf_ctest() {
-  local log=build/armhf/cross-ctest-cortex-a15.log
-  echo "attnrt kernels under QEMU_CPU=cortex-a15:"
-  QEMU_CPU=cortex-a15 build/armhf/tests/python/attnrt-emulated kernels | sed 's/^/  /' || return 1
-  echo "skipped here (host executables; the host suite runs them): install_and_find_package, bench_smoke"
-  logged "$log" env QEMU_CPU=cortex-a15 ctest --test-dir build/armhf -j"$jobs" --timeout 600 \
-    --output-on-failure -E "$host_only_tests"
-  local status=$?
-  grep -E "tests passed|tests failed out of" "$log"
-  awk '/^[0-9]+\/[0-9]+ Test: / { test = $3 }
-       /cases x .* kernels|^[0-9]+ passed, [0-9]+ failed/ { print "  " test ": " $0 }' \
-    build/armhf/Testing/Temporary/LastTest.log
+    "$dir"/Testing/Temporary/LastTest.log
   return $status
 }
 
@@ -174,12 +160,12 @@ for target in "${targets[@]}"; do
   case "$target" in
     aarch64)
       step "aarch64 configure+build" aarch64_build
-      step "aarch64 ctest QEMU_CPU=cortex-a72 (NEON)" aarch64_ctest cortex-a72
-      step "aarch64 ctest QEMU_CPU=max (SVE2)" aarch64_ctest max
+      step "aarch64 ctest QEMU_CPU=cortex-a72 (NEON)" linux_ctest build/aarch64 cortex-a72
+      step "aarch64 ctest QEMU_CPU=max (SVE2)" linux_ctest build/aarch64 max
       ;;
     armhf)
       step "armhf configure+build" armhf_build
-      step "armhf ctest QEMU_CPU=cortex-a15 (NEON, 32-bit)" armhf_ctest
+      step "armhf ctest QEMU_CPU=cortex-a15 (NEON, 32-bit)" linux_ctest build/armhf cortex-a15
       ;;
     cortex-m7 | cortex-m55)
       step "$target firmware build+ctest" firmware "$target"
