@@ -2,7 +2,6 @@
 #include "attnrt/runtime/sdpa.h"
 
 #include <cmath>
-#include <cstring>
 
 #include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/parallel.h"
@@ -187,24 +186,6 @@ Status ValidateSdpa(const SdpaParams& p, const SdpaKernel& kernel) {
 // queries 3.4 ms decode vs 4.6 ms flash; 64 queries 12.4 ms vs 6.2 ms).
 constexpr size_t kDecodeMaxQueries = 16;
 
-namespace {
-
-// The Highway blocked variant for the call, or its xsimd twin where that twin was
-// measured faster: on Highway's AVX2 target the xsimd AVX2 builds took 4-7% less
-// time (L = S = 1024 and 4096, H = 8, E = 64, flash and materialized, with and
-// without causal; kernels/xsimd/README.md). On AVX-512 Highway is faster and
-// NEON is unmeasured, so there Highway stays.
-const char* BlockedKernelName(bool weights) {
-  const char* hwy = weights ? "hwy-materialized" : "hwy-flash";
-  const char* twin = weights ? "xsimd-materialized-avx2" : "xsimd-flash-avx2";
-  const SdpaKernel* hwy_kernel = FindSdpaKernel(hwy);
-  const SdpaKernel* twin_kernel = FindSdpaKernel(twin);
-  const bool hwy_runs_avx2 = hwy_kernel != nullptr && std::strcmp(hwy_kernel->isa(), "AVX2") == 0;
-  return hwy_runs_avx2 && twin_kernel != nullptr && twin_kernel->available() ? twin : hwy;
-}
-
-}  // namespace
-
 // Cortex-M55 builds register helium-flash (Helium/MVE); under qemu it ran every
 // measured call in 2.6-5.1x fewer instructions than the best Highway variant there,
 // decode (L = 1, 16) included (kernels/helium/README.md). It returns no weights.
@@ -212,7 +193,11 @@ constexpr const char* kHeliumKernel = "helium-flash";
 
 const SdpaKernel& ChooseSdpaKernel(const SdpaParams& p) {
   const bool weights = p.weights != nullptr;
-  const char* name = BlockedKernelName(weights);
+  // Highway's blocked variants on every ISA: their xsimd twins were at best even
+  // (L = S = 1024 and 2048, H = 8, E = 64, one thread: on AVX2 flash 3-4% slower,
+  // materialized within 1%; on AVX-512 9-10% slower; kernels/xsimd/README.md), and
+  // NEON is unmeasured (qemu times mean nothing).
+  const char* name = weights ? "hwy-materialized" : "hwy-flash";
   if (!weights && FindSdpaKernel(kHeliumKernel) != nullptr) {
     name = kHeliumKernel;
   } else if (!weights && p.q_len <= kDecodeMaxQueries) {
