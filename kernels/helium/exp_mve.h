@@ -1,12 +1,9 @@
 // e^x on the 4 float lanes of an MVE (Helium) vector, float-only: no double, no libm.
 //
-// The softmax of helium-flash runs it once per 4 scores. Method: x = n*ln2 + r with
-// n = round(x * log2(e)) (VCVTN rounds to nearest, so no magic-number trick is needed)
-// and |r| <= ln2/2; e^r = 1 + r*q(r) with q of degree 4, whose coefficients were fitted
-// for minimum relative error on [-ln2/2, ln2/2] (Lawson's iteratively reweighted least
-// squares, 9.5e-8 before float rounding); 2^n is built in the exponent bits. Max
-// relative error 1.6e-7 over [-87, 88) on the M55 (sdpa_fw checks it), with one
-// multiply-add fewer than a degree-6 Taylor series (2.5e-7).
+// The softmax of helium-flash runs it once per 4 scores. Method and polynomial:
+// ../blocked/exp_polynomial.h; n = round(x * log2(e)) by VCVTN, which rounds to
+// nearest, so no magic-number trick is needed. Max relative error 1.6e-7 over
+// [-87, 88) on the M55 (sdpa_fw checks it).
 // Domain: x <= 88, or NaN. Small inputs are clamped at -88, where n = -127 makes the
 // exponent field 0, so 2^n and the result are exactly 0: from x < -87.68 on (true values
 // < 9e-39, below FLT_MIN) e^x is 0, which is how -inf and the masked scores of the
@@ -19,15 +16,14 @@
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
 #include <arm_mve.h>
 
+#include "kernels/blocked/exp_polynomial.h"
+
 namespace attnrt {
 namespace helium {
 
 inline float32x4_t ExpMve(float32x4_t x) {
+  using namespace exp_polynomial;
   constexpr float kLower = -88.0f;  // n >= -127: exponent field n + 127 >= 0
-  constexpr float kLog2e = 1.44269504088896341f;
-  // Cody-Waite: ln2 = kLn2Hi + kLn2Lo, kLn2Hi with 9 significant bits so n * kLn2Hi is exact.
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
   // Written as kLower > x: MVE's float LT and LE hold for unordered operands (they test
   // N != V, as the A32 condition codes do), GT and GE do not, so NaN keeps x.
   const float32x4_t lower = vdupq_n_f32(kLower);
@@ -37,12 +33,12 @@ inline float32x4_t ExpMve(float32x4_t x) {
   float32x4_t r = vfmaq_n_f32(xc, nf, -kLn2Hi);  // xc - n * kLn2Hi, exact
   r = vfmaq_n_f32(r, nf, -kLn2Lo);
   // Horner with the coefficient as the scalar operand: VFMAS q = q * r + c.
-  float32x4_t p = vdupq_n_f32(8.290302940e-03f);
-  p = vfmasq_n_f32(p, r, 4.189792275e-02f);
-  p = vfmasq_n_f32(p, r, 1.666763574e-01f);
-  p = vfmasq_n_f32(p, r, 4.999915063e-01f);
-  p = vfmasq_n_f32(p, r, 9.999997020e-01f);
-  p = vfmasq_n_f32(p, r, 1.0f);
+  float32x4_t p = vdupq_n_f32(kC5);
+  p = vfmasq_n_f32(p, r, kC4);
+  p = vfmasq_n_f32(p, r, kC3);
+  p = vfmasq_n_f32(p, r, kC2);
+  p = vfmasq_n_f32(p, r, kC1);
+  p = vfmasq_n_f32(p, r, kC0);
   const float32x4_t two_to_n = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_n_s32(n, 127), 23));
   return vmulq_f32(p, two_to_n);
 }

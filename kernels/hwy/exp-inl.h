@@ -8,17 +8,17 @@
 // a NaN score came out as a tiny positive weight. PyTorch's softmax turns a NaN or +inf
 // score into a NaN row, so the kernels need exp(NaN) = NaN (and exp(inf - inf) is NaN).
 //
-// Method: x = n*ln2 + r with n = round(x / ln2) and |r| <= ln2/2; e^r by its Taylor
-// series to r^7 (truncation error < 6e-9 relative), 2^n by writing n + 127 into the
-// exponent bits. n is rounded by adding 1.5 * 2^23, which leaves n in the low mantissa
-// bits, so no float -> int conversion is needed at all. Max relative error about 2e-7
-// (a few ulp of float rounding in the Horner steps). Inputs below -87 return exactly 0
-// (their true values, < 1.7e-38, are below FLT_MIN), so the kernels' masked scores
-// (kMaskedScore) and -inf vanish. Valid up to x = 88 (2^127); the softmax only passes
-// x <= 0 (a score minus its row max) or NaN, so there is no upper clamp: it cost the
-// materialized kernel 17% (31.4 vs 26.1 ms at L = S = 1024). The lower clamp is a
-// compare + select, which keeps a NaN, unlike Min/Max, whose NaN handling differs
-// between x86, Arm and scalar code.
+// Method and polynomial: ../blocked/exp_polynomial.h (shared with Helium's ExpMve).
+// n is rounded by adding 1.5 * 2^23, which leaves n in the low mantissa bits, so no
+// float -> int conversion is needed at all; 2^n by writing n + 127 into the exponent
+// bits. Max relative error about 1.6e-7. Inputs below -87 return exactly 0 (their true
+// values, < 1.7e-38, are below FLT_MIN), so the kernels' masked scores (kMaskedScore)
+// and -inf vanish. Valid up to x = 88 (2^127); the softmax only passes x <= 0 (a score
+// minus its row max) or NaN, so there is no upper clamp: it cost the materialized
+// kernel 17% (31.4 vs 26.1 ms at L = S = 1024). The lower clamp is a compare + select,
+// which keeps a NaN, unlike Min/Max, whose NaN handling differs between x86, Arm and
+// scalar code. (Until the polynomial was shared this was a degree-7 Taylor series: two
+// multiply-adds more for 2e-7.)
 
 #if defined(ATTNRT_KERNELS_HWY_EXP_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTNRT_KERNELS_HWY_EXP_INL_H_
@@ -28,6 +28,7 @@
 #endif
 
 #include "hwy/highway.h"
+#include "kernels/blocked/exp_polynomial.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -36,25 +37,23 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 template <class D, class V>
 HWY_INLINE V ExpSoftmax(D d, V x) {
+  using namespace exp_polynomial;
   const hn::RebindToSigned<D> di;
   const V lower = hn::Set(d, -87.0f);  // n >= -126: 2^n stays a normal float
   const auto underflows = hn::Lt(x, lower);  // false for NaN
   const V xc = hn::IfThenElse(underflows, lower, x);
   const V round_magic = hn::Set(d, 12582912.0f);  // 1.5 * 2^23
-  const V t = hn::MulAdd(xc, hn::Set(d, 1.44269504088896341f), round_magic);
+  const V t = hn::MulAdd(xc, hn::Set(d, kLog2e), round_magic);
   const V n = hn::Sub(t, round_magic);
   const auto n_int = hn::Sub(hn::BitCast(di, t), hn::BitCast(di, round_magic));
-  // Cody-Waite: ln2 = kLn2Hi + kLn2Lo, kLn2Hi with 9 significant bits so n * kLn2Hi is exact.
-  V r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), xc);
-  r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
-  V p = hn::Set(d, 1.0f / 5040.0f);
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f / 720.0f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f / 120.0f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f / 24.0f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f / 6.0f));
-  p = hn::MulAdd(p, r, hn::Set(d, 0.5f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
+  V r = hn::NegMulAdd(n, hn::Set(d, kLn2Hi), xc);  // exact
+  r = hn::NegMulAdd(n, hn::Set(d, kLn2Lo), r);
+  V p = hn::Set(d, kC5);
+  p = hn::MulAdd(p, r, hn::Set(d, kC4));
+  p = hn::MulAdd(p, r, hn::Set(d, kC3));
+  p = hn::MulAdd(p, r, hn::Set(d, kC2));
+  p = hn::MulAdd(p, r, hn::Set(d, kC1));
+  p = hn::MulAdd(p, r, hn::Set(d, kC0));
   // A NaN x gives a NaN r and p; its n_int is garbage, but NaN * 2^n stays NaN.
   const V two_to_n = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(n_int, hn::Set(di, 127))));
   return hn::IfThenZeroElse(underflows, hn::Mul(p, two_to_n));
