@@ -11,17 +11,20 @@
 // of two vectors, so their loads are aligned; materialized score rows are
 // accessed unaligned (a tile's scores start at key j0 of the row).
 //
-// Exp is xsimd::exp (Cephes-style, about 1 ulp here, checked against double exp
-// on [-110, 0]); inputs at or below about -87.3 give exactly 0, so the masked
-// score kMaskedScore (-1e30) minus any row max gives 0, never NaN.
+// Exp is the polynomial the Highway and Helium softmaxes use
+// (../blocked/exp_polynomial.h) written with xsimd: exactly 0 below -87, so the
+// masked score kMaskedScore (-1e30) minus any row max gives 0, and NaN stays
+// NaN. (xsimd::exp, Cephes-style with range checks, cost flash 4% on AVX2.)
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <xsimd/xsimd.hpp>
 
 // Only the constants kMaskedScore and kDeadRowThreshold are used here; the
 // header's inline functions must not be called from ISA files (sdpa_xsimd_ops.h).
 #include "attnrt/kernels/sdpa_mask.h"
+#include "kernels/blocked/exp_polynomial.h"
 #include "kernels/xsimd/sdpa_xsimd_ops.h"
 
 namespace attnrt {
@@ -170,6 +173,32 @@ struct SdpaTiles {
 
   // ---- softmax pieces; score rows are readable and writable up to a multiple of N ----
 
+  // e^x for x <= 88 or NaN, as Highway's ExpSoftmax (../hwy/exp-inl.h): n rounded
+  // by adding 1.5 * 2^23, 2^n written into the exponent bits, a compare + select
+  // as the lower clamp so a NaN passes through.
+  static Batch Exp(const Batch& x) {
+    using namespace exp_polynomial;
+    using IntBatch = xsimd::batch<int32_t, Arch>;
+    const Batch lower(-87.0f);  // n >= -126: 2^n stays a normal float
+    const auto underflows = x < lower;  // false for NaN
+    const Batch xc = xsimd::select(underflows, lower, x);
+    const Batch round_magic(12582912.0f);  // 1.5 * 2^23
+    const Batch t = xsimd::fma(xc, Batch(kLog2e), round_magic);
+    const Batch n = t - round_magic;
+    IntBatch biased = xsimd::bitwise_cast<IntBatch>(t) - xsimd::bitwise_cast<IntBatch>(round_magic);
+    biased += IntBatch(127);
+    biased <<= 23;
+    Batch r = xsimd::fnma(n, Batch(kLn2Hi), xc);  // exact
+    r = xsimd::fnma(n, Batch(kLn2Lo), r);
+    Batch p(kC5);
+    p = xsimd::fma(p, r, Batch(kC4));
+    p = xsimd::fma(p, r, Batch(kC3));
+    p = xsimd::fma(p, r, Batch(kC2));
+    p = xsimd::fma(p, r, Batch(kC1));
+    p = xsimd::fma(p, r, Batch(kC0));
+    return xsimd::select(underflows, Batch(0.0f), p * xsimd::bitwise_cast<Batch>(biased));
+  }
+
   // Max of s[0 .. n); kMaskedScore when n == 0.
   static float RowMax(const float* s, size_t n) {
     const Batch masked(kMaskedScore);
@@ -187,15 +216,15 @@ struct SdpaTiles {
     Batch sum0(0.0f), sum1(0.0f);  // two chains: the adds do not wait on each other
     size_t j = 0;
     for (; j + 2 * N <= n; j += 2 * N) {
-      const Batch e0 = xsimd::exp(Batch::load_unaligned(s + j) - vmax);
-      const Batch e1 = xsimd::exp(Batch::load_unaligned(s + j + N) - vmax);
+      const Batch e0 = Exp(Batch::load_unaligned(s + j) - vmax);
+      const Batch e1 = Exp(Batch::load_unaligned(s + j + N) - vmax);
       e0.store_unaligned(s + j);
       e1.store_unaligned(s + j + N);
       sum0 += e0;
       sum1 += e1;
     }
     for (; j < n; j += N) {
-      Batch e = xsimd::exp(Batch::load_unaligned(s + j) - vmax);
+      Batch e = Exp(Batch::load_unaligned(s + j) - vmax);
       if (n - j < N) e = KeepFirst(e, n - j, Batch(0.0f));
       e.store_unaligned(s + j);
       sum0 += e;
@@ -234,13 +263,13 @@ struct SdpaTiles {
       }
       const Batch m_old = Batch::load_aligned(m + r);
       const Batch m_new = xsimd::max(m_old, tile_max);
-      const Batch a = xsimd::exp(m_old - m_new);
+      const Batch a = Exp(m_old - m_new);
       // Subtracting 0 for dead queries turns their kMaskedScore scores into exp(-1e30) = 0.
       const Batch m_use = xsimd::select(m_new <= threshold, Batch(0.0f), m_new);
       Batch sum(0.0f);
       for (size_t j = 0; j < keys; ++j) {
         float* s = st + j * ldq + r;
-        const Batch e = xsimd::exp(Batch::load_aligned(s) - m_use);
+        const Batch e = Exp(Batch::load_aligned(s) - m_use);
         e.store_aligned(s);
         sum += e;
       }

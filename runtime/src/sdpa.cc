@@ -194,9 +194,9 @@ constexpr const char* kHeliumKernel = "helium-flash";
 const SdpaKernel& ChooseSdpaKernel(const SdpaParams& p) {
   const bool weights = p.weights != nullptr;
   // Highway's blocked variants on every ISA: their xsimd twins were at best even
-  // (L = S = 1024 and 2048, H = 8, E = 64, one thread: on AVX2 flash 3-4% slower,
-  // materialized within 1%; on AVX-512 9-10% slower; kernels/xsimd/README.md), and
-  // NEON is unmeasured (qemu times mean nothing).
+  // (L = S = 1024 and 2048, H = 8, E = 64, one thread: on AVX2 flash 4% slower,
+  // materialized level within 1%; on AVX-512 6-15% slower; kernels/xsimd/README.md),
+  // and NEON is unmeasured (qemu times mean nothing).
   const char* name = weights ? "hwy-materialized" : "hwy-flash";
   if (!weights && FindSdpaKernel(kHeliumKernel) != nullptr) {
     name = kHeliumKernel;
