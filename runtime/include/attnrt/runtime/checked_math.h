@@ -16,19 +16,31 @@ namespace attnrt {
 // Width of size_t on this platform, for messages ("does not fit this platform's 32-bit size_t").
 constexpr size_t kSizeBits = sizeof(size_t) * 8;
 
-// Returns false (and leaves *out untouched) when a * b does not fit in size_t.
-inline bool CheckedMul(size_t a, size_t b, size_t* out) {
-  size_t r;
+namespace checked_math_detail {
+// a * b and a + b in T; false (and *out untouched) when the result does not fit.
+template <typename T>
+inline bool Mul(T a, T b, T* out) {
+  T r;
   if (__builtin_mul_overflow(a, b, &r)) return false;
   *out = r;
   return true;
 }
-
-inline bool CheckedAdd(size_t a, size_t b, size_t* out) {
-  size_t r;
+template <typename T>
+inline bool Add(T a, T b, T* out) {
+  T r;
   if (__builtin_add_overflow(a, b, &r)) return false;
   *out = r;
   return true;
+}
+}  // namespace checked_math_detail
+
+// Returns false (and leaves *out untouched) when a * b does not fit in size_t.
+inline bool CheckedMul(size_t a, size_t b, size_t* out) {
+  return checked_math_detail::Mul(a, b, out);
+}
+
+inline bool CheckedAdd(size_t a, size_t b, size_t* out) {
+  return checked_math_detail::Add(a, b, out);
 }
 
 // Product of n sizes; false on overflow.
@@ -59,17 +71,11 @@ inline bool SizeFromU64(uint64_t v, size_t* out) {
 
 // The same checks in 64 bits, for file fields before they are narrowed to size_t.
 inline bool CheckedMulU64(uint64_t a, uint64_t b, uint64_t* out) {
-  uint64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) return false;
-  *out = r;
-  return true;
+  return checked_math_detail::Mul(a, b, out);
 }
 
 inline bool CheckedAddU64(uint64_t a, uint64_t b, uint64_t* out) {
-  uint64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return false;
-  *out = r;
-  return true;
+  return checked_math_detail::Add(a, b, out);
 }
 
 #if SIZE_MAX < UINT64_MAX
