@@ -17,6 +17,13 @@ constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kLn2Hi = 0.693359375f;
 constexpr float kLn2Lo = -2.12194440e-4f;
 
+// For the families that round n by a float addition (Highway, xsimd): t = x * log2(e)
+// + kRoundMagic leaves round(x * log2(e)) in the low mantissa bits of t, so n needs no
+// float -> int conversion. Inputs below kUnderflowBelow (n < -126, where 2^n would
+// not be a normal float) return exactly 0: their true values are below FLT_MIN.
+constexpr float kRoundMagic = 12582912.0f;  // 1.5 * 2^23
+constexpr float kUnderflowBelow = -87.0f;
+
 // e^r ~ ((((kC5 r + kC4) r + kC3) r + kC2) r + kC1) r + kC0, evaluated by Horner.
 constexpr float kC5 = 8.290302940e-03f;
 constexpr float kC4 = 4.189792275e-02f;

@@ -43,6 +43,19 @@ inline MaterializedLayout MakeMaterializedLayout(size_t panel_width, const SdpaP
   return f;
 }
 
+// Fused max, exp, sum and normalize over one (already scaled and masked) score
+// row s[0 .. visible); s[visible .. computed) (what QK^T filled beyond the row's
+// causal limit) gets probability 0. A dead row (RowIsDead) becomes all zeros; a
+// NaN or +inf score makes exp(s - max), the sum and so the whole row NaN.
+ATTNRT_SDPA_DRIVER void SoftmaxRow(const SdpaTileOps& ops, float* s, size_t visible,
+                                   size_t computed) {
+  const float max = ops.row_max(s, visible);
+  const float inv =
+      RowIsDead(max, s, visible) ? 0.0f : 1.0f / ops.exp_row_and_sum(s, visible, max);
+  ops.scale_copy(s, visible, inv, s);
+  ZeroFloats(s + visible, computed - visible);
+}
+
 // The weights row of a query that sees keys [0, visible) out of kv_len, from its
 // probabilities p. Hidden keys get 0, except in a NaN row: PyTorch's softmax
 // gives NaN for every key there, masked ones included (exp(-inf - NaN)).
@@ -78,7 +91,7 @@ ATTNRT_SDPA_DRIVER void MaterializedBlock(const SdpaTileOps& ops, const SdpaPara
     float* srow = s + r * f.lds;
     if (p.mask_kind != MaskKind::kNone) MaskRow(p, b, h, i, 0, visible, srow);
     // Keys from `visible` up to `key_end` (what QK^T filled) get probability 0.
-    ops.softmax_row(srow, visible, key_end);
+    SoftmaxRow(ops, srow, visible, key_end);
     float* weights_row = WeightsRowAt(p, b, h, i);
     if (weights_row != nullptr) WriteWeightsRow(srow, visible, p.kv_len, weights_row);
   }

@@ -45,11 +45,13 @@ struct SdpaTileOps {
   void (*flash_update)(float* st, size_t keys, size_t ldq, size_t rows, float* m, float* l,
                        float* alpha, float* o, size_t ldv);
 
-  // Fused softmax of one (already masked) score row over s[0 .. visible); zeroes
-  // s[visible .. computed). A dead row (RowIsDead) becomes all zeros; a row with
-  // a NaN or +inf score becomes NaN over s[0 .. visible). s is readable and
-  // writable up to a multiple of the vector width.
-  void (*softmax_row)(float* s, size_t visible, size_t computed);
+  // The pieces of the materialized kernel's row softmax (SoftmaxRow in
+  // sdpa_materialized_blocks.h); s is readable and writable up to a multiple of the
+  // vector width. row_max: max of s[0 .. n), kMaskedScore when n == 0 (a NaN may or
+  // may not win). exp_row_and_sum: s[j] = exp(s[j] - max) for j < n, returns their sum
+  // (NaN if any is NaN).
+  float (*row_max)(const float* s, size_t n);
+  float (*exp_row_and_sum)(float* s, size_t n, float max);
 
   // dst[0 .. n) = src[0 .. n) * f for any n and alignment; dst may equal src.
   void (*scale_copy)(const float* src, size_t n, float f, float* dst);

@@ -39,10 +39,10 @@ template <class D, class V>
 HWY_INLINE V ExpSoftmax(D d, V x) {
   using namespace exp_polynomial;
   const hn::RebindToSigned<D> di;
-  const V lower = hn::Set(d, -87.0f);  // n >= -126: 2^n stays a normal float
+  const V lower = hn::Set(d, kUnderflowBelow);
   const auto underflows = hn::Lt(x, lower);  // false for NaN
   const V xc = hn::IfThenElse(underflows, lower, x);
-  const V round_magic = hn::Set(d, 12582912.0f);  // 1.5 * 2^23
+  const V round_magic = hn::Set(d, kRoundMagic);
   const V t = hn::MulAdd(xc, hn::Set(d, kLog2e), round_magic);
   const V n = hn::Sub(t, round_magic);
   const auto n_int = hn::Sub(hn::BitCast(di, t), hn::BitCast(di, round_magic));

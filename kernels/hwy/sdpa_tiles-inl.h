@@ -340,22 +340,11 @@ HWY_INLINE void FlashUpdate(float* HWY_RESTRICT st, size_t keys, size_t ldq, siz
   }
 }
 
-// Fused max, exp, sum and normalize over one (already scaled and masked) score
-// row. Keys from `visible` (the causal limit) up to `computed` (what QK^T filled
-// for the block) get probability 0.
-HWY_INLINE void SoftmaxRow(float* HWY_RESTRICT s, size_t visible, size_t computed) {
-  const float max = RowMax(s, visible);
-  // Not dead: a NaN or +inf score makes exp(s - max), and so the sum, NaN.
-  const float inv = RowIsDead(max, s, visible) ? 0.0f : 1.0f / ExpRowAndSum(s, visible, max);
-  ScaleCopy(s, visible, inv, s);
-  ZeroFloats(s + visible, computed - visible);
-}
-
 // This target's tile operations for the blocked drivers (kernels/blocked/).
 // Built per call: on SVE the panel width is only known at run time.
 HWY_INLINE SdpaTileOps TileOps() {
   return {hwy::TargetName(HWY_TARGET), PanelWidth(), &PackValues, &QKTile, &PVTile,
-          &FlashUpdate, &SoftmaxRow, &ScaleCopy};
+          &FlashUpdate, &RowMax, &ExpRowAndSum, &ScaleCopy};
 }
 
 }  // namespace HWY_NAMESPACE

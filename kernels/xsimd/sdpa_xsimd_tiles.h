@@ -41,7 +41,8 @@ struct SdpaTiles {
   static_assert(N <= sizeof(kLaneIndex) / sizeof(kLaneIndex[0]), "lane index table too short");
 
   static constexpr SdpaTileOps MakeOps(const char* isa) {
-    return {isa, 2 * N, &PackValues, &QKTile, &PVTile, &FlashUpdate, &SoftmaxRow, &ScaleCopy};
+    return {isa, 2 * N, &PackValues, &QKTile, &PVTile, &FlashUpdate, &RowMax, &ExpRowAndSum,
+            &ScaleCopy};
   }
 
   // ---- lane helpers (xsimd 8.1 has hadd but no max reduction) ----
@@ -174,15 +175,15 @@ struct SdpaTiles {
   // ---- softmax pieces; score rows are readable and writable up to a multiple of N ----
 
   // e^x for x <= 88 or NaN, as Highway's ExpSoftmax (../hwy/exp-inl.h): n rounded
-  // by adding 1.5 * 2^23, 2^n written into the exponent bits, a compare + select
+  // by adding kRoundMagic, 2^n written into the exponent bits, a compare + select
   // as the lower clamp so a NaN passes through.
   static Batch Exp(const Batch& x) {
     using namespace exp_polynomial;
     using IntBatch = xsimd::batch<int32_t, Arch>;
-    const Batch lower(-87.0f);  // n >= -126: 2^n stays a normal float
+    const Batch lower(kUnderflowBelow);
     const auto underflows = x < lower;  // false for NaN
     const Batch xc = xsimd::select(underflows, lower, x);
-    const Batch round_magic(12582912.0f);  // 1.5 * 2^23
+    const Batch round_magic(kRoundMagic);
     const Batch t = xsimd::fma(xc, Batch(kLog2e), round_magic);
     const Batch n = t - round_magic;
     IntBatch biased = xsimd::bitwise_cast<IntBatch>(t) - xsimd::bitwise_cast<IntBatch>(round_magic);
@@ -245,11 +246,7 @@ struct SdpaTiles {
     for (; j < n; ++j) dst[j] = src[j] * f;
   }
 
-  static void ZeroFloats(float* x, size_t n) {
-    for (size_t j = 0; j < n; ++j) x[j] = 0.0f;
-  }
-
-  // ---- the two softmax forms ----
+  // ---- the online softmax ----
 
   // Vertical online softmax (see SdpaTileOps::flash_update): one vector of queries at a
   // time, looping over the tile's keys, so no horizontal reduction is needed.
@@ -280,14 +277,6 @@ struct SdpaTiles {
     for (size_t r = 0; r < rows; ++r) {
       if (alpha[r] != 1.0f) ScaleAligned(o + r * ldv, ldv, alpha[r]);
     }
-  }
-
-  static void SoftmaxRow(float* s, size_t visible, size_t computed) {
-    const float max = RowMax(s, visible);
-    // Not dead: a NaN or +inf score makes exp(s - max), and so the sum, NaN.
-    const float inv = RowIsDead(max, s, visible) ? 0.0f : 1.0f / ExpRowAndSum(s, visible, max);
-    ScaleCopy(s, visible, inv, s);
-    ZeroFloats(s + visible, computed - visible);
   }
 };
 
