@@ -3,19 +3,19 @@
 # ARM builds need (toolchains/*.cmake). Debian 12 packages only.
 #
 # Idempotent and non-interactive: packages that are already installed are skipped, and
-# `apt-get update` runs only when something is missing. Any package that cannot be found
-# or installed stops the script with a non-zero exit code and says which one.
+# `apt-get update` runs only when something is missing; a failed update is retried once and
+# then only warned about (tools/apt_install.sh). A package that cannot be installed stops the
+# script with a non-zero exit code and says which one.
 #
 # Usage: toolchains/install_cross_deps.sh [--no-armhf-libs]
 #   --no-armhf-libs   skip the :armhf Highway/GTest/benchmark libraries (compilers stay)
 set -euo pipefail
-export DEBIAN_FRONTEND=noninteractive
 
 want_armhf_libs=1
 for arg in "$@"; do
   case "$arg" in
     --no-armhf-libs) want_armhf_libs=0 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "install_cross_deps: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -41,18 +41,7 @@ host_pkgs=(
 # Libraries the hosted build finds with find_package, for each foreign architecture.
 foreign_libs=(libhwy-dev libgtest-dev libbenchmark-dev libxsimd-dev)
 
-is_installed() {  # $1 = package or package:arch
-  [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null | cut -c1-2)" = "ii" ]
-}
-
-apt_updated=0
-apt_update_once() {
-  if [ "$apt_updated" -eq 0 ]; then
-    echo "install_cross_deps: apt-get update"
-    $SUDO apt-get update -q
-    apt_updated=1
-  fi
-}
+source "$(dirname "$0")/../tools/apt_install.sh"
 
 has_candidate() {  # $1 = package or package:arch; true if apt can install it
   local cand
@@ -68,45 +57,19 @@ ensure_arch() {  # $1 = dpkg architecture
   fi
 }
 
-install_missing() {  # $@ = packages (optionally :arch); fails loudly on any missing one
-  local missing=() pkg
-  for pkg in "$@"; do
-    is_installed "$pkg" || missing+=("$pkg")
-  done
-  if [ "${#missing[@]}" -eq 0 ]; then
-    echo "install_cross_deps: already installed: $*"
-    return 0
-  fi
-  apt_update_once
-  for pkg in "${missing[@]}"; do
-    if ! has_candidate "$pkg"; then
-      echo "install_cross_deps: ERROR: package '$pkg' is not available from apt" >&2
-      exit 1
-    fi
-  done
-  echo "install_cross_deps: installing ${missing[*]}"
-  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
-  for pkg in "${missing[@]}"; do
-    if ! is_installed "$pkg"; then
-      echo "install_cross_deps: ERROR: '$pkg' is still not installed" >&2
-      exit 1
-    fi
-  done
-}
-
 # Register the foreign architectures first so one `apt-get update` fetches every list.
 ensure_arch arm64
 [ "$want_armhf_libs" -eq 1 ] && ensure_arch armhf
 
-install_missing "${host_pkgs[@]}"
+apt_install_missing "${host_pkgs[@]}"
 
 # AArch64: required.
-install_missing "${foreign_libs[@]/%/:arm64}"
+apt_install_missing "${foreign_libs[@]/%/:arm64}"
 
 # 32-bit ARM hard-float: only where Debian ships Highway for armhf (bookworm does).
 if [ "$want_armhf_libs" -eq 1 ]; then
-  if is_installed libhwy-dev:armhf || { apt_update_once; has_candidate libhwy-dev:armhf; }; then
-    install_missing "${foreign_libs[@]/%/:armhf}"
+  if apt_is_installed libhwy-dev:armhf || { apt_update_once; has_candidate libhwy-dev:armhf; }; then
+    apt_install_missing "${foreign_libs[@]/%/:armhf}"
   else
     echo "install_cross_deps: note: libhwy-dev:armhf is not available; skipping armhf libraries"
   fi
