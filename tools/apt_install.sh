@@ -10,6 +10,9 @@
 #              SUDO (optional) a prefix such as "sudo -E" when not running as root.
 
 APT_UPDATE_RETRY_PAUSE=${APT_UPDATE_RETRY_PAUSE:-20}
+# Another apt or dpkg run (an unattended upgrade, a second script) holds the lock for a while;
+# wait for it instead of failing.
+APT_LOCK_WAIT=(-o DPkg::Lock::Timeout=600)
 SUDO=${SUDO:-}
 export DEBIAN_FRONTEND=noninteractive
 apt_updated=0
@@ -25,10 +28,10 @@ apt_is_installed() {
 apt_update_once() {
   [ "$apt_updated" -eq 1 ] && return 0
   apt_updated=1
-  if $SUDO apt-get update -q; then return 0; fi
+  if $SUDO apt-get "${APT_LOCK_WAIT[@]}" update -q; then return 0; fi
   echo "apt: warning: 'apt-get update' failed; retrying once in ${APT_UPDATE_RETRY_PAUSE} s" >&2
   sleep "$APT_UPDATE_RETRY_PAUSE"
-  if $SUDO apt-get update -q; then return 0; fi
+  if $SUDO apt-get "${APT_LOCK_WAIT[@]}" update -q; then return 0; fi
   echo "apt: warning: 'apt-get update' failed again; going on with the package lists we have" >&2
   return 0
 }
@@ -46,11 +49,11 @@ apt_install_missing() {
   fi
   apt_update_once
   echo "apt: installing ${missing[*]}"
-  if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+  if ! $SUDO apt-get "${APT_LOCK_WAIT[@]}" install -y -q --no-install-recommends "${missing[@]}"; then
     # One package apt cannot find fails the whole transaction; install the rest one by one
     # so the message names exactly the packages that are unavailable.
     for pkg in "${missing[@]}"; do
-      apt_is_installed "$pkg" || $SUDO apt-get install -y -q --no-install-recommends "$pkg" || true
+      apt_is_installed "$pkg" || $SUDO apt-get "${APT_LOCK_WAIT[@]}" install -y -q --no-install-recommends "$pkg" || true
     done
   fi
   local failed=()

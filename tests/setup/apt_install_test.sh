@@ -34,6 +34,7 @@ STUB
 # except those listed in FAKE_UNINSTALLABLE (and then fails, as apt does).
 cat > "$stubs/apt-get" <<'STUB'
 #!/usr/bin/env bash
+[ "$1" = -o ] && shift 2   # the lock-wait option
 echo "apt-get $*" >> "$FAKE_LOG"
 if [ "$1" = update ]; then
   [ "${FAKE_UPDATE_FAILS:-0}" = 1 ] && { echo "E: File has unexpected size (334084 != 349884). Mirror sync in progress?" >&2; exit 100; }
@@ -41,14 +42,14 @@ if [ "$1" = update ]; then
 fi
 rc=0
 for a in "$@"; do
-  case "$a" in install|-y|-q|--no-install-recommends) continue ;; esac
+  case "$a" in install|-y|-q|-o|--no-install-recommends|DPkg::*) continue ;; esac
   if [[ " ${FAKE_UNINSTALLABLE:-} " == *" $a "* ]]; then
     echo "E: Unable to locate package $a" >&2; rc=100
   fi
 done
 [ $rc -ne 0 ] && exit $rc
 for a in "$@"; do
-  case "$a" in install|-y|-q|--no-install-recommends) continue ;; esac
+  case "$a" in install|-y|-q|-o|--no-install-recommends|DPkg::*) continue ;; esac
   touch "$FAKE_DB/$a"
 done
 STUB
