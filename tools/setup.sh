@@ -11,7 +11,7 @@ packages=(
   libhwy-dev libxsimd-dev libbenchmark-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev
   clang libclang-rt-14-dev
-  python3 python3-numpy python3-torch libopenblas0-pthread python3-matplotlib
+  python3 python3-numpy python3-torch python3-torchvision libopenblas0-pthread python3-matplotlib
 )
 
 apt_install_missing "${packages[@]}"

@@ -1,17 +1,19 @@
-// The forward pass of every architecture, written once against a small step
-// API (Forward) so that the same code plans (measuring arena) and runs.
+// The forward pass, written once against the step API (Forward) so the same
+// code plans (measuring arena) and runs, and the blocks the architecture
+// records put in sequence (forward_steps.h).
 //
 // Data layout: activations are row-major (batch * seq, width). The q/k/v
 // projections land side by side in one (rows, 2*H*dk + H*dv) buffer; SDPA reads
 // heads in place through strides (no transposes) and writes the concatenated
 // head outputs straight into a (rows, H*dv) buffer.
+#include <cstring>
+
+#include "architecture_record.h"
 #include "attnrt/kernels/elementwise.h"
 #include "attnrt/kernels/layer_norm.h"
 #include "attnrt/kernels/linear.h"
-#include "attnrt/models/model.h"
 #include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/parallel.h"
-#include "attnrt/runtime/sdpa.h"
 
 namespace attnrt {
 namespace {
@@ -20,82 +22,128 @@ void RunLinearRange(const void* params, size_t begin, size_t end, float* scratch
   LinearRun(*static_cast<const LinearParams*>(params), begin, end, scratch);
 }
 
-// One forward pass's steps. With a measuring arena every step allocates what it
-// would use and returns before touching memory.
-class Forward {
- public:
-  Forward(Arena* arena, Executor* executor) : arena_(arena), executor_(executor) {}
-  bool measuring() const { return arena_->measuring(); }
+// y = linear2(act(linear1(x))) over rows of model_dim.
+Status FeedForward(const ModelConfig& c, const LayerWeights& w, const float* x, size_t rows,
+                   float* hidden, float* y, Forward* f) {
+  ATTNRT_RETURN_IF_ERROR(f->Linear(w.ff1, x, c.model_dim, rows, hidden, c.ff_dim));
+  f->Activate(c.activation, hidden, rows * c.ff_dim);
+  return f->Linear(w.ff2, hidden, c.ff_dim, rows, y, c.model_dim);
+}
 
-  Status Alloc(size_t rows, size_t cols, float** out) {
-    size_t floats, bytes;
-    if (!CheckedMul(rows, cols, &floats) || !CheckedMul(floats, sizeof(float), &bytes)) {
-      return Status::Error(StatusCode::kOverflow, "activation of %z x %z floats overflows", rows, cols);
+// The record's forward on batch-first data; a seq-first model's input is
+// swapped into a batch-first copy and its output swapped back.
+Status ForwardPass(const Model& m, const ModelInput& in, float* y, Forward* f) {
+  const ArchitectureRecord& r = RecordFor(m.config.arch);
+  if (m.config.batch_first || r.image_input) return r.forward(m, in, y, f);
+  const size_t rows = in.batch * in.seq;
+  float *x_bf = nullptr, *y_bf = nullptr;
+  ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, m.config.model_dim, &x_bf));
+  ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, m.config.out_dim, &y_bf));
+  f->SwapBatchAndSeq(in.x, in.seq, in.batch, m.config.model_dim, x_bf);
+  ModelInput batch_first = in;
+  batch_first.x = x_bf;
+  ATTNRT_RETURN_IF_ERROR(r.forward(m, batch_first, y_bf, f));
+  f->SwapBatchAndSeq(y_bf, in.batch, in.seq, m.config.out_dim, y);
+  return Status::Ok();
+}
+
+// The rows of one call must be countable: batch * seq * widest activation fits size_t.
+Status CheckCallSize(const ModelConfig& c, size_t batch, size_t seq) {
+  size_t rows, floats;
+  const size_t widest = 3 * c.model_dim + c.ff_dim + c.out_dim;
+  if (!CheckedMul(batch, seq, &rows) || !CheckedMul(rows, widest, &floats) ||
+      !CheckedMul(floats, sizeof(float), &floats)) {
+    return Status::Error(StatusCode::kOverflow, "batch %z x seq %z overflows the activation size",
+                         batch, seq);
+  }
+  return Status::Ok();
+}
+
+// Rows per sequence: the caller's seq, or the fixed token count of an image model.
+size_t ModelTokens(const ModelConfig& c, size_t seq) {
+  return RecordFor(c.arch).image_input ? VitTokens(c) : seq;
+}
+
+}  // namespace
+
+Status Forward::Alloc(size_t rows, size_t cols, float** out) {
+  size_t floats, bytes;
+  if (!CheckedMul(rows, cols, &floats) || !CheckedMul(floats, sizeof(float), &bytes)) {
+    return Status::Error(StatusCode::kOverflow, "activation of %z x %z floats overflows", rows, cols);
+  }
+  void* p;
+  ATTNRT_RETURN_IF_ERROR(arena_->Allocate(bytes, kArenaAlignment, &p));
+  *out = static_cast<float*>(p);
+  return Status::Ok();
+}
+
+Status Forward::Linear(const LinearWeights& w, const float* x, size_t x_stride, size_t rows,
+                       float* y, size_t y_stride) {
+  LinearParams p{};
+  p.rows = rows;
+  p.in = w.in;
+  p.out = w.out;
+  p.x = x;
+  p.x_stride = x_stride;
+  p.w = w.weight;
+  p.bias = w.bias;
+  p.y = y;
+  p.y_stride = y_stride;
+  WorkItems work;
+  work.count = LinearWorkItems(p);
+  work.scratch_floats = LinearScratchFloats(p);
+  work.run = RunLinearRange;
+  work.params = &p;
+  return RunWorkItems(work, arena_, executor_);
+}
+
+Status Forward::Sdpa(const SdpaParams& p) {
+  return RunSdpa(p, ChooseSdpaKernel(p), arena_, executor_);
+}
+
+void Forward::LayerNorm(const float* x, size_t x_stride, size_t rows, size_t n,
+                        const float* gamma, const float* beta, float eps, float* y,
+                        size_t y_stride) {
+  if (!measuring()) LayerNormRows(x, x_stride, rows, n, gamma, beta, eps, y, y_stride);
+}
+
+void Forward::Add(float* y, const float* x, size_t n) {
+  if (!measuring()) AddInPlace(y, x, n);
+}
+
+void Forward::Activate(Activation act, float* x, size_t n) {
+  if (measuring()) return;
+  if (act == Activation::kGelu) {
+    GeluInPlace(x, n);
+  } else {
+    ReluInPlace(x, n);
+  }
+}
+
+void Forward::SwapBatchAndSeq(const float* src, size_t seq, size_t batch, size_t width,
+                              float* dst) {
+  if (measuring()) return;
+  for (size_t s = 0; s < seq; ++s) {
+    for (size_t b = 0; b < batch; ++b) {
+      std::memcpy(dst + (b * seq + s) * width, src + (s * batch + b) * width,
+                  width * sizeof(float));
     }
-    void* p;
-    ATTNRT_RETURN_IF_ERROR(arena_->Allocate(bytes, kArenaAlignment, &p));
-    *out = static_cast<float*>(p);
-    return Status::Ok();
   }
+}
 
-  // y[:, 0:out] = x W^T + b for `rows` rows.
-  Status Linear(const LinearWeights& w, const float* x, size_t x_stride, size_t rows, float* y,
-                size_t y_stride) {
-    LinearParams p{};
-    p.rows = rows;
-    p.in = w.in;
-    p.out = w.out;
-    p.x = x;
-    p.x_stride = x_stride;
-    p.w = w.weight;
-    p.bias = w.bias;
-    p.y = y;
-    p.y_stride = y_stride;
-    WorkItems work;
-    work.count = LinearWorkItems(p);
-    work.scratch_floats = LinearScratchFloats(p);
-    work.run = RunLinearRange;
-    work.params = &p;
-    return RunWorkItems(work, arena_, executor_);
-  }
-
-  Status Sdpa(const SdpaParams& p) { return RunSdpa(p, ChooseSdpaKernel(p), arena_, executor_); }
-
-  void LayerNorm(const float* x, size_t rows, size_t n, const float* gamma, const float* beta,
-                 float eps, float* y) {
-    if (!measuring()) LayerNormRows(x, n, rows, n, gamma, beta, eps, y, n);
-  }
-  void Add(float* y, const float* x, size_t n) {
-    if (!measuring()) AddInPlace(y, x, n);
-  }
-  void Activate(Activation act, float* x, size_t n) {
-    if (measuring()) return;
-    if (act == Activation::kGelu) {
-      GeluInPlace(x, n);
-    } else {
-      ReluInPlace(x, n);
-    }
-  }
-
- private:
-  Arena* arena_;
-  Executor* executor_;
-};
-
-// Multi-head attention of x (rows = batch * seq, model_dim) into y (rows, out_dim).
-Status Attention(const Model& m, const ModelInput& in, const float* x, float* y, Forward* f) {
-  const ModelConfig& c = m.config;
+Status AttentionBlock(const ModelConfig& c, const LayerWeights& w, const ModelInput& in,
+                      const float* x, float* y, Forward* f) {
   const size_t rows = in.batch * in.seq;
   const size_t qk = c.heads * c.qk_dim, vw = c.heads * c.v_dim, ld = 2 * qk + vw;
   float* qkv = nullptr;  // set by Alloc; arm-none-eabi-gcc cannot see that (-Wmaybe-uninitialized)
   ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, ld, &qkv));
   // Without an output projection SDPA writes the heads straight into y.
   float* heads = y;
-  if (m.o.weight != nullptr) ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, vw, &heads));
+  if (w.o.weight != nullptr) ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, vw, &heads));
 
-  ATTNRT_RETURN_IF_ERROR(f->Linear(m.q, x, c.model_dim, rows, qkv, ld));
-  ATTNRT_RETURN_IF_ERROR(f->Linear(m.k, x, c.model_dim, rows, qkv + qk, ld));
-  ATTNRT_RETURN_IF_ERROR(f->Linear(m.v, x, c.model_dim, rows, qkv + 2 * qk, ld));
+  ATTNRT_RETURN_IF_ERROR(f->Linear(w.q, x, c.model_dim, rows, qkv, ld));
+  ATTNRT_RETURN_IF_ERROR(f->Linear(w.k, x, c.model_dim, rows, qkv + qk, ld));
+  ATTNRT_RETURN_IF_ERROR(f->Linear(w.v, x, c.model_dim, rows, qkv + 2 * qk, ld));
 
   SdpaParams p;
   p.batch = in.batch;
@@ -113,60 +161,113 @@ Status Attention(const Model& m, const ModelInput& in, const float* x, float* y,
   p.weights = in.weights;
   p.weights_strides = Strides3{c.heads * in.seq * in.seq, in.seq * in.seq, in.seq};
   p.scale = DefaultSdpaScale(c.qk_dim);
-  p.causal = c.always_causal ? CausalKind::kUpperLeft : in.causal;
+  // The model's own causal rule wins; the caller's may only add one (checked in RunModel).
+  p.causal = c.causal != CausalKind::kNone ? c.causal : in.causal;
   ATTNRT_RETURN_IF_ERROR(BindSdpaMask(in.mask_shape, in.mask_kind, 4, &p));
   p.mask = in.mask;
   ATTNRT_RETURN_IF_ERROR(f->Sdpa(p));
 
-  if (m.o.weight != nullptr) {
-    ATTNRT_RETURN_IF_ERROR(f->Linear(m.o, heads, vw, rows, y, c.out_dim));
+  if (w.o.weight != nullptr) {
+    ATTNRT_RETURN_IF_ERROR(f->Linear(w.o, heads, vw, rows, y, c.model_dim));
   }
   return Status::Ok();
-}
-
-// y = linear2(act(linear1(x))) over rows of model_dim.
-Status FeedForward(const Model& m, const float* x, size_t rows, float* hidden, float* y,
-                   Forward* f) {
-  const ModelConfig& c = m.config;
-  ATTNRT_RETURN_IF_ERROR(f->Linear(m.ff1, x, c.model_dim, rows, hidden, c.ff_dim));
-  f->Activate(c.activation, hidden, rows * c.ff_dim);
-  return f->Linear(m.ff2, hidden, c.ff_dim, rows, y, c.model_dim);
 }
 
 // torch.nn.TransformerEncoderLayer in eval mode:
 //   post-norm: t = norm1(x + sa(x));  y = norm2(t + ff(t))
 //   pre-norm:  t = x + sa(norm1(x));  y = t + ff(norm2(t))
-Status EncoderLayer(const Model& m, const ModelInput& in, float* y, Forward* f) {
-  const ModelConfig& c = m.config;
-  const size_t rows = in.batch * in.seq, n = rows * c.model_dim;
+Status EncoderLayerBlock(const ModelConfig& c, const LayerWeights& w, const ModelInput& in,
+                         const float* x, float* y, Forward* f) {
+  const size_t rows = in.batch * in.seq, n = rows * c.model_dim, d = c.model_dim;
   float *t = nullptr, *u = nullptr, *hidden = nullptr;  // (see qkv above)
-  ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, c.model_dim, &t));
-  ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, c.model_dim, &u));
+  ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, d, &t));
+  ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, d, &u));
   ATTNRT_RETURN_IF_ERROR(f->Alloc(rows, c.ff_dim, &hidden));
+  const float eps = c.layer_norm_eps;
   if (!c.norm_first) {
-    ATTNRT_RETURN_IF_ERROR(Attention(m, in, in.x, t, f));
-    f->Add(t, in.x, n);
-    f->LayerNorm(t, rows, c.model_dim, m.norm1_weight, m.norm1_bias, c.layer_norm_eps, t);
-    ATTNRT_RETURN_IF_ERROR(FeedForward(m, t, rows, hidden, y, f));
+    ATTNRT_RETURN_IF_ERROR(AttentionBlock(c, w, in, x, t, f));
+    f->Add(t, x, n);
+    f->LayerNorm(t, d, rows, d, w.norm1_weight, w.norm1_bias, eps, t, d);
+    ATTNRT_RETURN_IF_ERROR(FeedForward(c, w, t, rows, hidden, y, f));
     f->Add(y, t, n);
-    f->LayerNorm(y, rows, c.model_dim, m.norm2_weight, m.norm2_bias, c.layer_norm_eps, y);
+    f->LayerNorm(y, d, rows, d, w.norm2_weight, w.norm2_bias, eps, y, d);
     return Status::Ok();
   }
-  f->LayerNorm(in.x, rows, c.model_dim, m.norm1_weight, m.norm1_bias, c.layer_norm_eps, u);
-  ATTNRT_RETURN_IF_ERROR(Attention(m, in, u, t, f));
-  f->Add(t, in.x, n);
-  f->LayerNorm(t, rows, c.model_dim, m.norm2_weight, m.norm2_bias, c.layer_norm_eps, u);
-  ATTNRT_RETURN_IF_ERROR(FeedForward(m, u, rows, hidden, y, f));
+  f->LayerNorm(x, d, rows, d, w.norm1_weight, w.norm1_bias, eps, u, d);
+  ATTNRT_RETURN_IF_ERROR(AttentionBlock(c, w, in, u, t, f));
+  f->Add(t, x, n);
+  f->LayerNorm(t, d, rows, d, w.norm2_weight, w.norm2_bias, eps, u, d);
+  ATTNRT_RETURN_IF_ERROR(FeedForward(c, w, u, rows, hidden, y, f));
   f->Add(y, t, n);
   return Status::Ok();
 }
 
-Status ForwardPass(const Model& m, const ModelInput& in, float* y, Forward* f) {
-  if (m.config.arch == Architecture::kEncoderLayer) return EncoderLayer(m, in, y, f);
-  return Attention(m, in, in.x, y, f);
+Status EncoderStack(const Model& m, const ModelInput& in, const float* x, float* y, Forward* f) {
+  const ModelConfig& c = m.config;
+  // Layer i reads `from` and writes `to`; the last writes y. With more than one
+  // layer, one ping-pong buffer lives for the whole stack.
+  float* between = nullptr;
+  if (c.num_layers > 1) ATTNRT_RETURN_IF_ERROR(f->Alloc(in.batch * in.seq, c.model_dim, &between));
+  const float* from = x;
+  for (size_t i = 0; i < c.num_layers; ++i) {
+    // Layers alternate between y and `between`, arranged so the last one writes y.
+    float* to = (c.num_layers - 1 - i) % 2 == 0 ? y : between;
+    const size_t mark = f->arena()->Mark();
+    ATTNRT_RETURN_IF_ERROR(EncoderLayerBlock(c, m.layers[i], in, from, to, f));
+    f->arena()->Reset(mark);
+    from = to;
+  }
+  return Status::Ok();
 }
 
-}  // namespace
+Status ModelInputShape(const ModelConfig& c, size_t batch, size_t seq, TensorShape* s) {
+  if (RecordFor(c.arch).image_input) {
+    *s = TensorShape{4, {batch, c.channels, c.image_size, c.image_size}};
+  } else if (c.batch_first) {
+    *s = TensorShape{3, {batch, seq, c.model_dim, 0}};
+  } else {
+    *s = TensorShape{3, {seq, batch, c.model_dim, 0}};
+  }
+  return CheckCallSize(c, batch, ModelTokens(c, seq));
+}
+
+Status ModelOutputShape(const ModelConfig& c, size_t batch, size_t seq, TensorShape* s) {
+  if (RecordFor(c.arch).image_input) {
+    *s = TensorShape{2, {batch, c.out_dim, 0, 0}};
+  } else if (c.batch_first) {
+    *s = TensorShape{3, {batch, seq, c.out_dim, 0}};
+  } else {
+    *s = TensorShape{3, {seq, batch, c.out_dim, 0}};
+  }
+  return CheckCallSize(c, batch, ModelTokens(c, seq));
+}
+
+Status ModelBatchAndSeq(const ModelConfig& c, const TensorShape& x, size_t* batch, size_t* seq) {
+  const char* arch = ArchitectureName(c.arch);
+  if (RecordFor(c.arch).image_input) {
+    if (x.rank != 4 || x.dims[1] != c.channels || x.dims[2] != c.image_size ||
+        x.dims[3] != c.image_size) {
+      return Status::Error(StatusCode::kShapeMismatch, "%s input must be images (batch, %z, %z, %z)",
+                           arch, c.channels, c.image_size, c.image_size);
+    }
+    *batch = x.dims[0];
+    *seq = VitTokens(c);
+  } else {
+    if (x.rank != 3 || x.dims[2] != c.model_dim) {
+      return Status::Error(StatusCode::kShapeMismatch, "input must be %s with model_dim %z",
+                           c.batch_first ? "(batch, seq, model_dim) (batch_first true)"
+                                         : "(seq, batch, model_dim) (batch_first false)",
+                           c.model_dim);
+    }
+    *batch = c.batch_first ? x.dims[0] : x.dims[1];
+    *seq = c.batch_first ? x.dims[1] : x.dims[0];
+  }
+  if (*batch == 0 || *seq == 0) {
+    return Status::Error(StatusCode::kShapeMismatch, "%s input has no rows (batch %z, seq %z)",
+                         arch, *batch, *seq);
+  }
+  return CheckCallSize(c, *batch, *seq);
+}
 
 Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, ModelPlan* plan,
                  bool with_weights) {
@@ -177,11 +278,20 @@ Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, M
     size_t workers() const override { return n; }
     void ParallelFor(size_t, WorkFn, void*) override {}
   } executor(workers);
-  Arena arena = Arena::Measuring();
-  Forward f(&arena, &executor);
   ModelInput in;
   in.batch = batch;
-  in.seq = seq;
+  in.seq = ModelTokens(model.config, seq);
+  if (batch == 0 || in.seq == 0) {
+    return Status::Error(StatusCode::kInvalidArgument, "plan needs batch and seq >= 1 (got %z, %z)",
+                         batch, in.seq);
+  }
+  ATTNRT_RETURN_IF_ERROR(CheckCallSize(model.config, batch, in.seq));
+  if (with_weights && model.config.num_layers != 1) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "attention weights are returned for single-layer models only");
+  }
+  Arena arena = Arena::Measuring();
+  Forward f(&arena, &executor);
   // Any non-null addresses: the measuring pass never touches input or output.
   in.x = reinterpret_cast<const float*>(kArenaAlignment);
   float* y = reinterpret_cast<float*>(kArenaAlignment);
@@ -197,8 +307,35 @@ Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, M
 
 Status RunModel(const Model& model, const ModelInput& input, float* y, Arena* arena,
                 Executor* executor) {
+  const ModelConfig& c = model.config;
+  if (input.batch == 0 || input.seq == 0) {
+    return Status::Error(StatusCode::kInvalidArgument, "model input has no rows (batch %z, seq %z)",
+                         input.batch, input.seq);
+  }
   if (input.x == nullptr || y == nullptr) {
     return Status::Error(StatusCode::kInvalidArgument, "model input or output pointer is null");
+  }
+  ATTNRT_RETURN_IF_ERROR(CheckCallSize(c, input.batch, input.seq));
+  if (RecordFor(c.arch).image_input) {
+    if (input.mask != nullptr || input.causal != CausalKind::kNone) {
+      return Status::Error(StatusCode::kInvalidArgument,
+                           "%s attends over every patch: masks and causal rules are not accepted",
+                           ArchitectureName(c.arch));
+    }
+    if (input.seq != VitTokens(c)) {
+      return Status::Error(StatusCode::kInvalidArgument, "%s runs %z tokens per image, not %z",
+                           ArchitectureName(c.arch), VitTokens(c), input.seq);
+    }
+  }
+  if (c.causal != CausalKind::kNone && input.causal != CausalKind::kNone &&
+      input.causal != c.causal) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "the model is causal (upper-left) and the call asks for lower-right");
+  }
+  if (input.weights != nullptr && c.num_layers != 1) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "attention weights are returned for single-layer models only (this one has %z layers)",
+                         c.num_layers);
   }
   const size_t mark = arena->Mark();
   Forward f(arena, executor);

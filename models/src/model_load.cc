@@ -1,9 +1,10 @@
-// LoadModel: binds a weight file's tensors to an architecture, checking names
-// and shapes against model_spec.
+// LoadModel: binds a weight file's tensors to a Model through the architecture
+// record (each tensor's name, shape and slot), checking names and shapes.
 #include <cstring>
 
 #include "attnrt/models/model.h"
 #include "attnrt/models/model_spec.h"
+#include "tensor_enumeration.h"
 
 namespace attnrt {
 namespace {
@@ -17,71 +18,72 @@ bool SameShape(const TensorShape& a, const TensorShape& b) {
 }
 
 Status WrongShape(const TensorSpec& spec) {
-  if (spec.shape.rank == 2) {
-    return Status::Error(StatusCode::kBadFile,
-                         "tensor '%s' has the wrong shape: the config implies (%z, %z)", spec.name,
-                         spec.shape.dims[0], spec.shape.dims[1]);
-  }
-  return Status::Error(StatusCode::kBadFile, "tensor '%s' has the wrong shape: the config implies (%z,)",
-                       spec.name, spec.shape.dims[0]);
+  const TensorShape& s = spec.shape;
+  const char* format = s.rank == 1   ? "tensor '%s' has the wrong shape: the config implies (%z,)"
+                       : s.rank == 2 ? "tensor '%s' has the wrong shape: the config implies (%z, %z)"
+                       : s.rank == 3
+                           ? "tensor '%s' has the wrong shape: the config implies (%z, %z, %z)"
+                           : "tensor '%s' has the wrong shape: the config implies (%z, %z, %z, %z)";
+  return Status::Error(StatusCode::kBadFile, format, spec.name, s.dims[0], s.dims[1], s.dims[2],
+                       s.dims[3]);
 }
 
-Status FindChecked(const WeightFile& file, const TensorSpec& spec, const float** data) {
-  WeightTensor t;
-  if (!file.FindTensor(spec.name, &t).ok()) {
-    return Status::Error(StatusCode::kBadFile, "missing tensor '%s' required by the config",
-                         spec.name);
-  }
-  if (!SameShape(t.shape, spec.shape)) return WrongShape(spec);
-  *data = t.data;
-  return Status::Ok();
-}
-
-// Which Model field a state_dict key fills.
-const float** Slot(Model* m, const char* name) {
-  struct Entry {
-    const char* suffix;
-    const float** slot;
-  };
-  const Entry entries[] = {
-      {"in_proj_weight", &m->q.weight},   {"in_proj_bias", &m->q.bias},
-      {"out_proj.weight", &m->o.weight},  {"out_proj.bias", &m->o.bias},
-      {"linear1.weight", &m->ff1.weight}, {"linear1.bias", &m->ff1.bias},
-      {"linear2.weight", &m->ff2.weight}, {"linear2.bias", &m->ff2.bias},
-      {"norm1.weight", &m->norm1_weight}, {"norm1.bias", &m->norm1_bias},
-      {"norm2.weight", &m->norm2_weight}, {"norm2.bias", &m->norm2_bias},
-      {"W_q.weight", &m->q.weight},       {"W_k.weight", &m->k.weight},
-      {"W_v.weight", &m->v.weight},       {"W_o.weight", &m->o.weight},
-      {"query_proj.weight", &m->q.weight}, {"key_proj.weight", &m->k.weight},
-      {"value_proj.weight", &m->v.weight},
-  };
-  const size_t len = std::strlen(name);
-  for (const Entry& e : entries) {
-    const size_t n = std::strlen(e.suffix);
-    if (len >= n && std::strcmp(name + len - n, e.suffix) == 0) return e.slot;
+const float** SlotAddress(Model* m, const TensorEntry& e) {
+  LayerWeights& l = m->layers[e.layer];
+  switch (e.record->slot) {
+    case Slot::kInProjWeight: return &l.q.weight;
+    case Slot::kInProjBias: return &l.q.bias;
+    case Slot::kQWeight: return &l.q.weight;
+    case Slot::kKWeight: return &l.k.weight;
+    case Slot::kVWeight: return &l.v.weight;
+    case Slot::kOutWeight: return &l.o.weight;
+    case Slot::kOutBias: return &l.o.bias;
+    case Slot::kFf1Weight: return &l.ff1.weight;
+    case Slot::kFf1Bias: return &l.ff1.bias;
+    case Slot::kFf2Weight: return &l.ff2.weight;
+    case Slot::kFf2Bias: return &l.ff2.bias;
+    case Slot::kNorm1Weight: return &l.norm1_weight;
+    case Slot::kNorm1Bias: return &l.norm1_bias;
+    case Slot::kNorm2Weight: return &l.norm2_weight;
+    case Slot::kNorm2Bias: return &l.norm2_bias;
+    case Slot::kFinalNormWeight: return &m->final_norm_weight;
+    case Slot::kFinalNormBias: return &m->final_norm_bias;
+    case Slot::kPatchWeight: return &m->patch.weight;
+    case Slot::kPatchBias: return &m->patch.bias;
+    case Slot::kClassToken: return &m->class_token;
+    case Slot::kPosEmbedding: return &m->pos_embedding;
+    case Slot::kHeadWeight: return &m->head.weight;
+    case Slot::kHeadBias: return &m->head.bias;
   }
   return nullptr;
 }
 
+// Widths of every projection; PyTorch's stacked in_proj is split into q, k, v.
 void SetDims(Model* m) {
   const ModelConfig& c = m->config;
   const size_t qk = c.heads * c.qk_dim, v = c.heads * c.v_dim;
-  m->q.in = m->k.in = m->v.in = c.model_dim;
-  m->q.out = m->k.out = qk;
-  m->v.out = v;
-  m->o.in = v;
-  m->o.out = c.out_dim;
-  m->ff1.in = m->ff2.out = c.model_dim;
-  m->ff1.out = m->ff2.in = c.ff_dim;
-  // PyTorch stores q, k and v stacked in one in_proj matrix (and bias).
-  if (c.arch == Architecture::kMha || c.arch == Architecture::kEncoderLayer) {
-    m->k.weight = m->q.weight + qk * c.model_dim;
-    m->v.weight = m->k.weight + qk * c.model_dim;
-    if (m->q.bias != nullptr) {
-      m->k.bias = m->q.bias + qk;
-      m->v.bias = m->k.bias + qk;
+  for (size_t i = 0; i < c.num_layers; ++i) {
+    LayerWeights& l = m->layers[i];
+    l.q.in = l.k.in = l.v.in = c.model_dim;
+    l.q.out = l.k.out = qk;
+    l.v.out = v;
+    l.o.in = v;
+    l.o.out = c.model_dim;
+    l.ff1.in = l.ff2.out = c.model_dim;
+    l.ff1.out = l.ff2.in = c.ff_dim;
+    if (l.k.weight == nullptr) {  // stacked in_proj
+      l.k.weight = l.q.weight + qk * c.model_dim;
+      l.v.weight = l.k.weight + qk * c.model_dim;
+      if (l.q.bias != nullptr) {
+        l.k.bias = l.q.bias + qk;
+        l.v.bias = l.k.bias + qk;
+      }
     }
   }
+  m->patch.in = c.channels * c.patch_size * c.patch_size;
+  m->patch.out = c.model_dim;
+  m->head.in = c.model_dim;
+  m->head.out = c.out_dim;
 }
 
 }  // namespace
@@ -89,22 +91,36 @@ void SetDims(Model* m) {
 Status LoadModel(const WeightFile& file, Model* model) {
   *model = Model{};
   ATTNRT_RETURN_IF_ERROR(ReadModelConfig(file, &model->config));
-  TensorSpec specs[kMaxModelTensors];
-  const size_t n = ModelTensorSpecs(model->config, specs);
+  const ModelConfig& c = model->config;
+  const size_t n = ModelTensorCount(c);
   for (size_t i = 0; i < n; ++i) {
-    const float** slot = Slot(model, specs[i].name);
-    if (slot == nullptr) return Status::Error(StatusCode::kBadFile, "no slot for '%s'", specs[i].name);
-    ATTNRT_RETURN_IF_ERROR(FindChecked(file, specs[i], slot));
+    TensorSpec spec;
+    TensorEntry entry;
+    if (!ModelTensorAt(c, i, &spec) || !ModelTensorEntryAt(c, i, &entry)) {
+      return Status::Error(StatusCode::kBadFile, "architecture %s has no name for tensor %z",
+                           ArchitectureName(c.arch), i);
+    }
+    WeightTensor t;
+    if (!file.FindTensor(spec.name, &t).ok()) {
+      return Status::Error(StatusCode::kBadFile, "missing tensor '%s' required by the config",
+                           spec.name);
+    }
+    if (!SameShape(t.shape, spec.shape)) return WrongShape(spec);
+    *SlotAddress(model, entry) = t.data;
   }
   if (file.tensor_count() != n) {
+    // Some tensor is not in the record: name the first one.
     for (size_t i = 0; i < file.tensor_count(); ++i) {
       WeightTensor t;
       ATTNRT_RETURN_IF_ERROR(file.TensorAt(i, &t));
       bool expected = false;
-      for (size_t j = 0; j < n; ++j) expected = expected || std::strcmp(t.name, specs[j].name) == 0;
+      for (size_t j = 0; j < n && !expected; ++j) {
+        TensorSpec spec;
+        expected = ModelTensorAt(c, j, &spec) && std::strcmp(t.name, spec.name) == 0;
+      }
       if (!expected) {
         return Status::Error(StatusCode::kBadFile, "unexpected tensor '%s' for architecture %s",
-                             t.name, ArchitectureName(model->config.arch));
+                             t.name, ArchitectureName(c.arch));
       }
     }
   }

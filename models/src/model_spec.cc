@@ -1,66 +1,110 @@
-// Expected tensor names and shapes per architecture (see model_spec.h). Names
-// are PyTorch state_dict keys; bias tensors exist only when the config has bias.
+// Enumerating a model's tensors from its architecture record (see model_spec.h):
+// the per-layer tensors of every layer under the record's layer prefix, then the
+// whole-model tensors; only those present for this config (bias, final norm).
 #include "attnrt/models/model_spec.h"
+
+#include "architecture_record.h"
+#include "tensor_enumeration.h"
 
 namespace attnrt {
 namespace {
 
-class SpecList {
- public:
-  explicit SpecList(TensorSpec* specs) : specs_(specs) {}
-  void Matrix(const char* name, size_t rows, size_t cols) { Add(name, TensorShape{2, {rows, cols}}); }
-  void Vector(const char* name, size_t n) { Add(name, TensorShape{1, {n}}); }
-  size_t count() const { return count_; }
-
- private:
-  void Add(const char* name, const TensorShape& shape) {
-    if (count_ < kMaxModelTensors) specs_[count_++] = TensorSpec{name, shape};
+// Appends `text` to name[*len], replacing "{i}" by the decimal layer index.
+bool AppendPattern(const char* text, size_t layer, char* name, size_t* len) {
+  for (const char* p = text; *p != '\0'; ++p) {
+    if (p[0] == '{' && p[1] == 'i' && p[2] == '}') {
+      char digits[24];
+      size_t n = 0;
+      size_t v = layer;
+      do {
+        digits[n++] = static_cast<char>('0' + v % 10);
+        v /= 10;
+      } while (v != 0);
+      while (n > 0) {
+        if (*len + 1 >= kMaxTensorName) return false;
+        name[(*len)++] = digits[--n];
+      }
+      p += 2;
+      continue;
+    }
+    if (*len + 1 >= kMaxTensorName) return false;
+    name[(*len)++] = *p;
   }
-  TensorSpec* specs_;
-  size_t count_ = 0;
-};
+  name[*len] = '\0';
+  return true;
+}
 
-// nn.MultiheadAttention's parameters under `prefix` ("" or "self_attn.").
-void AddMultiheadAttention(const ModelConfig& c, bool encoder, SpecList* list) {
-  const size_t e = c.model_dim;
-  list->Matrix(encoder ? "self_attn.in_proj_weight" : "in_proj_weight", 3 * e, e);
-  if (c.bias) list->Vector(encoder ? "self_attn.in_proj_bias" : "in_proj_bias", 3 * e);
-  list->Matrix(encoder ? "self_attn.out_proj.weight" : "out_proj.weight", e, e);
-  if (c.bias) list->Vector(encoder ? "self_attn.out_proj.bias" : "out_proj.bias", e);
+size_t DimValue(const ModelConfig& c, Dim d) {
+  switch (d) {
+    case Dim::kModel: return c.model_dim;
+    case Dim::kModel3: return 3 * c.model_dim;
+    case Dim::kQkAll: return c.heads * c.qk_dim;
+    case Dim::kVAll: return c.heads * c.v_dim;
+    case Dim::kFf: return c.ff_dim;
+    case Dim::kOut: return c.out_dim;
+    case Dim::kTokens: return VitTokens(c);
+    case Dim::kChannels: return c.channels;
+    case Dim::kPatch: return c.patch_size;
+    case Dim::kOne: return 1;
+  }
+  return 0;
+}
+
+bool Present(const ModelConfig& c, When when) {
+  switch (when) {
+    case When::kAlways: return true;
+    case When::kBias: return c.bias;
+    case When::kFinalNorm: return c.final_norm;
+    case When::kFinalNormBias: return c.final_norm && c.bias;
+  }
+  return false;
 }
 
 }  // namespace
 
-size_t ModelTensorSpecs(const ModelConfig& c, TensorSpec* specs) {
-  SpecList list(specs);
-  switch (c.arch) {
-    case Architecture::kMha:
-      AddMultiheadAttention(c, false, &list);
-      break;
-    case Architecture::kEncoderLayer:
-      AddMultiheadAttention(c, true, &list);
-      list.Matrix("linear1.weight", c.ff_dim, c.model_dim);
-      if (c.bias) list.Vector("linear1.bias", c.ff_dim);
-      list.Matrix("linear2.weight", c.model_dim, c.ff_dim);
-      if (c.bias) list.Vector("linear2.bias", c.model_dim);
-      list.Vector("norm1.weight", c.model_dim);
-      if (c.bias) list.Vector("norm1.bias", c.model_dim);
-      list.Vector("norm2.weight", c.model_dim);
-      if (c.bias) list.Vector("norm2.bias", c.model_dim);
-      break;
-    case Architecture::kSelfAttention:
-      list.Matrix("W_q.weight", c.qk_dim, c.model_dim);
-      list.Matrix("W_k.weight", c.qk_dim, c.model_dim);
-      list.Matrix("W_v.weight", c.v_dim, c.model_dim);
-      list.Matrix("W_o.weight", c.model_dim, c.v_dim);
-      break;
-    case Architecture::kSingleHead:
-      list.Matrix("query_proj.weight", c.qk_dim, c.model_dim);
-      list.Matrix("key_proj.weight", c.qk_dim, c.model_dim);
-      list.Matrix("value_proj.weight", c.v_dim, c.model_dim);
-      break;
+bool ModelTensorEntryAt(const ModelConfig& c, size_t i, TensorEntry* entry) {
+  const ArchitectureRecord& r = RecordFor(c.arch);
+  for (size_t layer = 0; layer < c.num_layers; ++layer) {
+    for (size_t t = 0; t < r.layer_tensor_count; ++t) {
+      if (!Present(c, r.layer_tensors[t].when)) continue;
+      if (i-- != 0) continue;
+      entry->record = &r.layer_tensors[t];
+      entry->layer = layer;
+      entry->per_layer = true;
+      return true;
+    }
   }
-  return list.count();
+  for (size_t t = 0; t < r.model_tensor_count; ++t) {
+    if (!Present(c, r.model_tensors[t].when)) continue;
+    if (i-- != 0) continue;
+    entry->record = &r.model_tensors[t];
+    entry->layer = 0;
+    entry->per_layer = false;
+    return true;
+  }
+  return false;
+}
+
+size_t ModelTensorCount(const ModelConfig& c) {
+  TensorEntry entry;
+  size_t n = 0;
+  while (ModelTensorEntryAt(c, n, &entry)) ++n;
+  return n;
+}
+
+bool ModelTensorAt(const ModelConfig& c, size_t i, TensorSpec* spec) {
+  TensorEntry e;
+  if (!ModelTensorEntryAt(c, i, &e)) return false;
+  size_t len = 0;
+  spec->name[0] = '\0';
+  if (e.per_layer && !AppendPattern(RecordFor(c.arch).layer_prefix, e.layer, spec->name, &len)) {
+    return false;
+  }
+  if (!AppendPattern(e.record->name, e.layer, spec->name, &len)) return false;
+  spec->shape = TensorShape{};
+  spec->shape.rank = e.record->rank;
+  for (size_t d = 0; d < e.record->rank; ++d) spec->shape.dims[d] = DimValue(c, e.record->dims[d]);
+  return true;
 }
 
 }  // namespace attnrt

@@ -110,6 +110,16 @@ Status Status::Error(StatusCode code, const char* format, const char* s, size_t 
 Status Status::Error(StatusCode code, const char* format, const char* s, const char* t) {
   ATTNRT_STATUS_BODY(Arg{true, s, 0}, Arg{true, t, 0})
 }
+Status Status::Error(StatusCode code, const char* format, const char* s, size_t a, size_t b,
+                     size_t c) {
+  ATTNRT_STATUS_BODY(Arg{true, s, 0}, Arg{false, nullptr, a}, Arg{false, nullptr, b},
+                     Arg{false, nullptr, c})
+}
+Status Status::Error(StatusCode code, const char* format, const char* s, size_t a, size_t b,
+                     size_t c, size_t d) {
+  ATTNRT_STATUS_BODY(Arg{true, s, 0}, Arg{false, nullptr, a}, Arg{false, nullptr, b},
+                     Arg{false, nullptr, c}, Arg{false, nullptr, d})
+}
 
 #undef ATTNRT_STATUS_BODY
 

@@ -52,6 +52,31 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
       w.SetInt("embedding_dim", 20);
       w.SetInt("attention_dim", 9);
       break;
+    case Architecture::kEncoder:
+      w.SetInt("d_model", 24);
+      w.SetInt("nhead", 2);
+      w.SetInt("dim_feedforward", 40);
+      w.SetString("activation", "relu");
+      w.SetFloat("layer_norm_eps", 1e-5);
+      w.SetInt("norm_first", norm_first);
+      w.SetInt("bias", bias);
+      w.SetFloat("dropout", 0);
+      w.SetInt("batch_first", 1);
+      w.SetInt("num_layers", 3);
+      w.SetInt("final_norm", 1);
+      w.SetFloat("final_norm_eps", 1e-5);
+      break;
+    case Architecture::kVit:
+      w.SetInt("image_size", 16);
+      w.SetInt("patch_size", 4);
+      w.SetInt("num_layers", 2);
+      w.SetInt("num_heads", 2);
+      w.SetInt("hidden_dim", 16);
+      w.SetInt("mlp_dim", 24);
+      w.SetFloat("dropout", 0);
+      w.SetFloat("attention_dropout", 0);
+      w.SetInt("num_classes", 5);
+      break;
   }
   // Derive the tensor list from a metadata-only file, as the converter does.
   std::vector<uint8_t> meta;
@@ -63,16 +88,19 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
     *error = "bad fixture config";
     return false;
   }
-  TensorSpec specs[kMaxModelTensors];
-  const size_t n = ModelTensorSpecs(config, specs);
+  const size_t n = ModelTensorCount(config);
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 0.3f);
   for (size_t i = 0; i < n; ++i) {
-    const TensorShape& s = specs[i].shape;
+    TensorSpec spec;
+    if (!ModelTensorAt(config, i, &spec)) return false;
+    const TensorShape& s = spec.shape;
     std::vector<size_t> shape(s.dims, s.dims + s.rank);
-    std::vector<float> values(s.rank == 2 ? s.dims[0] * s.dims[1] : s.dims[0]);
+    size_t count = 1;
+    for (size_t d : shape) count *= d;
+    std::vector<float> values(count);
     for (float& v : values) v = normal(rng);
-    if (!w.AddTensorF32(specs[i].name, shape, values.data(), error)) return false;
+    if (!w.AddTensorF32(spec.name, shape, values.data(), error)) return false;
   }
   if (!w.Serialize(&out->bytes, error)) return false;
   Status st = WeightFile::Open(out->bytes.data(), out->bytes.size(), &out->file);

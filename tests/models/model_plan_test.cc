@@ -58,6 +58,12 @@ struct Variant {
 
 class ModelPlanTest : public ::testing::TestWithParam<Variant> {};
 
+size_t Elements(const TensorShape& s) {
+  size_t n = 1;
+  for (size_t i = 0; i < s.rank; ++i) n *= s.dims[i];
+  return n;
+}
+
 TEST_P(ModelPlanTest, PlanEqualsHighWaterAndOneByteLessFails) {
   const Variant v = GetParam();
   ModelFixture fx;
@@ -71,12 +77,15 @@ TEST_P(ModelPlanTest, PlanEqualsHighWaterAndOneByteLessFails) {
       ModelPlan plan;
       ASSERT_TRUE(PlanModel(fx.model, batch, seq, workers, &plan).ok());
       EXPECT_EQ(plan.arena_bytes, plan.activation_bytes + plan.scratch_bytes);
-      std::vector<float> x(batch * seq * c.model_dim, 0.5f), y(batch * seq * c.out_dim);
+      TensorShape x_shape, y_shape;
+      ASSERT_TRUE(ModelInputShape(c, batch, seq, &x_shape).ok());
+      ASSERT_TRUE(ModelOutputShape(c, batch, seq, &y_shape).ok());
+      std::vector<float> x(Elements(x_shape), 0.5f), y(Elements(y_shape));
       ModelInput in;
       in.x = x.data();
-      in.batch = batch;
-      in.seq = seq;
-      in.causal = CausalKind::kUpperLeft;
+      ASSERT_TRUE(ModelBatchAndSeq(c, x_shape, &in.batch, &in.seq).ok());
+      // An image model attends over all patches; the others get a causal rule on top.
+      in.causal = c.arch == Architecture::kVit ? CausalKind::kNone : CausalKind::kUpperLeft;
 
       AlignedBuffer buffer(plan.arena_bytes);
       Arena exact(buffer.data(), plan.arena_bytes);
@@ -104,7 +113,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{Architecture::kEncoderLayer, true, false},
                       Variant{Architecture::kEncoderLayer, false, true},
                       Variant{Architecture::kSelfAttention, false, false},
-                      Variant{Architecture::kSingleHead, false, false}));
+                      Variant{Architecture::kSingleHead, false, false},
+                      Variant{Architecture::kEncoder, true, false},
+                      Variant{Architecture::kEncoder, false, true},
+                      Variant{Architecture::kVit, true, false}));
 
 TEST(ModelLoad, MissingExtraAndMisshapedTensorsAreNamed) {
   ModelFixture fx;

@@ -4,6 +4,7 @@
 // The config keys and expected tensors come from models/ (model_config.h,
 // model_spec.h), the same tables the runtime loader checks against, so a file
 // that converts is a file that loads.
+#include <algorithm>
 #include <cstdio>
 
 #include "attnrt/models/model_spec.h"
@@ -20,6 +21,27 @@ namespace {
 struct ConvertOptions {
   std::string arch, config, weights, out;
 };
+
+// A `fixed` key (an option attnrt does not implement) is accepted only at its
+// default: JSON null, the default number, or for kdim/vdim (default -1) the first key's value.
+bool CheckFixedKey(const ConfigKey& k, const JsonConfig& json, int64_t first_value,
+                   std::string* error) {
+  const auto& value = json.root()[k.name];
+  if (value.is_null()) return true;
+  bool ok = false;
+  if (k.type == ConfigType::kBool && value.is_boolean()) {
+    ok = value.get<bool>() == (k.default_number != 0);
+  } else if (k.type == ConfigType::kInt && value.is_number_integer()) {
+    const int64_t v = value.get<int64_t>();
+    ok = k.default_string == nullptr &&
+         (v == static_cast<int64_t>(k.default_number) || (k.default_number == -1 && v == first_value));
+  }
+  if (!ok) {
+    *error = json.name() + ": config key '" + k.name + "' = " + value.dump() +
+             " is not implemented by attnrt (only its default is accepted)";
+  }
+  return ok;
+}
 
 // Copies every accepted key (or its default) from the JSON config into metadata.
 bool WriteConfigMetadata(Architecture arch, const JsonConfig& json, WeightFileWriter* w,
@@ -48,6 +70,10 @@ bool WriteConfigMetadata(Architecture arch, const JsonConfig& json, WeightFileWr
     if (k.required && !given) {
       *error = json.name() + ": missing required config key '" + k.name + "'";
       return false;
+    }
+    if (k.fixed) {
+      if (given && !CheckFixedKey(k, json, model_dim, error)) return false;
+      continue;  // nothing to record: the runtime implements only the default
     }
     switch (k.type) {
       case ConfigType::kInt: {
@@ -98,44 +124,77 @@ bool DeriveConfig(const WeightFileWriter& metadata_only, ModelConfig* config, st
 
 bool CheckAndAddTensors(const ModelConfig& config, const SafetensorsFile& st,
                         const std::string& source, WeightFileWriter* w, std::string* error) {
-  TensorSpec specs[kMaxModelTensors];
-  const size_t n = ModelTensorSpecs(config, specs);
+  const size_t n = ModelTensorCount(config);
+  std::vector<std::string> names;
   for (size_t i = 0; i < n; ++i) {
-    const std::vector<size_t> want = ToVector(specs[i].shape);
-    const SafetensorsTensor* t = st.Find(specs[i].name);
+    TensorSpec spec;
+    if (!ModelTensorAt(config, i, &spec)) {
+      *error = "internal: tensor " + std::to_string(i) + " of the architecture has no name";
+      return false;
+    }
+    names.push_back(spec.name);
+    const std::vector<size_t> want = ToVector(spec.shape);
+    const SafetensorsTensor* t = st.Find(spec.name);
     if (t == nullptr) {
-      *error = source + ": missing tensor '" + specs[i].name + "' (expected shape " +
-               npy::ShapeString(want) + ")";
+      *error = source + ": missing tensor '" + spec.name + "' (expected shape " +
+               npy::ShapeString(want) + ") for " + ArchitectureName(config.arch);
       return false;
     }
     if (t->shape != want) {
-      *error = source + ": tensor '" + specs[i].name + "' has shape " + npy::ShapeString(t->shape) +
+      *error = source + ": tensor '" + spec.name + "' has shape " + npy::ShapeString(t->shape) +
                " but the config implies " + npy::ShapeString(want);
       return false;
     }
     if (!w->AddTensorF32(t->name, t->shape, t->values.data(), error)) return false;
   }
   for (const SafetensorsTensor& t : st.tensors) {
-    bool expected = false;
-    for (size_t i = 0; i < n; ++i) expected = expected || t.name == specs[i].name;
-    if (!expected) {
+    if (std::find(names.begin(), names.end(), t.name) == names.end()) {
       *error = source + ": unexpected tensor '" + t.name + "' for architecture " +
-               ArchitectureName(config.arch);
+               ArchitectureName(config.arch) + " with this config";
       return false;
     }
   }
   return true;
 }
 
+// torch.save writes a zip archive (or, before PyTorch 1.6, a pickle): say what to do instead
+// of reporting a safetensors header error.
+bool RefuseTorchArchive(const std::string& path, std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  unsigned char magic[4] = {0, 0, 0, 0};
+  const size_t n = std::fread(magic, 1, sizeof(magic), f);
+  std::fclose(f);
+  const bool zip = n == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+  const bool pickle = n >= 2 && magic[0] == 0x80 && magic[1] >= 2 && magic[1] <= 5;
+  if (!zip && !pickle) return false;
+  *error = path + " is a torch.save archive, not safetensors: export it first with\n"
+           "  python3 tools/export_torch.py --module " + path +
+           " --out-dir DIR   (a state_dict also needs --arch and --config)\n"
+           "then convert DIR/model.safetensors with --config DIR/config.json";
+  return true;
+}
+
 int ConvertCommand(const ConvertOptions& o) {
   const char* cmd = "convert";
-  Architecture arch;
-  Status status = ParseArchitecture(o.arch.c_str(), &arch);
-  if (!status.ok()) return ReportStatus(cmd, status);
   std::string error;
   JsonConfig json;
   SafetensorsFile st;
   if (!LoadJsonConfig(o.config, &json, &error)) return ReportError(cmd, error);
+  // Without --arch the config must name it (export_torch.py writes "architecture").
+  std::string arch_name = o.arch;
+  if (arch_name.empty()) {
+    if (!json.Has("architecture")) {
+      return ReportError(cmd, o.config + " has no \"architecture\" key: give --arch (one of " +
+                                  ArchitectureNames() + ")");
+    }
+    if (!json.GetString("architecture", &arch_name, &error)) {
+      return ReportError(cmd, o.config + ": " + error);
+    }
+  }
+  Architecture arch;
+  Status status = ParseArchitecture(arch_name.c_str(), &arch);
+  if (!status.ok()) return ReportStatus(cmd, status);
   WeightFileWriter writer;
   ModelConfig config;
   if (!WriteConfigMetadata(arch, json, &writer, &error) ||
@@ -143,13 +202,14 @@ int ConvertCommand(const ConvertOptions& o) {
     return ReportError(cmd, o.config + ": " + error);
   }
   std::fprintf(stderr, "convert: reading %s\n", o.weights.c_str());
+  if (RefuseTorchArchive(o.weights, &error)) return ReportError(cmd, error);
   if (!ReadSafetensorsFile(o.weights, &st, &error) ||
       !CheckAndAddTensors(config, st, o.weights, &writer, &error) ||
       !writer.WriteFile(o.out, &error)) {
     return ReportError(cmd, error);
   }
-  std::printf("convert: %s %s -> %s (%zu tensors)\n", ArchitectureName(arch), o.weights.c_str(),
-              o.out.c_str(), st.tensors.size());
+  std::printf("convert: %s, %zu layer(s), %s -> %s (%zu tensors)\n", ArchitectureName(arch),
+              config.num_layers, o.weights.c_str(), o.out.c_str(), st.tensors.size());
   return 0;
 }
 
@@ -159,9 +219,14 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ConvertOptions>();
   CLI::App* cmd = app.add_subcommand(
       "convert", "Convert a PyTorch safetensors checkpoint + JSON config into a flat weight file");
-  cmd->add_option("--arch", o->arch, "mha, encoder-layer, self-attention or single-head")
-      ->required()
-      ->check(CLI::IsMember({"mha", "encoder-layer", "self-attention", "single-head"}));
+  std::vector<std::string> arch_names;
+  for (size_t i = 0; i < ArchitectureCount(); ++i) {
+    arch_names.push_back(ArchitectureName(ArchitectureAt(i)));
+  }
+  cmd->add_option("--arch", o->arch,
+                  std::string("Architecture: ") + ArchitectureNames() +
+                      " (default: the config's \"architecture\" key, as export_torch.py writes it)")
+      ->check(CLI::IsMember(arch_names));
   cmd->add_option("--config", o->config, "JSON config: the PyTorch constructor arguments")->required();
   cmd->add_option("weights", o->weights, "Checkpoint .safetensors (state_dict names)")->required();
   cmd->add_option("-o,--out", o->out, "Model file to write")->required();

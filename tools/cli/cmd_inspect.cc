@@ -32,7 +32,13 @@ int InspectCommand(const std::string& path) {
   std::printf("file: %s (%zu bytes, format version %u, data alignment %zu)\n", path.c_str(),
               f.file_size(), f.format_version(), f.alignment());
   std::printf("checksum: crc32c 0x%08x verified\n", f.checksum());
-  std::printf("architecture: %s\n", ArchitectureName(m.model.config.arch));
+  const ModelConfig& c = m.model.config;
+  std::printf("architecture: %s (%s), %zu layer(s)%s\n", ArchitectureName(c.arch),
+              ArchitectureModule(c.arch), c.num_layers,
+              c.causal != CausalKind::kNone ? ", causal (applied on every run)" : "");
+  std::printf("layout: %s\n", ArchitectureTakesImages(c.arch) ? "images (batch, channels, H, W) -> (batch, classes)"
+                               : c.batch_first      ? "batch_first (batch, seq, dim)"
+                                                    : "seq-first (seq, batch, dim), batch_first false");
   std::printf("config:\n");
   for (size_t i = 0; i < f.metadata_count(); ++i) {
     WeightMetadata md;

@@ -5,6 +5,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kernel_choice.h"
+#include "cli/key_padding_mask.h"
 #include "cli/model_file.h"
 #include "host/aligned_buffer.h"
 #include "host/thread_pool.h"
@@ -13,10 +14,28 @@ namespace attnrt::cli {
 namespace {
 
 struct RunOptions {
-  std::string model, input, out, mask;
+  std::string model, input, out, mask, key_padding_mask;
   std::string causal = "none";
   size_t threads = 0;
 };
+
+// The mask the model gets: --mask as given, or merged with --key-padding-mask.
+bool LoadMasks(const RunOptions& o, size_t batch, size_t seq, npy::Array* mask,
+               std::string* error) {
+  npy::Array given, padding;
+  const bool has_mask = !o.mask.empty(), has_padding = !o.key_padding_mask.empty();
+  if (has_mask && !LoadNpy(o.mask, "mask", &given, error)) return false;
+  if (!has_padding) {
+    *mask = std::move(given);
+    return true;
+  }
+  if (!LoadNpy(o.key_padding_mask, "key padding mask", &padding, error)) return false;
+  if (!MergeKeyPaddingMask(has_mask ? &given : nullptr, padding, batch, seq, mask, error)) {
+    *error = o.key_padding_mask + ": " + *error;
+    return false;
+  }
+  return true;
+}
 
 int RunModelCommand(const RunOptions& o) {
   const char* cmd = "run";
@@ -27,20 +46,22 @@ int RunModelCommand(const RunOptions& o) {
 
   npy::Array x, mask;
   if (!LoadNpy(o.input, "input", &x, &error)) return ReportError(cmd, error);
-  if (x.dtype != npy::DType::kFloat32 || x.shape.size() != 3 || x.shape[2] != c.model_dim) {
-    return ReportError(cmd, "input " + o.input + " must be float32 (batch, seq, " +
-                                std::to_string(c.model_dim) + "), got " +
-                                (x.dtype == npy::DType::kBool ? "bool " : "") +
+  ModelInput in;
+  TensorShape x_shape;
+  if (x.dtype != npy::DType::kFloat32) {
+    return ReportError(cmd, "input " + o.input + " must be float32, got bool");
+  }
+  if (!ToTensorShape(x.shape, "input " + o.input, &x_shape, &error)) return ReportError(cmd, error);
+  Status st = ModelBatchAndSeq(c, x_shape, &in.batch, &in.seq);
+  if (!st.ok()) {
+    return ReportError(cmd, "input " + o.input + ": " + st.message() + ", got " +
                                 npy::ShapeString(x.shape));
   }
-  ModelInput in;
   in.x = x.f32.data();
-  in.batch = x.shape[0];
-  in.seq = x.shape[1];
   in.causal = ParseCausal(o.causal);
-  if (!o.mask.empty()) {
-    if (!LoadNpy(o.mask, "mask", &mask, &error) ||
-        !ToTensorShape(mask.shape, "mask " + o.mask, &in.mask_shape, &error)) {
+  if (!o.mask.empty() || !o.key_padding_mask.empty()) {
+    if (!LoadMasks(o, in.batch, in.seq, &mask, &error) ||
+        !ToTensorShape(mask.shape, "mask", &in.mask_shape, &error)) {
       return ReportError(cmd, error);
     }
     const bool is_bool = mask.dtype == npy::DType::kBool;
@@ -51,12 +72,18 @@ int RunModelCommand(const RunOptions& o) {
 
   ThreadPool pool(o.threads == 0 ? DefaultThreadCount() : o.threads);
   ModelPlan plan;
-  Status st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan);
+  st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan);
+  if (!st.ok()) return ReportStatus(cmd, st);
+  TensorShape y_dims;
+  st = ModelOutputShape(c, in.batch, in.seq, &y_dims);
   if (!st.ok()) return ReportStatus(cmd, st);
   AlignedBuffer buffer(plan.arena_bytes);
   if (!buffer.ok()) return ReportError(cmd, "cannot allocate the arena");
   Arena arena(buffer.data(), plan.arena_bytes);
-  std::vector<float> y(in.batch * in.seq * c.out_dim);
+  const std::vector<size_t> y_shape = ToVector(y_dims);
+  size_t y_count = 1;
+  for (size_t d : y_shape) y_count *= d;  // bounded by ModelOutputShape's checked size
+  std::vector<float> y(y_count);
 
   const auto start = std::chrono::steady_clock::now();
   st = RunModel(m.model, in, y.data(), &arena, &pool);
@@ -67,9 +94,10 @@ int RunModelCommand(const RunOptions& o) {
                                 (o.mask.empty() ? "" : " (mask " + o.mask + " " +
                                                            npy::ShapeString(mask.shape) + ")"));
   }
-  const std::vector<size_t> y_shape = {in.batch, in.seq, c.out_dim};
   if (!npy::WriteFloat32(o.out, y_shape, y.data(), &error)) return ReportError(cmd, error);
-  std::printf("run: %s, out %s -> %s, %.3f ms, %zu thread(s)\n", ArchitectureName(c.arch),
+  std::printf("run: %s, %zu layer(s)%s, out %s -> %s, %.3f ms, %zu thread(s)\n",
+              ArchitectureName(c.arch), c.num_layers,
+              c.causal != CausalKind::kNone ? ", causal (stored in the model)" : "",
               npy::ShapeString(y_shape).c_str(), o.out.c_str(), ms, pool.workers());
   std::printf("arena: planned %zu bytes (activations %zu + scratch %zu), used %zu bytes\n",
               plan.arena_bytes, plan.activation_bytes, plan.scratch_bytes, arena.high_water());
@@ -80,13 +108,21 @@ int RunModelCommand(const RunOptions& o) {
 
 void AddRunCommand(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a converted model on a (batch, seq, dim) input");
+  CLI::App* cmd = app.add_subcommand("run", "Run a converted model on one input");
   cmd->add_option("model", o->model, "Converted model file (attnrt convert)")->required();
-  cmd->add_option("--input", o->input, "Input (batch, seq, dim) float32 .npy")->required();
-  cmd->add_option("--out", o->out, "Output .npy to write")->required();
+  cmd->add_option("--input", o->input,
+                  "Input float32 .npy: (batch, seq, dim), or (seq, batch, dim) for a model "
+                  "converted with batch_first false, or (batch, 3, H, W) images for vit")
+      ->required();
+  cmd->add_option("--out", o->out, "Output .npy to write (same layout; (batch, classes) for vit)")
+      ->required();
   cmd->add_option("--mask", o->mask,
-                  "Attention mask broadcastable to (batch, heads, seq, seq): bool (True = may "
-                  "attend) or float32 (added)");
+                  "Attention mask with SDPA semantics, broadcastable to (batch, heads, seq, seq): "
+                  "bool True = MAY attend (the opposite of nn.MultiheadAttention's bool attn_mask), "
+                  "or float32 added to the scores");
+  cmd->add_option("--key-padding-mask", o->key_padding_mask,
+                  "PyTorch key_padding_mask (batch, seq): bool True = padding, IGNORE this key "
+                  "(as src_key_padding_mask), or float32 added; combines with --mask");
   AddCausalOption(*cmd, &o->causal);
   cmd->add_option("--threads", o->threads, "Worker threads (default: all hardware threads)")
       ->check(CLI::Range(0, 1024));

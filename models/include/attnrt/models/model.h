@@ -26,46 +26,74 @@ struct LinearWeights {
   size_t out = 0;
 };
 
-struct Model {
-  ModelConfig config;
+// One attention (+ feed-forward) layer. Architectures without a feed-forward
+// block leave ff1/ff2 and the norms null; single-head has no output projection.
+struct LayerWeights {
   LinearWeights q, k, v;  // projections to H * qk_dim, H * qk_dim, H * v_dim
-  LinearWeights o;        // output projection; absent (weight null) for single-head
-  LinearWeights ff1, ff2; // encoder-layer feed-forward
+  LinearWeights o;        // output projection
+  LinearWeights ff1, ff2; // feed-forward
   const float* norm1_weight = nullptr;
   const float* norm1_bias = nullptr;
   const float* norm2_weight = nullptr;
   const float* norm2_bias = nullptr;
 };
 
+struct Model {
+  ModelConfig config;
+  LayerWeights layers[kMaxLayers];
+  const float* final_norm_weight = nullptr;  // encoder `norm.*`, vit `encoder.ln.*`
+  const float* final_norm_bias = nullptr;
+  LinearWeights patch;                       // vit conv_proj as a (hidden, C*p*p) matrix
+  const float* class_token = nullptr;        // vit (hidden)
+  const float* pos_embedding = nullptr;      // vit (tokens, hidden)
+  LinearWeights head;                        // vit heads.head
+};
+
 // Reads the config from metadata, finds every expected tensor and checks its
 // shape; a missing, extra or mis-shaped tensor is an error naming it.
 Status LoadModel(const WeightFile& file, Model* model);
 
-// One forward call: x is (batch, seq, model_dim) float32, y (batch, seq, out_dim).
+// Tokens per sequence a vit sees: one class token plus (image_size / patch_size)^2 patches.
+size_t VitTokens(const ModelConfig& config);
+
+// The layout of one forward call's input and output:
+//   sequence models: (batch, seq, model_dim) -> (batch, seq, out_dim), or
+//                    (seq, batch, ...) for both when batch_first is false;
+//   vit:             (batch, channels, image_size, image_size) -> (batch, num_classes).
+Status ModelInputShape(const ModelConfig& config, size_t batch, size_t seq, TensorShape* shape);
+Status ModelOutputShape(const ModelConfig& config, size_t batch, size_t seq, TensorShape* shape);
+// Reads batch and seq off an input shape, checking it against the layout above
+// (for vit, seq is the token count). The message names the expected layout.
+Status ModelBatchAndSeq(const ModelConfig& config, const TensorShape& input, size_t* batch,
+                        size_t* seq);
+
+// One forward call: x and y as ModelInputShape / ModelOutputShape describe.
 struct ModelInput {
   const float* x = nullptr;
   size_t batch = 0;
   size_t seq = 0;
   // Optional attention mask with SDPA semantics (bool: nonzero = may attend;
-  // float: added), broadcastable to (batch, heads, seq, seq).
+  // float: added), broadcastable to (batch, heads, seq, seq); every layer uses it.
   MaskKind mask_kind = MaskKind::kNone;
   const void* mask = nullptr;
   TensorShape mask_shape;
-  CausalKind causal = CausalKind::kNone;  // single-head is always upper-left causal
-  // Optional (batch, heads, seq, seq) attention weights of the model's attention
-  // block; asking for them selects the materialized SDPA kernel.
+  // Adds a causal rule to a model that does not store one (the config's
+  // is_causal); a model's own rule always applies.
+  CausalKind causal = CausalKind::kNone;
+  // Optional (batch, heads, seq, seq) attention weights of a single-layer model's
+  // attention block; asking for them selects the materialized SDPA kernel.
   float* weights = nullptr;
 };
 
 struct ModelPlan {
   size_t activation_bytes = 0;  // buffers that live for the whole forward pass
-  size_t scratch_bytes = 0;     // the largest per-step kernel scratch (all workers)
+  size_t scratch_bytes = 0;     // the largest per-step need beyond them (layer temporaries, kernel scratch)
   size_t arena_bytes = 0;       // what the arena must hold: activations + scratch
 };
 
 // Exact arena bytes for a forward pass at this batch and sequence length with
 // `workers` workers (a run at a shorter sequence needs no more); `with_weights`
-// plans for a run that also returns attention weights.
+// plans for a run that also returns attention weights. For vit, seq is ignored.
 Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, ModelPlan* plan,
                  bool with_weights = false);
 

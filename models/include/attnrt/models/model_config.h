@@ -1,14 +1,16 @@
-// The four architectures attnrt runs and their hyperparameters.
+// The architectures attnrt runs and their hyperparameters.
 //
 // Config keys are the PyTorch constructor arguments, so a config.json written
-// for torch converts as is. The same key list drives the converter (which
-// rejects unknown keys and fills defaults) and the runtime loader (which reads
-// the keys back from the weight file's metadata): one source of truth.
+// for torch converts as is. Each architecture is described once, in its record
+// (models/src/arch_*.cc): config keys with defaults and checks, tensors with
+// their state_dict names and shapes, and the forward pass. The converter, the
+// loader, `inspect` and the forward pass all read that record.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "attnrt/kernels/sdpa_params.h"
 #include "attnrt/runtime/status.h"
 
 namespace attnrt {
@@ -16,43 +18,67 @@ namespace attnrt {
 class WeightFile;
 
 enum class Architecture : uint8_t {
-  kMha,            // torch.nn.MultiheadAttention(batch_first=True)
-  kEncoderLayer,   // torch.nn.TransformerEncoderLayer(batch_first=True), eval mode
+  kMha,            // torch.nn.MultiheadAttention
+  kEncoderLayer,   // torch.nn.TransformerEncoderLayer, eval mode
   kSelfAttention,  // seed 003 SelfAttention: bias-free W_q, W_k, W_v, W_o
   kSingleHead,     // seed 001 SingleHeadAttention: bias-free projections, always causal
+  kEncoder,        // torch.nn.TransformerEncoder: num_layers encoder layers + optional norm
+  kVit,            // torchvision.models.VisionTransformer, eval mode
 };
 
 enum class Activation : uint8_t { kRelu, kGelu };
 
 enum class ConfigType : uint8_t { kInt, kFloat, kBool, kString };
 
-// One accepted config key; `required` keys have no default.
+// One accepted config key. `required` keys have no default. A `fixed` key is
+// accepted only at its default value: PyTorch has the option, attnrt does not
+// implement the others, and a config that sets them is refused by name.
 struct ConfigKey {
   const char* name;
   ConfigType type;
   bool required;
-  double default_number;       // for kInt / kFloat / kBool
-  const char* default_string;  // for kString
+  double default_number;       // for kInt / kFloat / kBool; kInt -1: "same as the first key"
+  const char* default_string;  // for kString; for an int key: "null" accepts JSON null only
+  bool fixed = false;
 };
 
 struct ModelConfig {
   Architecture arch = Architecture::kMha;
-  size_t model_dim = 0;   // embed_dim / d_model / embedding_dim: width of x and y
+  size_t model_dim = 0;   // embed_dim / d_model / hidden_dim: width of a token
   size_t heads = 1;
   size_t qk_dim = 0;      // per head
   size_t v_dim = 0;       // per head
-  size_t out_dim = 0;     // width of y
-  size_t ff_dim = 0;      // encoder-layer feed-forward width
+  size_t out_dim = 0;     // width of an output row (num_classes for vit)
+  size_t ff_dim = 0;      // feed-forward width (dim_feedforward / mlp_dim)
+  size_t num_layers = 1;
   bool bias = false;
   bool norm_first = false;
-  bool always_causal = false;
+  bool batch_first = true;        // false: input and output are (seq, batch, dim)
+  CausalKind causal = CausalKind::kNone;  // stored in the model, applied without a flag
   Activation activation = Activation::kRelu;
   float layer_norm_eps = 1e-5f;
+  bool final_norm = false;        // encoder: a final LayerNorm `norm.*`
+  float final_norm_eps = 1e-5f;
+  // vit: (batch, channels, image_size, image_size) images cut into patch_size squares.
+  size_t image_size = 0;
+  size_t patch_size = 0;
+  size_t channels = 0;
 };
 
-// "mha", "encoder-layer", "self-attention", "single-head".
+// Longest layer stack a model may have (Model holds one LayerWeights per layer).
+constexpr size_t kMaxLayers = 32;
+
+// "mha", "encoder-layer", "self-attention", "single-head", "encoder", "vit".
 const char* ArchitectureName(Architecture arch);
+// The PyTorch module an architecture reproduces, for messages and help.
+const char* ArchitectureModule(Architecture arch);
 Status ParseArchitecture(const char* name, Architecture* arch);
+// True for image models (vit): input (batch, channels, H, W) instead of token rows.
+bool ArchitectureTakesImages(Architecture arch);
+// Every architecture name, comma separated, for help texts.
+const char* ArchitectureNames();
+size_t ArchitectureCount();
+Architecture ArchitectureAt(size_t i);
 
 // The keys an architecture accepts; *count receives their number.
 const ConfigKey* ArchitectureConfigKeys(Architecture arch, size_t* count);

@@ -1,6 +1,6 @@
-// The tensors an architecture expects: names (PyTorch state_dict keys) and
-// shapes derived from its config. The converter checks a checkpoint against
-// this list and the loader checks a weight file against it.
+// The tensors a model expects: PyTorch state_dict names and shapes derived from
+// its config, enumerated from the architecture's record. The converter checks a
+// checkpoint against this list and the loader checks a weight file against it.
 #pragma once
 
 #include <cstddef>
@@ -10,14 +10,17 @@
 
 namespace attnrt {
 
+// Longest state_dict name a record can produce (pattern + layer index).
+constexpr size_t kMaxTensorName = 96;
+
 struct TensorSpec {
-  const char* name;
+  char name[kMaxTensorName];
   TensorShape shape;
 };
 
-constexpr size_t kMaxModelTensors = 12;
-
-// Fills `specs` (capacity kMaxModelTensors) and returns how many were written.
-size_t ModelTensorSpecs(const ModelConfig& config, TensorSpec* specs);
+// Number of tensors a model with this config has.
+size_t ModelTensorCount(const ModelConfig& config);
+// The i-th of them (0 <= i < ModelTensorCount); false when i is out of range.
+bool ModelTensorAt(const ModelConfig& config, size_t i, TensorSpec* spec);
 
 }  // namespace attnrt

@@ -41,6 +41,10 @@ class Status {
   static Status Error(StatusCode code, const char* format, const char* s, size_t a);
   static Status Error(StatusCode code, const char* format, const char* s, size_t a, size_t b);
   static Status Error(StatusCode code, const char* format, const char* s, const char* t);
+  static Status Error(StatusCode code, const char* format, const char* s, size_t a, size_t b,
+                      size_t c);
+  static Status Error(StatusCode code, const char* format, const char* s, size_t a, size_t b,
+                      size_t c, size_t d);
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

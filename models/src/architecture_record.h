@@ -1,0 +1,111 @@
+// One record per architecture (internal to models/): everything attnrt knows
+// about it in one place. Converter, loader, `inspect` and the forward pass all
+// read these records through model_config.h, model_spec.h and model.h.
+//
+// A tensor is bound to its state_dict name once: its name pattern (per-layer
+// tensors sit under the record's layer prefix, where "{i}" is the layer index),
+// its shape as expressions of the config, when it is present, and the Model
+// field it fills.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attnrt/models/model.h"
+#include "forward_steps.h"
+
+namespace attnrt {
+
+// A dimension of a tensor, as a function of the config.
+enum class Dim : uint8_t {
+  kModel,     // model_dim
+  kModel3,    // 3 * model_dim (stacked in_proj)
+  kQkAll,     // heads * qk_dim
+  kVAll,      // heads * v_dim
+  kFf,        // ff_dim
+  kOut,       // out_dim (num_classes for vit)
+  kTokens,    // vit tokens (patches + class token)
+  kChannels,  // vit image channels
+  kPatch,     // vit patch_size
+  kOne,
+};
+
+enum class When : uint8_t { kAlways, kBias, kFinalNorm, kFinalNormBias };
+
+// The Model field a tensor fills. Layer slots index Model::layers[i].
+enum class Slot : uint8_t {
+  kInProjWeight,  // q, k, v stacked (PyTorch in_proj_weight); split after loading
+  kInProjBias,
+  kQWeight,
+  kKWeight,
+  kVWeight,
+  kOutWeight,
+  kOutBias,
+  kFf1Weight,
+  kFf1Bias,
+  kFf2Weight,
+  kFf2Bias,
+  kNorm1Weight,
+  kNorm1Bias,
+  kNorm2Weight,
+  kNorm2Bias,
+  // Whole-model tensors.
+  kFinalNormWeight,
+  kFinalNormBias,
+  kPatchWeight,
+  kPatchBias,
+  kClassToken,
+  kPosEmbedding,
+  kHeadWeight,
+  kHeadBias,
+};
+
+struct TensorRecord {
+  const char* name;  // relative to the layer prefix for layer tensors
+  uint8_t rank;
+  Dim dims[4];
+  When when;
+  Slot slot;
+};
+
+struct ArchitectureRecord {
+  Architecture arch;
+  const char* name;          // --arch and the file's "arch" metadata
+  const char* torch_module;  // what it reproduces, for messages
+  const ConfigKey* keys;
+  size_t key_count;
+  // Reads the keys back from a weight file and derives ModelConfig.
+  Status (*read_config)(const WeightFile& file, ModelConfig* config);
+  const char* layer_prefix;  // e.g. "layers.{i}."; "" for a single layer
+  const TensorRecord* layer_tensors;
+  size_t layer_tensor_count;
+  const TensorRecord* model_tensors;
+  size_t model_tensor_count;
+  // The forward pass on batch-first input (the caller swaps a seq-first layout).
+  Status (*forward)(const Model& m, const ModelInput& in, float* y, Forward* f);
+  bool image_input;  // (batch, channels, H, W) images instead of token sequences
+};
+
+// The attention tensors of nn.MultiheadAttention, under `prefix` ("" or "self_attn.").
+#define ATTNRT_MHA_TENSORS(prefix)                                                         \
+  {prefix "in_proj_weight", 2, {Dim::kModel3, Dim::kModel}, When::kAlways, Slot::kInProjWeight}, \
+  {prefix "in_proj_bias", 1, {Dim::kModel3}, When::kBias, Slot::kInProjBias},              \
+  {prefix "out_proj.weight", 2, {Dim::kModel, Dim::kModel}, When::kAlways, Slot::kOutWeight},   \
+  {prefix "out_proj.bias", 1, {Dim::kModel}, When::kBias, Slot::kOutBias}
+
+const ArchitectureRecord& RecordFor(Architecture arch);
+
+// The records, one per file.
+extern const ArchitectureRecord kMhaRecord;
+extern const ArchitectureRecord kSelfAttentionRecord;
+extern const ArchitectureRecord kSingleHeadRecord;
+extern const ArchitectureRecord kEncoderLayerRecord;
+extern const ArchitectureRecord kEncoderRecord;
+extern const ArchitectureRecord kVitRecord;
+
+template <size_t N>
+constexpr size_t CountOf(const ConfigKey (&)[N]) { return N; }
+template <size_t N>
+constexpr size_t CountOf(const TensorRecord (&)[N]) { return N; }
+
+}  // namespace attnrt

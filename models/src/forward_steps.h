@@ -1,0 +1,54 @@
+// The steps and blocks every forward pass is written with (internal to models/).
+//
+// Forward wraps the arena and executor: with a measuring arena every step
+// allocates what it would use and returns before touching memory, so the one
+// forward pass both plans and runs. The blocks (attention, encoder layer, layer
+// stack) are what the architecture records in arch_*.cc put in sequence.
+#pragma once
+
+#include <cstddef>
+
+#include "attnrt/models/model.h"
+#include "attnrt/runtime/sdpa.h"
+
+namespace attnrt {
+
+class Forward {
+ public:
+  Forward(Arena* arena, Executor* executor) : arena_(arena), executor_(executor) {}
+  bool measuring() const { return arena_->measuring(); }
+  Arena* arena() { return arena_; }
+
+  // A (rows, cols) float activation in the arena.
+  Status Alloc(size_t rows, size_t cols, float** out);
+  // y[:, 0:out] = x W^T + b for `rows` rows.
+  Status Linear(const LinearWeights& w, const float* x, size_t x_stride, size_t rows, float* y,
+                size_t y_stride);
+  Status Sdpa(const SdpaParams& p);
+  // LayerNorm over `rows` rows of n floats, rows x_stride / y_stride apart.
+  void LayerNorm(const float* x, size_t x_stride, size_t rows, size_t n, const float* gamma,
+                 const float* beta, float eps, float* y, size_t y_stride);
+  void Add(float* y, const float* x, size_t n);
+  void Activate(Activation act, float* x, size_t n);
+  // dst[b][s] = src[s][b] for rows of `width` floats: (seq, batch) <-> (batch, seq).
+  void SwapBatchAndSeq(const float* src, size_t seq, size_t batch, size_t width, float* dst);
+
+ private:
+  Arena* arena_;
+  Executor* executor_;
+};
+
+// Multi-head attention of x (batch * seq rows of model_dim, batch-first) into y
+// (rows of out_dim), with the layer's q/k/v/o projections.
+Status AttentionBlock(const ModelConfig& c, const LayerWeights& w, const ModelInput& in,
+                      const float* x, float* y, Forward* f);
+
+// torch.nn.TransformerEncoderLayer (eval) of x into y (x != y), post- or pre-norm.
+Status EncoderLayerBlock(const ModelConfig& c, const LayerWeights& w, const ModelInput& in,
+                         const float* x, float* y, Forward* f);
+
+// config.num_layers encoder layers from x into y; each layer's temporaries are
+// released before the next, so the arena holds two activations plus one layer.
+Status EncoderStack(const Model& m, const ModelInput& in, const float* x, float* y, Forward* f);
+
+}  // namespace attnrt
