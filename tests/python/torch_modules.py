@@ -1,14 +1,29 @@
 """The PyTorch modules attnrt converts, built from a config dict; shared by tools/export_torch.py
-and the tests (import this file by path: it needs only torch, numpy and the standard library).
+and the tests (import this file by path: it needs torch, numpy and the standard library, and
+torchvision for the vit architecture only, imported when a vit is built).
 
 Architectures (the `--arch` names of export_torch.py and `attnrt convert`):
-  mha             torch.nn.MultiheadAttention, batch_first=True
-  encoder-layer   torch.nn.TransformerEncoderLayer, batch_first=True, eval mode
+  mha             torch.nn.MultiheadAttention, eval mode
+  encoder-layer   torch.nn.TransformerEncoderLayer, eval mode
   self-attention  seed 003's SelfAttention: bias-free W_q, W_k, W_v, W_o; returns (out, weights)
   single-head     seed 001's SingleHeadAttention: bias-free query/key/value projections, causal
+  encoder         torch.nn.TransformerEncoder(TransformerEncoderLayer(...), num_layers,
+                  norm=nn.LayerNorm(d_model, eps=final_norm_eps) if final_norm else None), eval
+  vit             torchvision.models.VisionTransformer, eval mode: images (B, 3, H, W) -> logits
 
 Config keys are the PyTorch constructor arguments; resolve_config() checks them and fills in the
 defaults, build_module() constructs the module, forward() runs it with attnrt's mask semantics.
+The keys and defaults are those of attnrt's C++ records (models/src/arch_*.cc) with two
+exceptions kept from before those records existed: for mha and encoder-layer, batch_first
+defaults to True and encoder-layer's dropout to 0.0 (PyTorch: False and 0.1; the encoder keeps
+PyTorch's). export_torch.py writes the resolved config, so `attnrt convert` never relies on a
+default. Keys attnrt implements only at their default (mha's add_bias_kv, add_zero_attn, kdim,
+vdim; vit's representation_size) are accepted at that value only. is_causal (mha,
+encoder-layer, encoder) is attnrt's own key: the model applies the causal rule on every run, so
+forward() must be called with causal=True for such a module (see stored_causal()).
+
+Layouts: batch_first true means (batch, seq, features) in and out; false (the default of PyTorch
+and of the encoder) means (seq, batch, features), exactly as PyTorch and `attnrt run` take it.
 
 Mask semantics (what `attnrt run --mask` will do, following F.scaled_dot_product_attention, not
 nn.MultiheadAttention): a bool mask is a keep-mask, True = this query MAY attend to this key; a
@@ -16,7 +31,11 @@ float mask is added to the scaled scores. nn.MultiheadAttention's bool attn_mask
 opposite (True = masked out), so forward() never hands torch a bool mask: it turns every mask
 into the equivalent additive float mask (keep -> 0, drop -> -inf) before calling the module.
 Causal is upper-left, as PyTorch's is_causal: query i sees keys j <= i.
+The key padding mask (`attnrt run --key-padding-mask`) follows PyTorch's own convention
+instead: (batch, seq), bool True = padding (this key is ignored), float = added to the scores of
+that key; forward() hands a bool one to the module as its key_padding_mask unchanged.
 """
+import json
 import math
 
 import numpy as np
@@ -24,7 +43,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-ARCHITECTURES = ("mha", "encoder-layer", "self-attention", "single-head")
+ARCHITECTURES = ("mha", "encoder-layer", "self-attention", "single-head", "encoder", "vit")
 
 _REQUIRED = object()  # marks a config key without a default
 
@@ -81,28 +100,49 @@ class SelfAttention(nn.Module):
         return self.W_o(attended_values), attention_weights
 
 
-# Per architecture: key -> default (or _REQUIRED), in constructor order. batch_first is accepted
-# only as true: attnrt's tensors are (batch, seq, features).
+# Per architecture: key -> default (or _REQUIRED), in constructor order.
+_ENCODER_LAYER_KEYS = {
+    "d_model": _REQUIRED, "nhead": _REQUIRED, "dim_feedforward": 2048, "dropout": 0.0,
+    "activation": "relu", "layer_norm_eps": 1e-5, "batch_first": True, "norm_first": False,
+    "bias": True, "is_causal": False,
+}
 CONFIG_KEYS = {
     "mha": {
         "embed_dim": _REQUIRED, "num_heads": _REQUIRED, "dropout": 0.0, "bias": True,
-        "batch_first": True,
+        "batch_first": True, "is_causal": False, "add_bias_kv": False, "add_zero_attn": False,
+        "kdim": None, "vdim": None,
     },
-    "encoder-layer": {
-        "d_model": _REQUIRED, "nhead": _REQUIRED, "dim_feedforward": 2048, "dropout": 0.0,
-        "activation": "relu", "layer_norm_eps": 1e-5, "batch_first": True, "norm_first": False,
-        "bias": True,
-    },
+    "encoder-layer": dict(_ENCODER_LAYER_KEYS),
     "self-attention": {"d_model": _REQUIRED, "d_k": None, "d_v": None},
     "single-head": {"embedding_dim": _REQUIRED, "attention_dim": _REQUIRED},
+    # PyTorch's defaults, as the C++ record: batch_first False, dropout 0.1 (ignored in eval).
+    "encoder": {
+        **_ENCODER_LAYER_KEYS, "dropout": 0.1, "batch_first": False,
+        "num_layers": _REQUIRED, "final_norm": False, "final_norm_eps": 1e-5,
+        "enable_nested_tensor": True,
+    },
+    "vit": {
+        "image_size": _REQUIRED, "patch_size": _REQUIRED, "num_layers": _REQUIRED,
+        "num_heads": _REQUIRED, "hidden_dim": _REQUIRED, "mlp_dim": _REQUIRED, "dropout": 0.0,
+        "attention_dropout": 0.0, "num_classes": 1000, "representation_size": None,
+    },
 }
 
+# Keys accepted only at their default (attnrt does not implement the alternative). kdim and vdim
+# may also equal embed_dim, which is what PyTorch makes of None.
+_FIXED = {"add_bias_kv", "add_zero_attn", "kdim", "vdim", "representation_size"}
 # Keys whose value is a positive integer (None allowed where the default is None).
 _POSITIVE_INTS = {"embed_dim", "num_heads", "d_model", "nhead", "dim_feedforward", "d_k", "d_v",
-                  "embedding_dim", "attention_dim"}
-_BOOLS = {"bias", "batch_first", "norm_first"}
-_FLOATS = {"dropout", "layer_norm_eps"}
+                  "embedding_dim", "attention_dim", "num_layers", "image_size", "patch_size",
+                  "hidden_dim", "mlp_dim", "num_classes", "kdim", "vdim", "representation_size"}
+_BOOLS = {"bias", "batch_first", "norm_first", "is_causal", "final_norm", "enable_nested_tensor",
+          "add_bias_kv", "add_zero_attn"}
+_FLOATS = {"dropout", "attention_dropout", "layer_norm_eps", "final_norm_eps"}
+_PROBABILITIES = {"dropout", "attention_dropout"}
+_EPSILONS = {"layer_norm_eps", "final_norm_eps"}
 _ACTIVATIONS = ("relu", "gelu")  # gelu is the exact (erf) GELU, F.gelu's default
+VIT_NORM_EPS = 1e-6  # torchvision's norm_layer default, the only one attnrt's vit implements
+VIT_CHANNELS = 3
 
 
 def resolve_config(arch, config):
@@ -151,15 +191,35 @@ def _check_value(key, value, default):
 
 
 def _check_combination(arch, c):
-    if "batch_first" in c and c["batch_first"] is not True:
-        raise ValueError("config key 'batch_first' must be true: attnrt tensors are (batch, seq, features)")
-    if "dropout" in c and not 0.0 <= c["dropout"] < 1.0:
-        raise ValueError(f"config key 'dropout' must be in [0, 1), got {c['dropout']!r}")
-    if "layer_norm_eps" in c and c["layer_norm_eps"] <= 0.0:
-        raise ValueError(f"config key 'layer_norm_eps' must be positive, got {c['layer_norm_eps']!r}")
-    heads = {"mha": ("embed_dim", "num_heads"), "encoder-layer": ("d_model", "nhead")}.get(arch)
+    for key in _FIXED & set(c):
+        default = CONFIG_KEYS[arch][key]
+        if c[key] != default and not (key in ("kdim", "vdim") and c[key] == c["embed_dim"]):
+            allowed = "null or embed_dim" if key in ("kdim", "vdim") else json_name(default)
+            raise ValueError(f"config key {key!r} = {json_name(c[key])} is not supported by attnrt "
+                             f"(only {allowed})")
+    for key in _PROBABILITIES & set(c):
+        if not 0.0 <= c[key] < 1.0:
+            raise ValueError(f"config key {key!r} must be in [0, 1), got {c[key]!r}")
+    for key in _EPSILONS & set(c):
+        if not 0.0 < c[key] < 1.0:
+            raise ValueError(f"config key {key!r} must be in (0, 1), got {c[key]!r}")
+    heads = {"mha": ("embed_dim", "num_heads"), "encoder-layer": ("d_model", "nhead"),
+             "encoder": ("d_model", "nhead"), "vit": ("hidden_dim", "num_heads")}.get(arch)
     if heads and c[heads[0]] % c[heads[1]] != 0:
         raise ValueError(f"{heads[0]} {c[heads[0]]} is not divisible by {heads[1]} {c[heads[1]]}")
+    if arch == "vit" and c["image_size"] % c["patch_size"] != 0:
+        raise ValueError(f"image_size {c['image_size']} is not divisible by patch_size "
+                         f"{c['patch_size']}")
+
+
+def json_name(value):
+    """How a config value is spelled in JSON (for messages)."""
+    return json.dumps(value)
+
+
+def stored_causal(arch, config):
+    """True when the converted model applies the causal rule on every run by itself."""
+    return arch == "single-head" or bool(config.get("is_causal", False))
 
 
 def _drop_parameter(module, name):
@@ -179,19 +239,47 @@ def _remove_encoder_biases(layer):
         _drop_parameter(sub, "bias")
 
 
+def _encoder_layer(c):
+    layer = nn.TransformerEncoderLayer(
+        c["d_model"], c["nhead"], dim_feedforward=c["dim_feedforward"], dropout=c["dropout"],
+        activation=c["activation"], layer_norm_eps=c["layer_norm_eps"],
+        batch_first=c["batch_first"], norm_first=c["norm_first"])
+    if not c["bias"]:
+        _remove_encoder_biases(layer)
+    return layer
+
+
+def _reinitialise_encoder_layer(layer):
+    """PyTorch's TransformerEncoder deep-copies one layer num_layers times, so every layer starts
+    with the same weights, and a runtime that ran layer 0's weights num_layers times would match.
+    This draws fresh weights (PyTorch's initialisers) for a copy."""
+    layer.self_attn._reset_parameters()
+    for sub in (layer.linear1, layer.linear2):
+        sub.reset_parameters()
+
+
 def build_module(arch, config):
-    """A float32 module in eval mode for a resolved config; seed torch before calling."""
+    """A float32 module in eval mode for a resolved config; seed torch before calling.
+
+    The encoder's layers get distinct weights (see _reinitialise_encoder_layer)."""
     c = config
     if arch == "mha":
         module = nn.MultiheadAttention(c["embed_dim"], c["num_heads"], dropout=c["dropout"],
-                                       bias=c["bias"], batch_first=True)
+                                       bias=c["bias"], batch_first=c["batch_first"])
     elif arch == "encoder-layer":
-        module = nn.TransformerEncoderLayer(
-            c["d_model"], c["nhead"], dim_feedforward=c["dim_feedforward"], dropout=c["dropout"],
-            activation=c["activation"], layer_norm_eps=c["layer_norm_eps"], batch_first=True,
-            norm_first=c["norm_first"])
-        if not c["bias"]:
-            _remove_encoder_biases(module)
+        module = _encoder_layer(c)
+    elif arch == "encoder":
+        norm = nn.LayerNorm(c["d_model"], eps=c["final_norm_eps"]) if c["final_norm"] else None
+        module = nn.TransformerEncoder(_encoder_layer(c), c["num_layers"], norm=norm,
+                                       enable_nested_tensor=c["enable_nested_tensor"])
+        for layer in module.layers[1:]:
+            _reinitialise_encoder_layer(layer)
+    elif arch == "vit":
+        from torchvision.models import VisionTransformer  # only the vit needs torchvision
+        module = VisionTransformer(
+            c["image_size"], c["patch_size"], c["num_layers"], c["num_heads"], c["hidden_dim"],
+            c["mlp_dim"], dropout=c["dropout"], attention_dropout=c["attention_dropout"],
+            num_classes=c["num_classes"], representation_size=None)
     elif arch == "self-attention":
         module = SelfAttention(c["d_model"], c["d_k"], c["d_v"])
     elif arch == "single-head":
@@ -202,25 +290,39 @@ def build_module(arch, config):
 
 
 def perturb_constant_parameters(module, generator, amplitude=0.2):
-    """Adds U(-amplitude, amplitude) noise to every 1-D parameter (biases, LayerNorm affine).
+    """Adds U(-amplitude, amplitude) noise to every 1-D parameter (biases, LayerNorm affine) and
+    to every parameter whose entries are all equal.
 
-    PyTorch initialises MultiheadAttention's biases to 0 and LayerNorm to weight 1, bias 0; a
-    converter or runtime that dropped or swapped them would still match on such values."""
+    PyTorch initialises MultiheadAttention's biases to 0 and LayerNorm to weight 1, bias 0, and
+    torchvision's ViT starts its class token and head weight at 0; a converter or runtime that
+    dropped or swapped them would still match on such values."""
     with torch.no_grad():
         for _, p in module.named_parameters():
-            if p.dim() == 1:
+            flat = p.detach().reshape(-1)
+            if p.dim() == 1 or (flat.numel() > 1 and bool((flat == flat[0]).all())):
                 noise = torch.rand(p.shape, generator=generator, dtype=p.dtype) * 2 - 1
                 p.add_(noise * amplitude)
 
 
 def model_dim(arch, config):
-    """The feature size of the module's input (batch, seq, model_dim)."""
+    """The feature size of a token: the last input dimension (for vit, the hidden size)."""
     return config[{"mha": "embed_dim", "encoder-layer": "d_model", "self-attention": "d_model",
-                   "single-head": "embedding_dim"}[arch]]
+                   "single-head": "embedding_dim", "encoder": "d_model",
+                   "vit": "hidden_dim"}[arch]]
+
+
+def input_shape(arch, config, batch, seq):
+    """The shape `attnrt run --input` takes (seq is ignored for vit: its images are square)."""
+    if arch == "vit":
+        return (batch, VIT_CHANNELS, config["image_size"], config["image_size"])
+    if config.get("batch_first", True):
+        return (batch, seq, model_dim(arch, config))
+    return (seq, batch, model_dim(arch, config))
 
 
 def supports_mask(arch):
-    return arch in ("mha", "encoder-layer")
+    """Takes an attention mask and a key padding mask (and the causal rule at run time)."""
+    return arch in ("mha", "encoder-layer", "encoder")
 
 
 def additive_mask(seq, mask=None, causal=False, dtype=torch.float64):
@@ -242,29 +344,73 @@ def additive_mask(seq, mask=None, causal=False, dtype=torch.float64):
     return total
 
 
-def forward(arch, module, x, mask=None, causal=False):
-    """Runs `module` on x (batch, seq, dim) with attnrt's mask semantics; returns (out, weights).
+def _attention_of(arch, module):
+    """The (first) nn.MultiheadAttention inside a mha / encoder-layer / encoder module."""
+    if arch == "mha":
+        return module
+    if arch == "encoder-layer":
+        return module.self_attn
+    return module.layers[0].self_attn
+
+
+def _torch_masks(arch, module, x, mask, causal, key_padding_mask):
+    """(attn_mask, key_padding_mask) for the module's forward from attnrt's conventions.
+
+    A bool key padding mask (True = padding) goes to torch unchanged. A float one is added to
+    the scores: torch 1.13 cannot merge a float key padding mask into a float attn_mask, so then
+    both are folded into one (batch * heads, seq, seq) additive attn_mask."""
+    attention = _attention_of(arch, module)
+    seq_axis = 1 if attention.batch_first else 0
+    seq, batch = x.shape[seq_axis], x.shape[1 - seq_axis]
+    attn_mask = additive_mask(seq, mask, causal, x.dtype)
+    if key_padding_mask is None:
+        return attn_mask, None
+    kpm = torch.as_tensor(np.asarray(key_padding_mask))
+    if tuple(kpm.shape) != (batch, seq):
+        raise ValueError(f"key padding mask has shape {tuple(kpm.shape)}, expected {(batch, seq)}")
+    if kpm.dtype == torch.bool:
+        return attn_mask, kpm
+    kpm = kpm.to(x.dtype)
+    if attn_mask is None:
+        return None, kpm
+    heads = attention.num_heads
+    folded = attn_mask[None, None, :, :] + kpm[:, None, None, :]  # (batch, 1, seq, seq)
+    return folded.expand(batch, heads, seq, seq).reshape(batch * heads, seq, seq), None
+
+
+def forward(arch, module, x, mask=None, causal=False, key_padding_mask=None):
+    """Runs `module` on x with attnrt's mask semantics; returns (out, weights).
+
+    x is (batch, seq, dim), or (seq, batch, dim) for a module with batch_first False, or images
+    (batch, 3, H, W) for vit. mask is attnrt's (seq, seq) attention mask, causal the upper-left
+    rule (pass True for a model converted with is_causal, see stored_causal()), key_padding_mask
+    PyTorch's (batch, seq) one (bool True = padding, or float added); masks apply to mha,
+    encoder-layer and encoder only.
 
     weights is (batch, heads, seq, seq) for mha (per head, not averaged), (batch, seq, seq) for
     self-attention, and None otherwise. x's dtype sets the compute dtype: call module.double()
     and pass float64 for a float64 reference.
 
     Autograd stays on because torch 1.13's eval-mode fast paths (taken under no_grad) support
-    neither bias-free layers nor some dtypes; the slow path is the documented math.
+    neither bias-free layers nor some dtypes, and TransformerEncoder's nested-tensor path would
+    return zeros at padded positions; the slow path is the documented math.
     """
-    if not supports_mask(arch) and mask is not None:
+    if not supports_mask(arch) and (mask is not None or key_padding_mask is not None):
         raise ValueError(f"{arch} takes no mask")
-    if arch == "self-attention" and causal:
-        raise ValueError("self-attention (seed 003) has no causal option")
+    if arch in ("self-attention", "vit") and causal:
+        raise ValueError(f"{arch} has no causal option")
     with torch.enable_grad():
+        if supports_mask(arch):
+            attn_mask, kpm = _torch_masks(arch, module, x, mask, causal, key_padding_mask)
         if arch == "mha":
-            attn_mask = additive_mask(x.shape[1], mask, causal, x.dtype)
-            out, weights = module(x, x, x, attn_mask=attn_mask, need_weights=True,
-                                  average_attn_weights=False)
+            out, weights = module(x, x, x, attn_mask=attn_mask, key_padding_mask=kpm,
+                                  need_weights=True, average_attn_weights=False)
         elif arch == "encoder-layer":
-            out, weights = module(x, src_mask=additive_mask(x.shape[1], mask, causal, x.dtype)), None
+            out, weights = module(x, src_mask=attn_mask, src_key_padding_mask=kpm), None
+        elif arch == "encoder":
+            out, weights = module(x, mask=attn_mask, src_key_padding_mask=kpm), None
         elif arch == "self-attention":
             out, weights = module(x)
-        else:  # single-head: causal always
+        else:  # single-head (causal always) and vit
             out, weights = module(x), None
     return out.detach(), (weights.detach() if weights is not None else None)

@@ -29,11 +29,24 @@ int PlanModelCommand(const PlanModelOptions& o) {
   std::string error;
   OpenedModel m;
   if (!OpenModel(o.model, &m, &error)) return ReportError("plan", error);
+  const ModelConfig& c = m.model.config;
+  const bool images = ArchitectureTakesImages(c.arch);
+  if (!images && o.seq == 0) {
+    return ReportError("plan", "give --seq N for a sequence model (" +
+                                   std::string(ArchitectureName(c.arch)) + ")");
+  }
   ModelPlan plan;
   const Status st = PlanModel(m.model, o.batch, o.seq, o.threads, &plan);
   if (!st.ok()) return ReportStatus("plan", st);
-  std::printf("plan: %s, batch %zu, seq %zu, %zu thread(s)\n",
-              ArchitectureName(m.model.config.arch), o.batch, o.seq, o.threads);
+  if (images) {
+    // An image model's sequence is fixed by its config: one token per patch plus the class token.
+    std::printf("plan: %s, batch %zu images of %zux%zu (%zu tokens each), %zu thread(s)\n",
+                ArchitectureName(c.arch), o.batch, c.image_size, c.image_size, VitTokens(c),
+                o.threads);
+  } else {
+    std::printf("plan: %s, %zu layer(s), batch %zu, seq %zu, %zu thread(s)\n",
+                ArchitectureName(c.arch), c.num_layers, o.batch, o.seq, o.threads);
+  }
   std::printf("  activations %12zu bytes\n  scratch     %12zu bytes\n  arena       %12zu bytes\n",
               plan.activation_bytes, plan.scratch_bytes, plan.arena_bytes);
   std::printf("  weights     %12zu bytes (read in place, not in the arena)\n",
@@ -93,7 +106,7 @@ void AddPlanCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "plan", "Exact arena bytes by region for a model (plan MODEL --seq N) or an SDPA call (plan sdpa ...)");
   cmd->add_option("model", mo->model, "Converted model file");
-  cmd->add_option("--seq", mo->seq, "Sequence length")->check(CLI::Range(size_t{1}, size_t{1} << 24));
+  cmd->add_option("--seq", mo->seq, "Sequence length (not for vit: its token count is fixed)")->check(CLI::Range(size_t{1}, size_t{1} << 24));
   cmd->add_option("--batch", mo->batch, "Batch size")->capture_default_str()->check(CLI::Range(size_t{1}, size_t{1} << 20));
   cmd->add_option("--threads", mo->threads, "Worker threads")->capture_default_str()->check(CLI::Range(1, 1024));
   cmd->add_flag("--json", mo->json, "Print a JSON summary as the last line");
@@ -116,8 +129,8 @@ void AddPlanCommand(CLI::App& app, int* exit_code) {
 
   cmd->callback([sdpa, mo, exit_code] {
     if (sdpa->parsed()) return;
-    if (mo->model.empty() || mo->seq == 0) {
-      *exit_code = ReportError("plan", "give a model file and --seq N, or use `attnrt plan sdpa ...`");
+    if (mo->model.empty()) {
+      *exit_code = ReportError("plan", "give a model file (and --seq N), or use `attnrt plan sdpa ...`");
       return;
     }
     *exit_code = PlanModelCommand(*mo);
