@@ -220,7 +220,7 @@ TEST(JsonConfigExport, EncoderLayerConfigHasEveryConstructorArgument) {
       << error;
   EXPECT_TRUE(config.CheckNoUnknownKeys({"architecture", "d_model", "nhead", "dim_feedforward",
                                          "dropout", "activation", "layer_norm_eps", "batch_first",
-                                         "norm_first", "bias"},
+                                         "norm_first", "bias", "is_causal"},
                                         &error))
       << error;
   std::string arch, activation;

@@ -3,6 +3,8 @@
 
 #include <iostream>
 
+#include "output/output_file.h"
+
 namespace attnrt::cli {
 
 int ReportError(const std::string& command, const std::string& message) {
@@ -38,6 +40,29 @@ bool ToTensorShape(const std::vector<size_t>& dims, const std::string& role, Ten
 
 std::vector<size_t> ToVector(const TensorShape& shape) {
   return std::vector<size_t>(shape.dims, shape.dims + shape.rank);
+}
+
+bool CheckOutputPaths(const std::vector<PathArg>& inputs, const std::vector<PathArg>& outputs,
+                      std::string* error) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const PathArg& out = outputs[i];
+    if (out.path.empty()) continue;
+    for (const PathArg& in : inputs) {
+      if (!in.path.empty() && SameFile(out.path, in.path)) {
+        *error = std::string(out.option) + " " + out.path + " is the same file as " + in.option +
+                 " " + in.path + ": refusing to overwrite an input";
+        return false;
+      }
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (!outputs[j].path.empty() && SameFile(out.path, outputs[j].path)) {
+        *error = std::string(out.option) + " and " + outputs[j].option + " name the same file " +
+                 out.path;
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace attnrt::cli

@@ -26,4 +26,16 @@ bool ToTensorShape(const std::vector<size_t>& dims, const std::string& role, Ten
                    std::string* error);
 std::vector<size_t> ToVector(const TensorShape& shape);
 
+// A named file argument of a command, e.g. {"--out", path}.
+struct PathArg {
+  const char* option;
+  const std::string& path;
+};
+// Refuses, before any work, an output that names an input or another output
+// (also through links or another spelling): writing it would destroy a file
+// the command reads, or one output would silently replace the other. Empty
+// paths (options not given) are skipped.
+bool CheckOutputPaths(const std::vector<PathArg>& inputs, const std::vector<PathArg>& outputs,
+                      std::string* error);
+
 }  // namespace attnrt::cli

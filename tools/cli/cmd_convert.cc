@@ -178,6 +178,10 @@ bool RefuseTorchArchive(const std::string& path, std::string* error) {
 int ConvertCommand(const ConvertOptions& o) {
   const char* cmd = "convert";
   std::string error;
+  if (!CheckOutputPaths({{"--config", o.config}, {"weights", o.weights}}, {{"--out", o.out}},
+                        &error)) {
+    return ReportError(cmd, error);
+  }
   JsonConfig json;
   SafetensorsFile st;
   if (!LoadJsonConfig(o.config, &json, &error)) return ReportError(cmd, error);

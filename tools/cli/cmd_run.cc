@@ -40,6 +40,11 @@ bool LoadMasks(const RunOptions& o, size_t batch, size_t seq, npy::Array* mask,
 int RunModelCommand(const RunOptions& o) {
   const char* cmd = "run";
   std::string error;
+  if (!CheckOutputPaths({{"model", o.model}, {"--input", o.input}, {"--mask", o.mask},
+                         {"--key-padding-mask", o.key_padding_mask}},
+                        {{"--out", o.out}}, &error)) {
+    return ReportError(cmd, error);
+  }
   OpenedModel m;
   if (!OpenModel(o.model, &m, &error)) return ReportError(cmd, error);
   const ModelConfig& c = m.model.config;

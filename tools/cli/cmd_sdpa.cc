@@ -42,6 +42,10 @@ int RunSdpaCommand(const SdpaOptions& o) {
   npy::Array q, k, v, mask;
   std::string error;
   const bool has_mask = !o.mask.empty();
+  if (!CheckOutputPaths({{"--q", o.q}, {"--k", o.k}, {"--v", o.v}, {"--mask", o.mask}},
+                        {{"--out", o.out}, {"--weights-out", o.weights_out}}, &error)) {
+    return ReportError(cmd, error);
+  }
   if (!LoadNpy(o.q, "query", &q, &error) || !LoadNpy(o.k, "key", &k, &error) ||
       !LoadNpy(o.v, "value", &v, &error) || (has_mask && !LoadNpy(o.mask, "mask", &mask, &error)) ||
       !RequireFloat32(q, "query", o.q, &error) || !RequireFloat32(k, "key", o.k, &error) ||
@@ -99,11 +103,18 @@ int RunSdpaCommand(const SdpaOptions& o) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!st.ok()) return ReportStatus(cmd, st);
 
-  if (!npy::WriteFloat32(o.out, ToVector(out_shape), out.data(), &error)) {
+  // Both outputs are written in full before either replaces its target.
+  OutputFile out_file, weights_file;
+  if (!out_file.Open(o.out, &error) ||
+      !npy::WriteFloat32To(&out_file, ToVector(out_shape), out.data(), &error)) {
     return ReportError(cmd, error);
   }
   if (!o.weights_out.empty() &&
-      !npy::WriteFloat32(o.weights_out, ToVector(weights_shape), weights.data(), &error)) {
+      (!weights_file.Open(o.weights_out, &error) ||
+       !npy::WriteFloat32To(&weights_file, ToVector(weights_shape), weights.data(), &error))) {
+    return ReportError(cmd, error);
+  }
+  if (!out_file.Commit(&error) || (!o.weights_out.empty() && !weights_file.Commit(&error))) {
     return ReportError(cmd, error);
   }
   std::printf("sdpa: kernel %s (%s), %zu thread(s), out %s -> %s, %.3f ms, scratch %zu bytes\n",

@@ -1,8 +1,20 @@
 // attnrt: the command-line front end (convert, inspect, plan, run, sdpa, bench,
 // kernels, embed, demo). Each subcommand lives in its own cmd_*.cc.
 #include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <new>
+#include <stdexcept>
+#include <system_error>
 
 #include "cli/commands.h"
+
+namespace {
+
+// Exit code for usage errors (no subcommand), as Unix tools use it.
+constexpr int kExitUsage = 2;
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"attnrt: attention runtime for CPUs, from desktop x86 to Cortex-M firmware"};
@@ -18,10 +30,33 @@ int main(int argc, char** argv) {
   attnrt::cli::AddConvertCommand(app, &exit_code);
   attnrt::cli::AddDemoCommand(app, &exit_code);
   attnrt::cli::AddBenchCommand(app, &exit_code);
+  // A write past `ulimit -f` then fails with EFBIG like any other write error, so
+  // the command removes its temporary file and reports it, instead of dying.
+  std::signal(SIGXFSZ, SIG_IGN);
+  if (argc < 2) {
+    std::fputs(app.help().c_str(), stderr);
+    return kExitUsage;
+  }
+  // Commands run inside parse(). The runtime never throws; what the host layer can
+  // throw (allocation of a huge output, thread creation) becomes a message and exit 1.
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const std::bad_alloc&) {
+    std::fputs("attnrt: error: out of memory (an input or output is larger than this machine can hold)\n",
+               stderr);
+    return 1;
+  } catch (const std::length_error& e) {
+    std::fprintf(stderr, "attnrt: error: a buffer would exceed the largest possible size (%s)\n",
+                 e.what());
+    return 1;
+  } catch (const std::system_error& e) {
+    std::fprintf(stderr, "attnrt: error: %s (%s)\n", e.what(), e.code().message().c_str());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnrt: error: %s\n", e.what());
+    return 1;
   }
   return exit_code;
 }

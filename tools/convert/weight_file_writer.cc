@@ -16,6 +16,7 @@
 #include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/tensor_shape.h"
 #include "attnrt/runtime/weight_file.h"
+#include "output/output_file.h"
 
 namespace attnrt {
 namespace {
@@ -243,16 +244,7 @@ bool WeightFileWriter::SerializeImpl(std::vector<uint8_t>* out, std::string* err
 bool WeightFileWriter::WriteFile(const std::string& path, std::string* error) const {
   std::vector<uint8_t> bytes;
   if (!Serialize(&bytes, error)) return false;
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return Fail(error, path + ": cannot open for writing: " + std::strerror(errno));
-  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  const int write_errno = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (written != bytes.size() || !closed) {
-    return Fail(error, path + ": write failed: " +
-                           std::strerror(written != bytes.size() ? write_errno : errno));
-  }
-  return true;
+  return WriteOutputFile(path, bytes.data(), bytes.size(), error);
 }
 
 }  // namespace attnrt

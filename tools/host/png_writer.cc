@@ -2,7 +2,7 @@
 // reads, in a few dozen lines, with CRC32 and Adler-32 written here.
 #include "host/png_writer.h"
 
-#include <fstream>
+#include "output/output_file.h"
 
 namespace attnrt {
 namespace {
@@ -73,13 +73,7 @@ bool WritePngRgb(const std::string& path, size_t width, size_t height,
   Chunk(&png, "IHDR", header);
   Chunk(&png, "IDAT", ZlibStored(raw));
   Chunk(&png, "IEND", {});
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
-  if (!out.good()) {
-    *error = "cannot write " + path;
-    return false;
-  }
-  return true;
+  return WriteOutputFile(path, png.data(), png.size(), error);
 }
 
 void HeatColor(float t, uint8_t* rgb) {

@@ -16,6 +16,8 @@
 
 #include <sys/stat.h>
 
+#include "output/output_file.h"
+
 namespace attnrt {
 namespace npy {
 namespace {
@@ -550,8 +552,9 @@ bool EncodeFloat32(const std::vector<size_t>& shape, const float* data, std::vec
   }
 }
 
-static bool WriteFloat32Impl(const std::string& path, const std::vector<size_t>& shape,
+static bool WriteFloat32Impl(OutputFile* out, const std::vector<size_t>& shape,
                              const float* data, std::string* error) {
+  const std::string& path = out->path();
   std::string header, why;
   size_t count = 0;
   if (!BuildHeader(shape, &header, &count, &why)) return Fail(error, path, why);
@@ -561,37 +564,31 @@ static bool WriteFloat32Impl(const std::string& path, const std::vector<size_t>&
   constexpr size_t kChunkFloats = size_t{1} << 16;
   std::vector<uint8_t> chunk;
   chunk.reserve(kChunkFloats * sizeof(float));
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return Fail(error, path, std::string("cannot create: ") + std::strerror(errno));
-  errno = 0;
-  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size();
-  for (size_t done = 0; ok && done < count; done += kChunkFloats) {
+  if (!out->Write(header.data(), header.size(), error)) return false;
+  for (size_t done = 0; done < count; done += kChunkFloats) {
     const size_t n = std::min(kChunkFloats, count - done);
     chunk.clear();
     AppendFloat32(data + done, n, &chunk);
-    ok = std::fwrite(chunk.data(), 1, chunk.size(), f) == chunk.size();
-  }
-  int write_errno = errno;
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    write_errno = errno;
-  }
-  if (!ok) {
-    std::remove(path.c_str());
-    return Fail(error, path,
-                std::string("cannot write: ") +
-                    (write_errno != 0 ? std::strerror(write_errno) : "I/O error"));
+    if (!out->Write(chunk.data(), chunk.size(), error)) return false;
   }
   return true;
 }
 
+bool WriteFloat32To(OutputFile* out, const std::vector<size_t>& shape, const float* data,
+                    std::string* error) {
+  try {
+    return WriteFloat32Impl(out, shape, data, error);
+  } catch (const std::bad_alloc&) {
+    out->Discard();
+    return Fail(error, out->path(), "out of memory writing shape " + ShapeString(shape));
+  }
+}
+
 bool WriteFloat32(const std::string& path, const std::vector<size_t>& shape, const float* data,
                   std::string* error) {
-  try {
-    return WriteFloat32Impl(path, shape, data, error);
-  } catch (const std::bad_alloc&) {
-    return Fail(error, path, "out of memory writing shape " + ShapeString(shape));
-  }
+  // Written beside the target and renamed over it: a failure leaves the target as it was.
+  OutputFile out;
+  return out.Open(path, error) && WriteFloat32To(&out, shape, data, error) && out.Commit(error);
 }
 
 }  // namespace npy

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "output/output_file.h"
+
 namespace attnrt {
 namespace npy {
 
@@ -38,9 +40,13 @@ bool ReadFile(const std::string& path, Array* out, std::string* error);
 bool EncodeFloat32(const std::vector<size_t>& shape, const float* data, std::vector<uint8_t>* out,
                    std::string* error);
 
-// EncodeFloat32 written to `path`.
+// EncodeFloat32 written to `path` through an OutputFile: a failure leaves `path` untouched.
 bool WriteFloat32(const std::string& path, const std::vector<size_t>& shape, const float* data,
                   std::string* error);
+// The same, into an open OutputFile that the caller commits (several outputs of one
+// command are committed only once all of them were written).
+bool WriteFloat32To(OutputFile* out, const std::vector<size_t>& shape, const float* data,
+                    std::string* error);
 
 // "(2, 3, 4)", "(5,)" and "()" as Python prints a shape tuple.
 std::string ShapeString(const std::vector<size_t>& shape);
