@@ -415,9 +415,9 @@ TEST(NpyWrite, Errors) {
   EXPECT_HAS(error, "/nonexistent-dir/x.npy: ");
   const float one = 1;
   EXPECT_FALSE(WriteFloat32("/nonexistent-dir/x.npy", {1}, &one, &error));
-  EXPECT_HAS(error, "/nonexistent-dir/x.npy: cannot create");
+  EXPECT_HAS(error, "/nonexistent-dir/x.npy: cannot write into its directory");
   EXPECT_FALSE(WriteFloat32(::testing::TempDir(), {1}, &one, &error));  // a directory
-  EXPECT_HAS(error, ::testing::TempDir() + ": cannot create");
+  EXPECT_HAS(error, ": is a directory, not a file");
   Bytes bytes;
   EXPECT_FALSE(EncodeFloat32({2, 2}, nullptr, &bytes, &error));
   EXPECT_HAS(error, "null data");
