@@ -16,11 +16,13 @@ defaults, build_module() constructs the module, forward() runs it with attnrt's 
 The keys and defaults are those of attnrt's C++ records (models/src/arch_*.cc) with two
 exceptions kept from before those records existed: for mha and encoder-layer, batch_first
 defaults to True and encoder-layer's dropout to 0.0 (PyTorch: False and 0.1; the encoder keeps
-PyTorch's). export_torch.py writes the resolved config, so `attnrt convert` never relies on a
-default. Keys attnrt implements only at their default (mha's add_bias_kv, add_zero_attn, kdim,
+PyTorch's). export_torch.py writes the resolved config (less the keys that only restate
+attnrt's defaults, see written_config()), so `attnrt convert` never relies on a default that
+differs. Keys attnrt implements only at their default (mha's add_bias_kv, add_zero_attn, kdim,
 vdim; vit's representation_size) are accepted at that value only. is_causal (mha,
 encoder-layer, encoder) is attnrt's own key: the model applies the causal rule on every run, so
-forward() must be called with causal=True for such a module (see stored_causal()).
+forward() must be called with causal=True for such a module (see stored_causal()). The C++
+self-attention record also takes is_causal; here seed 003 keeps its lack of a causal option.
 
 Layouts: batch_first true means (batch, seq, features) in and out; false (the default of PyTorch
 and of the encoder) means (seq, batch, features), exactly as PyTorch and `attnrt run` take it.
@@ -215,6 +217,15 @@ def _check_combination(arch, c):
 def json_name(value):
     """How a config value is spelled in JSON (for messages)."""
     return json.dumps(value)
+
+
+def written_config(arch, resolved):
+    """The config as export_torch.py writes it into config.json (after "architecture"): the
+    resolved config without the keys that only restate attnrt's defaults and that older readers
+    do not know: the keys accepted only at their default (add_bias_kv, add_zero_attn, kdim, vdim,
+    representation_size; attnrt records nothing for them either) and is_causal when false."""
+    return {k: v for k, v in resolved.items()
+            if k not in _FIXED and not (k == "is_causal" and not v)}
 
 
 def stored_causal(arch, config):
