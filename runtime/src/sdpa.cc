@@ -43,6 +43,31 @@ Strides3 BroadcastStrides(const TensorShape& s) {
   return st;
 }
 
+// Every buffer a call touches must have a byte size that fits size_t: the output
+// (B, Hq, L, Ev), the weights and the score rows (B, Hq, L, S), the queries (B, Hq,
+// L, E) and keys and values (B, Hkv, S, max(E, Ev)). Zero-size tensors may carry huge
+// dimensions (Q of shape (2^30, 2^30, 2, 0) is 0 bytes on disk), and an unchecked
+// product would wrap to a small number while the kernels walk the real extents.
+Status CheckSdpaSizes(const SdpaParams& p) {
+  const size_t widest_q = p.kv_len > p.v_dim ? (p.kv_len > p.qk_dim ? p.kv_len : p.qk_dim)
+                                             : (p.v_dim > p.qk_dim ? p.v_dim : p.qk_dim);
+  const size_t widest_kv = p.qk_dim > p.v_dim ? p.qk_dim : p.v_dim;
+  const size_t q_side[5] = {p.batch, p.q_heads, p.q_len, widest_q, sizeof(float)};
+  const size_t kv_side[5] = {p.batch, p.kv_heads, p.kv_len, widest_kv, sizeof(float)};
+  const char* format = "%s of batch %z x heads %z x rows %z x width %z have more bytes than "
+                       "size_t can count";
+  size_t bytes;
+  if (!CheckedProduct(q_side, 5, &bytes)) {
+    return Status::Error(StatusCode::kOverflow, format, "the queries, scores or output", p.batch,
+                         p.q_heads, p.q_len, widest_q);
+  }
+  if (!CheckedProduct(kv_side, 5, &bytes)) {
+    return Status::Error(StatusCode::kOverflow, format, "the keys and values", p.batch, p.kv_heads,
+                         p.kv_len, widest_kv);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 float DefaultSdpaScale(size_t qk_dim) {
@@ -77,6 +102,15 @@ Status BindSdpaShapes(const TensorShape& q, const TensorShape& k, const TensorSh
                          "key has %z heads but value has %z (they must match or be 1)",
                          k.FromRight(2), v.FromRight(2));
   }
+  // Without a 4-D input the leading dim is a batch, as torch.matmul broadcasts
+  // (B, L, E) @ (B, E, S): it must match or be 1. Grouped-query heads need (B, H, L, E).
+  const bool has_heads = q.rank == 4 || k.rank == 4 || v.rank == 4;
+  if (!has_heads && q.FromRight(2) != kv_heads && q.FromRight(2) != 1 && kv_heads != 1) {
+    return Status::Error(StatusCode::kShapeMismatch,
+                         "3-D batch sizes do not broadcast: query %z, key/value %z (grouped-query "
+                         "heads need 4-D (B, H, L, E) inputs)",
+                         q.FromRight(2), kv_heads);
+  }
   // A single query head against several kv heads broadcasts the query.
   const size_t q_heads = q.FromRight(2) == 1 ? kv_heads : q.FromRight(2);
   if (kv_heads == 0 || q_heads % kv_heads != 0) {
@@ -96,6 +130,7 @@ Status BindSdpaShapes(const TensorShape& q, const TensorShape& k, const TensorSh
   p->k_strides = BroadcastStrides(k);
   p->v_strides = BroadcastStrides(v);
   p->scale = DefaultSdpaScale(p->qk_dim);
+  ATTNRT_RETURN_IF_ERROR(CheckSdpaSizes(*p));
 
   // Output keeps the highest input rank, with broadcast leading dimensions.
   size_t rank = q.rank > k.rank ? q.rank : k.rank;
@@ -157,6 +192,7 @@ Status ValidateSdpa(const SdpaParams& p, const SdpaKernel& kernel) {
   if (!std::isfinite(p.scale)) {
     return Status::Error(StatusCode::kInvalidArgument, "scale must be a finite number");
   }
+  ATTNRT_RETURN_IF_ERROR(CheckSdpaSizes(p));
   if (p.weights != nullptr && !kernel.returns_weights) {
     return Status::Error(StatusCode::kUnsupported,
                          "kernel '%s' cannot return attention weights; use hwy-materialized, "

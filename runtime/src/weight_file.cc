@@ -294,8 +294,13 @@ Status WeightFile::CheckHeader(const uint8_t* p, size_t size) {
                    Layout::kHeaderSize);
   }
   const uint64_t file_size = LoadU64(p + kFileSizeAt);
-  if (file_size != size) {
-    return BadFile("weight file: header file_size %z but the buffer holds %z bytes (truncated?)",
+  if (file_size < size) {
+    return BadFile("weight file: header file_size %z but the buffer holds %z bytes (bytes appended "
+                   "after the end of the file?)",
+                   file_size, size);
+  }
+  if (file_size > size) {
+    return BadFile("weight file: header file_size %z but the buffer holds only %z bytes (truncated?)",
                    file_size, size);
   }
   // Tensor data is handed out as const float*; every data offset is a multiple of >= 64.

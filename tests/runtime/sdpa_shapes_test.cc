@@ -91,5 +91,31 @@ TEST(BindSdpaShapes, ErrorsNameTheProblem) {
             std::string::npos);
 }
 
+// torch.matmul broadcasting for 3-D inputs: the leading dim is a batch, so (6, L, E)
+// against (3, S, E) is an error (it was taken as 6 query heads grouped over 3),
+// while 4-D (1, 6, L, E) against (1, 3, S, E) is grouped-query attention.
+TEST(BindSdpaShapes, ThreeDimensionalLeadingDimIsABatch) {
+  EXPECT_NE(BindError(Shape({6, 5, 4}), Shape({3, 7, 4}), Shape({3, 7, 4}), nullptr)
+                .find("3-D batch sizes do not broadcast: query 6, key/value 3"),
+            std::string::npos);
+  EXPECT_EQ(BindError(Shape({1, 6, 5, 4}), Shape({1, 3, 7, 4}), Shape({1, 3, 7, 4}), nullptr), "ok");
+  EXPECT_EQ(BindError(Shape({6, 5, 4}), Shape({1, 7, 4}), Shape({1, 7, 4}), nullptr), "ok");
+  EXPECT_EQ(BindError(Shape({1, 5, 4}), Shape({3, 7, 4}), Shape({3, 7, 4}), nullptr), "ok");
+}
+
+// Zero-size tensors may carry huge dimensions; the byte count of what the call
+// writes must still fit size_t (these products wrap to 0 and 8 unchecked).
+TEST(BindSdpaShapes, SizesThatOverflowAreRefused) {
+  const size_t big = size_t{1} << 30;
+  EXPECT_NE(BindError(Shape({big, big, 2, 0}), Shape({1, 1, 0, 0}), Shape({1, 1, 0, 8}), nullptr)
+                .find("have more bytes than size_t can count"),
+            std::string::npos);
+  const size_t rows = (SIZE_MAX >> 3) + 2;  // rows * 8 keys wraps
+  EXPECT_NE(BindError(Shape({1, 1, rows, 0}), Shape({1, 1, 8, 0}), Shape({1, 1, 8, 0}), nullptr)
+                .find("have more bytes than size_t can count"),
+            std::string::npos);
+  EXPECT_EQ(BindError(Shape({1, 1, 2, 0}), Shape({1, 1, 0, 0}), Shape({1, 1, 0, 8}), nullptr), "ok");
+}
+
 }  // namespace
 }  // namespace attnrt

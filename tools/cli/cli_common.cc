@@ -3,17 +3,41 @@
 
 #include <iostream>
 
+#include <new>
+#include <stdexcept>
+
+#include "attnrt/runtime/checked_math.h"
 #include "output/output_file.h"
 
 namespace attnrt::cli {
 
+std::string Printable(const std::string& text, bool keep_newlines) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : text) {
+    if ((c < 0x20 && !(keep_newlines && c == '\n')) || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 int ReportError(const std::string& command, const std::string& message) {
-  std::cerr << "attnrt " << command << ": error: " << message << "\n";
+  std::cerr << "attnrt " << command << ": error: " << Printable(message, true) << "\n";
   return kExitFailure;
 }
 
 int ReportStatus(const std::string& command, const Status& status) {
   return ReportError(command, status.message());
+}
+
+std::string WithPath(const std::string& path, const std::string& message) {
+  const std::string prefix = path + ": ";
+  return message.compare(0, prefix.size(), prefix) == 0 ? message : prefix + message;
 }
 
 bool LoadNpy(const std::string& path, const std::string& role, npy::Array* out,
@@ -40,6 +64,35 @@ bool ToTensorShape(const std::vector<size_t>& dims, const std::string& role, Ten
 
 std::vector<size_t> ToVector(const TensorShape& shape) {
   return std::vector<size_t>(shape.dims, shape.dims + shape.rank);
+}
+
+TensorShape Shape4(size_t batch, size_t heads, size_t rows, size_t cols) {
+  TensorShape s;
+  s.rank = 4;
+  s.dims[0] = batch;
+  s.dims[1] = heads;
+  s.dims[2] = rows;
+  s.dims[3] = cols;
+  return s;
+}
+
+bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
+                    std::vector<float>* out, std::string* error) {
+  size_t count = 0, bytes = 0;
+  const bool fits = CheckedProduct(shape.data(), shape.size(), &count) &&
+                    CheckedMul(count, sizeof(float), &bytes);
+  if (fits) {
+    try {
+      out->assign(count, 0.0f);
+      return true;
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }
+  }
+  *error = "cannot allocate the " + role + " " + npy::ShapeString(shape) + " float32 (" +
+           (fits ? std::to_string(bytes) + " bytes" : std::string("more bytes than size_t counts")) +
+           ")";
+  return false;
 }
 
 bool CheckOutputPaths(const std::vector<PathArg>& inputs, const std::vector<PathArg>& outputs,

@@ -13,9 +13,19 @@ namespace attnrt::cli {
 // Exit code for a request the runtime refused or for bad input files.
 constexpr int kExitFailure = 1;
 
-// Prints "attnrt <command>: error: <message>" to stderr; returns kExitFailure.
+// Untrusted bytes (tensor names, metadata, paths) as they may reach a terminal:
+// control characters (ESC sequences, carriage returns, ...) become \xNN;
+// newlines too unless keep_newlines (messages that are laid out on lines).
+std::string Printable(const std::string& text, bool keep_newlines = false);
+
+// Prints "attnrt <command>: error: <message>" to stderr (Printable, lines kept);
+// returns kExitFailure.
 int ReportError(const std::string& command, const std::string& message);
 int ReportStatus(const std::string& command, const Status& status);
+
+// "PATH: message", unless the message already starts with "PATH: " (messages from
+// the JSON and npy readers name their file themselves).
+std::string WithPath(const std::string& path, const std::string& message);
 
 // Reads a .npy file; `role` ("query", "mask", ...) prefixes error messages.
 bool LoadNpy(const std::string& path, const std::string& role, npy::Array* out,
@@ -25,6 +35,13 @@ bool LoadNpy(const std::string& path, const std::string& role, npy::Array* out,
 bool ToTensorShape(const std::vector<size_t>& dims, const std::string& role, TensorShape* out,
                    std::string* error);
 std::vector<size_t> ToVector(const TensorShape& shape);
+// A (batch, heads, rows, cols) shape.
+TensorShape Shape4(size_t batch, size_t heads, size_t rows, size_t cols);
+
+// Sizes *out to the element count of `shape`; false, with a message naming `role`,
+// the shape and its bytes, when the count overflows or the memory cannot be had.
+bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
+                    std::vector<float>* out, std::string* error);
 
 // A named file argument of a command, e.g. {"--out", path}.
 struct PathArg {

@@ -19,6 +19,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kernel_choice.h"
+#include "cli/option_checks.h"
 #include "host/aligned_buffer.h"
 #include "host/fma_peak.h"
 #include "host/memory_read.h"
@@ -120,15 +121,6 @@ std::vector<float> RandomFloats(size_t count, std::mt19937* rng) {
   return v;
 }
 
-TensorShape Shape4(size_t b, size_t h, size_t rows, size_t cols) {
-  TensorShape s;
-  s.rank = 4;
-  s.dims[0] = b;
-  s.dims[1] = h;
-  s.dims[2] = rows;
-  s.dims[3] = cols;
-  return s;
-}
 
 // Flops of the two matrix products, counted densely: 2*L*S*E for Q.K^T plus
 // 2*L*S*Ev for P.V per (batch, head), i.e. 4*B*H*L*S*E when Ev == E. Softmax
@@ -308,26 +300,28 @@ void AddBenchSdpa(CLI::App& bench, int* exit_code) {
       "vectorized read of the same K and V bytes is timed too (read_ms). cpu_ms is the "
       "process CPU time per run (all workers): on a shared machine a one-thread run's "
       "cpu_ms is close to its wall time on an idle one.");
-  cmd->add_option("--batch", o->batch, "Batch size B")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--heads", o->heads, "Query heads H")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads (default: H)")->check(CLI::PositiveNumber);
-  cmd->add_option("--seq", o->seq, "Queries L")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--seq-kv", o->seq_kv, "Keys S (default: L)")->check(CLI::PositiveNumber);
-  cmd->add_option("--dim", o->dim, "Query/key dim E")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--dim-v", o->dim_v, "Value dim Ev (default: E)")->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", o->batch, "Batch size B")->capture_default_str()->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--heads", o->heads, "Query heads H")->capture_default_str()->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads (default: H)")->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--seq", o->seq, "Queries L")->capture_default_str()->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--seq-kv", o->seq_kv, "Keys S (default: L)")->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--dim", o->dim, "Query/key dim E")->capture_default_str()->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--dim-v", o->dim_v, "Value dim Ev (default: E)")->check(WholeNumber(1, kMaxDim));
   AddCausalOption(*cmd, &o->causal);
   AddKernelOption(*cmd, &o->kernel);
   cmd->add_option("--threads", o->threads, "Worker threads (0: all hardware threads)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1024));
+      ->check(ThreadCount());
   cmd->add_option("--warmup", o->warmup, "Untimed runs first (at least 1 is always made)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(WholeNumber(0, 1000000));
   cmd->add_option("--repeats", o->repeats,
                   "Timed runs (0: as many as fit in --seconds, at least 5)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(WholeNumber(0, 1000000));
   cmd->add_option("--seconds", o->seconds, "Time budget of the timed runs when --repeats is 0")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteNumber(0.001, 3600));
   cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print a JSON object with every number as the last line");
   cmd->callback([o, exit_code] {
@@ -347,7 +341,7 @@ void AddBenchPeak(CLI::App& bench, int* exit_code) {
       "(12 independent FMA chains; see tools/host/fma_peak.h)");
   cmd->add_option("--seconds", o->seconds, "Length of one trial")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteNumber(0.001, 3600));
   cmd->add_option("--trials", o->trials, "Trials; the best is reported")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));

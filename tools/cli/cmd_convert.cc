@@ -116,7 +116,7 @@ bool DeriveConfig(const WeightFileWriter& metadata_only, ModelConfig* config, st
   Status st = WeightFile::Open(bytes.data(), bytes.size(), &file);
   if (st.ok()) st = ReadModelConfig(file, config);
   if (!st.ok()) {
-    *error = std::string("config: ") + st.message();
+    *error = st.message();
     return false;
   }
   return true;
@@ -193,7 +193,7 @@ int ConvertCommand(const ConvertOptions& o) {
                                   ArchitectureNames() + ")");
     }
     if (!json.GetString("architecture", &arch_name, &error)) {
-      return ReportError(cmd, o.config + ": " + error);
+      return ReportError(cmd, WithPath(o.config, error));
     }
   }
   Architecture arch;
@@ -203,7 +203,7 @@ int ConvertCommand(const ConvertOptions& o) {
   ModelConfig config;
   if (!WriteConfigMetadata(arch, json, &writer, &error) ||
       !DeriveConfig(writer, &config, &error)) {
-    return ReportError(cmd, o.config + ": " + error);
+    return ReportError(cmd, WithPath(o.config, error));
   }
   std::fprintf(stderr, "convert: reading %s\n", o.weights.c_str());
   if (RefuseTorchArchive(o.weights, &error)) return ReportError(cmd, error);

@@ -8,6 +8,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/model_file.h"
 #include "host/aligned_buffer.h"
 #include "host/png_writer.h"
@@ -89,15 +90,21 @@ int DemoCommand(const DemoOptions& o) {
   in.x = x.f32.data();
   in.batch = x.shape[0];
   in.seq = x.shape[1];
-  std::vector<float> y(in.batch * in.seq * c.out_dim);
-  std::vector<float> weights(in.batch * c.heads * in.seq * in.seq);
-  in.weights = weights.data();
 
   ThreadPool pool(o.threads);
   ModelPlan plan;
   Status st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan, true);
   if (!st.ok()) return ReportStatus(cmd, st);
+  std::vector<float> y, weights;
+  if (!AllocateFloats(expected.shape, "output", &y, &error) ||
+      !AllocateFloats({in.batch, c.heads, in.seq, in.seq}, "attention weights", &weights, &error)) {
+    return ReportError(cmd, error);
+  }
+  in.weights = weights.data();
   AlignedBuffer buffer(plan.arena_bytes);
+  if (!buffer.ok()) {
+    return ReportError(cmd, "cannot allocate the arena of " + std::to_string(plan.arena_bytes) + " bytes");
+  }
   Arena arena(buffer.data(), plan.arena_bytes);
   std::vector<double> times;
   for (size_t r = 0; r < std::max<size_t>(1, o.repeats); ++r) {
@@ -146,9 +153,9 @@ void AddDemoCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--input", o->input, "Input .npy")->capture_default_str();
   cmd->add_option("--expected", o->expected, "Expected output .npy (PyTorch's)")->capture_default_str();
   cmd->add_option("--png", o->png, "Also write the heatmap as a PNG");
-  cmd->add_option("--head", o->head, "Attention head to show")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "Worker threads")->capture_default_str()->check(CLI::Range(1, 1024));
-  cmd->add_option("--repeats", o->repeats, "Timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
+  cmd->add_option("--head", o->head, "Attention head to show")->capture_default_str()->check(WholeNumber(0, kMaxDim));
+  cmd->add_option("--threads", o->threads, "Worker threads")->capture_default_str()->check(WholeNumber(1, 1024));
+  cmd->add_option("--repeats", o->repeats, "Timed runs")->capture_default_str()->check(WholeNumber(1, 100000));
   cmd->callback([o, exit_code] { *exit_code = DemoCommand(*o); });
 }
 

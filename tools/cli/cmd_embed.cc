@@ -7,6 +7,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/model_file.h"
 #include "output/output_file.h"
 
@@ -105,8 +106,11 @@ void AddEmbedCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("model", o->model, "Converted model file")->required();
   cmd->add_option("-o,--out", o->out, "Header to write, e.g. model_data.h")->required();
   cmd->add_option("--name", o->name, "C identifier prefix")->capture_default_str();
-  cmd->add_option("--seq", o->seq, "Also emit the arena size planned for this sequence length");
-  cmd->add_option("--batch", o->batch, "Batch size for the arena plan")->capture_default_str();
+  cmd->add_option("--seq", o->seq, "Also emit the arena size planned for this sequence length")
+      ->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--batch", o->batch, "Batch size for the arena plan")
+      ->capture_default_str()
+      ->check(WholeNumber(1, kMaxDim));
   cmd->callback([o, exit_code] { *exit_code = EmbedCommand(*o); });
 }
 

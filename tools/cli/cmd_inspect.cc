@@ -13,13 +13,13 @@ namespace {
 void PrintMetadata(const WeightMetadata& md) {
   switch (md.type) {
     case WeightMetadataType::kInt:
-      std::printf("  %-18s %" PRId64 "\n", md.key, md.int_value);
+      std::printf("  %-18s %" PRId64 "\n", Printable(md.key).c_str(), md.int_value);
       break;
     case WeightMetadataType::kFloat:
-      std::printf("  %-18s %g\n", md.key, md.float_value);
+      std::printf("  %-18s %g\n", Printable(md.key).c_str(), md.float_value);
       break;
     case WeightMetadataType::kString:
-      std::printf("  %-18s \"%s\"\n", md.key, md.string_value);
+      std::printf("  %-18s \"%s\"\n", Printable(md.key).c_str(), Printable(md.string_value).c_str());
       break;
   }
 }
@@ -29,7 +29,7 @@ int InspectCommand(const std::string& path) {
   OpenedModel m;
   if (!OpenModel(path, &m, &error)) return ReportError("inspect", error);
   const WeightFile& f = m.file;
-  std::printf("file: %s (%zu bytes, format version %u, data alignment %zu)\n", path.c_str(),
+  std::printf("file: %s (%zu bytes, format version %u, data alignment %zu)\n", Printable(path).c_str(),
               f.file_size(), f.format_version(), f.alignment());
   std::printf("checksum: crc32c 0x%08x verified\n", f.checksum());
   const ModelConfig& c = m.model.config;
@@ -50,7 +50,7 @@ int InspectCommand(const std::string& path) {
     WeightTensor t;
     if (!f.TensorAt(i, &t).ok()) continue;
     const size_t offset = reinterpret_cast<const uint8_t*>(t.data) - m.mapping.data();
-    std::printf("  %-28s %-5s %-14s %10zu %10zu\n", t.name, "f32",
+    std::printf("  %-28s %-5s %-14s %10zu %10zu\n", Printable(t.name).c_str(), "f32",
                 npy::ShapeString(ToVector(t.shape)).c_str(), offset, t.bytes);
   }
   return 0;

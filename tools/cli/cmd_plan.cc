@@ -4,8 +4,10 @@
 #include <cstdio>
 
 #include "attnrt/runtime/sdpa.h"
+#include "attnrt/runtime/checked_math.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
 #include "cli/model_file.h"
 
@@ -60,14 +62,17 @@ int PlanModelCommand(const PlanModelOptions& o) {
 }
 
 int PlanSdpaCommand(const PlanSdpaOptions& o) {
+  // The shapes go through the same binding `sdpa` and `bench` use: heads that do
+  // not divide and sizes that overflow are refused here as there.
+  const size_t kv_heads = o.kv_heads == 0 ? o.heads : o.kv_heads;
+  const size_t seq_kv = o.seq_kv == 0 ? o.seq : o.seq_kv, dim_v = o.dim_v == 0 ? o.dim : o.dim_v;
   SdpaParams p;
-  p.batch = o.batch;
-  p.q_heads = o.heads;
-  p.kv_heads = o.kv_heads == 0 ? o.heads : o.kv_heads;
-  p.q_len = o.seq;
-  p.kv_len = o.seq_kv == 0 ? o.seq : o.seq_kv;
-  p.qk_dim = o.dim;
-  p.v_dim = o.dim_v == 0 ? o.dim : o.dim_v;
+  TensorShape out_shape, weights_shape;
+  const Status bound = BindSdpaShapes(Shape4(o.batch, o.heads, o.seq, o.dim),
+                                      Shape4(o.batch, kv_heads, seq_kv, o.dim),
+                                      Shape4(o.batch, kv_heads, seq_kv, dim_v), nullptr,
+                                      MaskKind::kNone, &p, &out_shape, &weights_shape);
+  if (!bound.ok()) return ReportStatus("plan", bound);
   p.causal = ParseCausal(o.causal);
   // Any non-null address tells kernel choice that weights are wanted.
   static float weights_marker;
@@ -82,9 +87,13 @@ int PlanSdpaCommand(const PlanSdpaOptions& o) {
   size_t scratch = 0;
   const Status st = SdpaScratchBytes(p, *kernel, o.threads, &scratch);
   if (!st.ok()) return ReportStatus("plan", st);
+  // BindSdpaShapes checked that every one of these byte counts fits size_t.
   const size_t f = sizeof(float);
   const size_t q = p.batch * p.q_heads * p.q_len * p.qk_dim * f;
-  const size_t kv = p.batch * p.kv_heads * p.kv_len * (p.qk_dim + p.v_dim) * f;
+  const size_t k = p.batch * p.kv_heads * p.kv_len * p.qk_dim * f;
+  const size_t v = p.batch * p.kv_heads * p.kv_len * p.v_dim * f;
+  size_t kv;
+  if (!CheckedAdd(k, v, &kv)) return ReportError("plan", "key + value bytes overflow size_t");
   const size_t out = p.batch * p.q_heads * p.q_len * p.v_dim * f;
   const size_t w = o.weights ? p.batch * p.q_heads * p.q_len * p.kv_len * f : 0;
   std::printf("plan sdpa: kernel %s (%s), %zu thread(s)\n", kernel->name, kernel->isa(), o.threads);
@@ -106,26 +115,35 @@ void AddPlanCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "plan", "Exact arena bytes by region for a model (plan MODEL --seq N) or an SDPA call (plan sdpa ...)");
   cmd->add_option("model", mo->model, "Converted model file");
-  cmd->add_option("--seq", mo->seq, "Sequence length (not for vit: its token count is fixed)")->check(CLI::Range(size_t{1}, size_t{1} << 24));
-  cmd->add_option("--batch", mo->batch, "Batch size")->capture_default_str()->check(CLI::Range(size_t{1}, size_t{1} << 20));
-  cmd->add_option("--threads", mo->threads, "Worker threads")->capture_default_str()->check(CLI::Range(1, 1024));
+  cmd->add_option("--seq", mo->seq, "Sequence length (not for vit: its token count is fixed)")->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--batch", mo->batch, "Batch size")->capture_default_str()->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--threads", mo->threads, "Worker threads")->capture_default_str()->check(WholeNumber(1, 1024));
   cmd->add_flag("--json", mo->json, "Print a JSON summary as the last line");
 
   auto so = std::make_shared<PlanSdpaOptions>();
   CLI::App* sdpa = cmd->add_subcommand("sdpa", "Scratch and tensor bytes of one SDPA call");
-  sdpa->add_option("--batch", so->batch, "Batch size")->capture_default_str();
-  sdpa->add_option("--heads", so->heads, "Query heads")->capture_default_str();
-  sdpa->add_option("--kv-heads", so->kv_heads, "Key/value heads (default: --heads)");
-  sdpa->add_option("--seq", so->seq, "Query length L")->required();
-  sdpa->add_option("--seq-kv", so->seq_kv, "Key length S (default: --seq)");
-  sdpa->add_option("--dim", so->dim, "Query/key dim E")->required();
-  sdpa->add_option("--dim-v", so->dim_v, "Value dim Ev (default: --dim)");
+  const CLI::Validator dim = WholeNumber(1, kMaxDim);
+  sdpa->add_option("--batch", so->batch, "Batch size")->capture_default_str()->check(dim);
+  sdpa->add_option("--heads", so->heads, "Query heads")->capture_default_str()->check(dim);
+  sdpa->add_option("--kv-heads", so->kv_heads, "Key/value heads (default: --heads)")->check(dim);
+  sdpa->add_option("--seq", so->seq, "Query length L")->required()->check(dim);
+  sdpa->add_option("--seq-kv", so->seq_kv, "Key length S (default: --seq)")->check(dim);
+  sdpa->add_option("--dim", so->dim, "Query/key dim E")->required()->check(dim);
+  sdpa->add_option("--dim-v", so->dim_v, "Value dim Ev (default: --dim)")->check(dim);
   AddKernelOption(*sdpa, &so->kernel);
   AddCausalOption(*sdpa, &so->causal);
-  sdpa->add_option("--threads", so->threads, "Worker threads")->capture_default_str()->check(CLI::Range(1, 1024));
+  sdpa->add_option("--threads", so->threads, "Worker threads")->capture_default_str()->check(WholeNumber(1, 1024));
   sdpa->add_flag("--weights", so->weights, "Plan for returning attention weights");
   sdpa->add_flag("--json", so->json, "Print a JSON summary as the last line");
-  sdpa->callback([so, exit_code] { *exit_code = PlanSdpaCommand(*so); });
+  sdpa->callback([so, mo, exit_code] {
+    // `plan MODEL sdpa ...` would plan a bare SDPA call and ignore MODEL: refuse it.
+    if (!mo->model.empty()) {
+      *exit_code = ReportError("plan", "`plan sdpa` plans one SDPA call and takes no model file (got " +
+                                           mo->model + "); use `attnrt plan MODEL --seq N`");
+      return;
+    }
+    *exit_code = PlanSdpaCommand(*so);
+  });
 
   cmd->callback([sdpa, mo, exit_code] {
     if (sdpa->parsed()) return;

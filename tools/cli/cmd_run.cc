@@ -4,6 +4,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
 #include "cli/key_padding_mask.h"
 #include "cli/model_file.h"
@@ -83,12 +84,13 @@ int RunModelCommand(const RunOptions& o) {
   st = ModelOutputShape(c, in.batch, in.seq, &y_dims);
   if (!st.ok()) return ReportStatus(cmd, st);
   AlignedBuffer buffer(plan.arena_bytes);
-  if (!buffer.ok()) return ReportError(cmd, "cannot allocate the arena");
+  if (!buffer.ok()) {
+    return ReportError(cmd, "cannot allocate the arena of " + std::to_string(plan.arena_bytes) + " bytes");
+  }
   Arena arena(buffer.data(), plan.arena_bytes);
   const std::vector<size_t> y_shape = ToVector(y_dims);
-  size_t y_count = 1;
-  for (size_t d : y_shape) y_count *= d;  // bounded by ModelOutputShape's checked size
-  std::vector<float> y(y_count);
+  std::vector<float> y;
+  if (!AllocateFloats(y_shape, "output", &y, &error)) return ReportError(cmd, error);
 
   const auto start = std::chrono::steady_clock::now();
   st = RunModel(m.model, in, y.data(), &arena, &pool);
@@ -130,7 +132,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                   "(as src_key_padding_mask), or float32 added; combines with --mask");
   AddCausalOption(*cmd, &o->causal);
   cmd->add_option("--threads", o->threads, "Worker threads (default: all hardware threads)")
-      ->check(CLI::Range(0, 1024));
+      ->check(ThreadCount());
   cmd->callback([o, exit_code] { *exit_code = RunModelCommand(*o); });
 }
 

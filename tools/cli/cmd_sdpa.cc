@@ -7,6 +7,7 @@
 #include "attnrt/runtime/sdpa.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
 #include "host/aligned_buffer.h"
 #include "host/thread_pool.h"
@@ -72,8 +73,12 @@ int RunSdpaCommand(const SdpaOptions& o) {
   if (o.scale) p.scale = static_cast<float>(*o.scale);
   p.causal = ParseCausal(o.causal);
 
-  std::vector<float> out(p.batch * p.q_heads * p.q_len * p.v_dim);
-  std::vector<float> weights;
+  std::vector<float> out, weights;
+  if (!AllocateFloats(ToVector(out_shape), "output", &out, &error) ||
+      (!o.weights_out.empty() &&
+       !AllocateFloats(ToVector(weights_shape), "attention weights", &weights, &error))) {
+    return ReportError(cmd, error);
+  }
   p.q = q.f32.data();
   p.k = k.f32.data();
   p.v = v.f32.data();
@@ -82,10 +87,7 @@ int RunSdpaCommand(const SdpaOptions& o) {
     p.mask = mask.dtype == npy::DType::kBool ? static_cast<const void*>(mask.b8.data())
                                              : static_cast<const void*>(mask.f32.data());
   }
-  if (!o.weights_out.empty()) {
-    weights.resize(p.batch * p.q_heads * p.q_len * p.kv_len);
-    p.weights = weights.data();
-  }
+  if (!o.weights_out.empty()) p.weights = weights.data();
 
   const SdpaKernel* kernel = nullptr;
   if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError(cmd, error);
@@ -137,10 +139,11 @@ void AddSdpaCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--mask", o->mask,
                   "Mask broadcastable to (..., L, S): bool (True = may attend) or float32 (added)");
   AddCausalOption(*cmd, &o->causal);
-  cmd->add_option("--scale", o->scale, "Score scale (default 1/sqrt(E))");
+  cmd->add_option("--scale", o->scale, "Score scale: 0 or a normal float32 (default 1/sqrt(E))")
+      ->check(ExactFloat32Scale());
   AddKernelOption(*cmd, &o->kernel);
   cmd->add_option("--threads", o->threads, "Worker threads (default: all hardware threads)")
-      ->check(CLI::Range(0, 1024));
+      ->check(ThreadCount());
   cmd->callback([o, exit_code] { *exit_code = RunSdpaCommand(*o); });
 }
 

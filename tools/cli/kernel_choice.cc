@@ -32,7 +32,13 @@ bool ResolveKernel(const std::string& name, const SdpaParams& p, const SdpaKerne
   }
   *kernel = FindSdpaKernel(name.c_str());
   if (*kernel != nullptr && (*kernel)->available()) return true;
-  *error = "unknown kernel '" + name + "'; available:";
+  if (*kernel != nullptr) {
+    // Compiled in, but for an instruction set this CPU lacks: say which.
+    *error = "kernel '" + name + "' needs " + (*kernel)->isa() + ", which this CPU lacks (auto runs " +
+             ChooseSdpaKernel(p).name + " on " + ChooseSdpaKernel(p).isa() + " here); available:";
+  } else {
+    *error = "unknown kernel '" + name + "'; available:";
+  }
   for (size_t i = 0; i < SdpaKernelCount(); ++i) {
     if (SdpaKernelAt(i).available()) *error += std::string(" ") + SdpaKernelAt(i).name;
   }

@@ -4,10 +4,12 @@
 // string, so callers see only bool + message.
 #include "host/json_config.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -103,18 +105,37 @@ bool ParseJsonConfig(const std::string& text, const std::string& name, JsonConfi
 }
 
 bool LoadJsonConfig(const std::string& path, JsonConfig* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // A config is a small JSON object: reading stops past kMaxConfigBytes, so a
+  // device such as /dev/zero or a huge file is refused instead of read forever.
+  constexpr size_t kMaxConfigBytes = size_t{1} << 20;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (error) *error = path + ": is a directory, not a JSON config file";
+    return false;
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
     if (error) *error = path + ": cannot open: " + std::strerror(errno);
     return false;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    if (error) *error = path + ": cannot read: " + std::strerror(errno);
+  std::string text(kMaxConfigBytes + 1, '\0');
+  const size_t n = std::fread(&text[0], 1, text.size(), f);
+  const bool read_error = std::ferror(f) != 0;
+  const int read_errno = errno;
+  std::fclose(f);
+  if (read_error) {
+    if (error) *error = path + ": cannot read: " + std::strerror(read_errno);
     return false;
   }
-  return ParseJsonConfig(text.str(), path, out, error);
+  if (n > kMaxConfigBytes) {
+    if (error) {
+      *error = path + ": larger than " + std::to_string(kMaxConfigBytes) +
+               " bytes; a config is a small JSON object of constructor arguments";
+    }
+    return false;
+  }
+  text.resize(n);
+  return ParseJsonConfig(text, path, out, error);
 }
 
 const Json* JsonConfig::Find(const std::string& key) const {
