@@ -1,6 +1,9 @@
 // Shared CLI helpers (see cli_common.h).
 #include "cli/cli_common.h"
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <iostream>
 
 #include <new>
@@ -81,6 +84,16 @@ bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
   size_t count = 0, bytes = 0;
   const bool fits = CheckedProduct(shape.data(), shape.size(), &count) &&
                     CheckedMul(count, sizeof(float), &bytes);
+  // Zero-filling a buffer larger than the machine's memory would not fail cleanly
+  // (overcommit hands out the pages, then the OOM killer ends the process): refuse it.
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  const size_t memory = pages > 0 && page_size > 0 ? static_cast<size_t>(pages) * page_size : SIZE_MAX;
+  if (fits && bytes > memory) {
+    *error = "cannot allocate the " + role + " " + npy::ShapeString(shape) + " float32: " +
+             std::to_string(bytes) + " bytes, more than this machine's " + std::to_string(memory) +
+             " bytes of memory";
+    return false;
+  }
   if (fits) {
     try {
       out->assign(count, 0.0f);

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <new>
 #include <stdexcept>
-#include <system_error>
 
 #include "cli/commands.h"
 
@@ -50,9 +49,6 @@ int main(int argc, char** argv) {
   } catch (const std::length_error& e) {
     std::fprintf(stderr, "attnrt: error: a buffer would exceed the largest possible size (%s)\n",
                  e.what());
-    return 1;
-  } catch (const std::system_error& e) {
-    std::fprintf(stderr, "attnrt: error: %s (%s)\n", e.what(), e.code().message().c_str());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnrt: error: %s\n", e.what());

@@ -2,6 +2,9 @@
 // out from an atomic counter so uneven items (causal rows) balance themselves.
 #include "host/thread_pool.h"
 
+#include <string>
+#include <system_error>
+
 namespace attnrt {
 
 size_t DefaultThreadCount() {
@@ -10,16 +13,28 @@ size_t DefaultThreadCount() {
 }
 
 ThreadPool::ThreadPool(size_t workers) {
-  for (size_t w = 1; w < workers; ++w) threads_.emplace_back([this, w] { WorkerLoop(w); });
+  size_t w = 1;
+  try {
+    for (; w < workers; ++w) threads_.emplace_back([this, w] { WorkerLoop(w); });
+  } catch (const std::system_error& e) {
+    // The destructor does not run for a constructor that throws, and a joinable
+    // std::thread destroyed unjoined terminates the program: stop those that started.
+    StopWorkers();
+    throw std::system_error(e.code(), "cannot start worker thread " + std::to_string(w) + " of " +
+                                          std::to_string(workers) + " (try fewer --threads)");
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { StopWorkers(); }
+
+void ThreadPool::StopWorkers() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   start_.notify_all();
   for (std::thread& t : threads_) t.join();
+  threads_.clear();
 }
 
 void ThreadPool::Drain(size_t worker) {

@@ -27,6 +27,7 @@ class ThreadPool final : public Executor {
 
  private:
   void WorkerLoop(size_t worker);
+  void StopWorkers();
   // Takes chunks of the current job until none are left.
   void Drain(size_t worker);
 
