@@ -45,14 +45,18 @@ inline MaterializedLayout MakeMaterializedLayout(size_t panel_width, const SdpaP
 
 // Fused max, exp, sum and normalize over one (already scaled and masked) score
 // row s[0 .. visible); s[visible .. computed) (what QK^T filled beyond the row's
-// causal limit) gets probability 0. A dead row (RowIsDead) becomes all zeros; a
-// NaN or +inf score makes exp(s - max), the sum and so the whole row NaN.
+// causal limit) gets probability 0. A dead row (RowIsDead: max -inf, every score
+// masked) becomes all zeros, written directly: its scores are -inf, and neither
+// exp(-inf - -inf) nor -inf * 0 may run. A NaN or +inf score makes exp(s - max),
+// the sum and so the whole row NaN.
 ATTNRT_SDPA_DRIVER void SoftmaxRow(const SdpaTileOps& ops, float* s, size_t visible,
                                    size_t computed) {
   const float max = ops.row_max(s, visible);
-  const float inv =
-      RowIsDead(max, s, visible) ? 0.0f : 1.0f / ops.exp_row_and_sum(s, visible, max);
-  ops.scale_copy(s, visible, inv, s);
+  if (RowIsDead(max, s, visible)) {
+    ZeroFloats(s, computed);
+    return;
+  }
+  ops.scale_copy(s, visible, 1.0f / ops.exp_row_and_sum(s, visible, max), s);
   ZeroFloats(s + visible, computed - visible);
 }
 

@@ -33,7 +33,7 @@ inline void MaskKeyMajorTile(const SdpaParams& p, size_t b, size_t h, size_t i0,
 
 // The causal rule alone on a key-major tile the diagonal cuts: key j0 + j is
 // hidden from the block's first queries, a prefix of each key row (padding
-// columns up to ldq included).
+// columns up to ldq included), which gets kMaskedScore (-inf).
 inline void MaskKeyMajorTileCausal(const SdpaParams& p, size_t i0, size_t j0, size_t keys,
                                    float* st, size_t ldq) {
   const long long offset = CausalOffset(p);

@@ -47,9 +47,9 @@ struct SdpaTileOps {
 
   // The pieces of the materialized kernel's row softmax (SoftmaxRow in
   // sdpa_materialized_blocks.h); s is readable and writable up to a multiple of the
-  // vector width. row_max: max of s[0 .. n), kMaskedScore when n == 0 (a NaN may or
-  // may not win). exp_row_and_sum: s[j] = exp(s[j] - max) for j < n, returns their sum
-  // (NaN if any is NaN).
+  // vector width. row_max: max of s[0 .. n), kMaskedScore (-inf) when n == 0 (a NaN
+  // may or may not win). exp_row_and_sum: s[j] = exp(s[j] - max) for j < n, returns
+  // their sum (NaN if any is NaN); max is never -inf (dead rows are not passed).
   float (*row_max)(const float* s, size_t n);
   float (*exp_row_and_sum)(float* s, size_t n, float max);
 

@@ -6,8 +6,8 @@
 // [-87, 88) on the M55 (sdpa_fw checks it).
 // Domain: x <= 88, or NaN. Small inputs are clamped at -88, where n = -127 makes the
 // exponent field 0, so 2^n and the result are exactly 0: from x < -87.68 on (true values
-// < 9e-39, below FLT_MIN) e^x is 0, which is how -inf and the masked scores of the
-// kernels (-1e30 - max) vanish. The clamp is a compare and select, not VMAXNM, so a NaN
+// < 9e-39, below FLT_MIN) e^x is 0, which is how -inf (the masked score of the
+// kernels, kMaskedScore) and scores far below the max vanish. The clamp is a compare and select, not VMAXNM, so a NaN
 // stays NaN (VMAXNM would return -88 for it): PyTorch's softmax makes a row with a NaN
 // or +inf score NaN, and exp(NaN) = NaN carries that. There is no upper clamp: the
 // softmax only passes x <= 0 (a score minus the running max) or NaN (inf - inf).

@@ -119,18 +119,22 @@ float32x4_t Dot4(const float* q, const float* k0, const float* k1, const float* 
   return vaddq_f32(vaddq_f32(t.val[0], t.val[1]), vaddq_f32(t.val[2], t.val[3]));
 }
 
-// Scores of keys [j0, j0 + n) for one query into s[0, RoundUp(n, 4)): scaled, masked
-// and clamped at kMaskedScore as ApplyMask defines it; the lanes past n hold
-// kMaskedScore. Returns max(m, every score of the tile), or NaN when a score the row
-// may attend is NaN or +inf: PyTorch's softmax makes that row NaN, and a NaN max does
-// here (VMAXNM alone would skip a NaN).
+// Scores of keys [j0, j0 + n) for one query into s[0, RoundUp(n, 4)): scaled and
+// masked as ApplyMask defines it (kMaskedScore, -inf, for a masked key; finite
+// scores, however negative, stay); the lanes past n hold kMaskedScore. Returns
+// max(m, every score of the tile): -inf while no key is allowed, +inf when a score
+// is +inf (ExpTile then makes the row NaN through exp(inf - inf)), or NaN when a
+// score the row may attend is NaN: PyTorch's softmax makes that row NaN, and a NaN
+// max does here (VMAXNM alone would skip a NaN).
 ATTNRT_HELIUM_PER_TILE float ScoreTile(const Row& row, size_t j0, size_t n, float m, float* s,
                                        float* partial) {
   const SdpaParams& p = *row.p;
   const size_t ks = p.k_strides.row;
   const float32x4_t masked = vdupq_n_f32(kMaskedScore);
   float32x4_t tile_max = masked;
-  float32x4_t poison = vdupq_n_f32(0.0f);  // + s * 0: stays 0 unless an s is NaN or +inf
+  // 0 unless a score is NaN: lanes where s != s take s. (Not poison + s * 0: masked
+  // scores are -inf, and -inf * 0 is NaN.)
+  float32x4_t poison = vdupq_n_f32(0.0f);
   for (size_t j = 0; j < n; j += kLanes) {
     const size_t left = n - j;
     const mve_pred16_t live = vctp32q(left);  // all lanes unless this is the short last group
@@ -148,7 +152,7 @@ ATTNRT_HELIUM_PER_TILE float ScoreTile(const Row& row, size_t j0, size_t n, floa
         sc = vpselq_f32(sc, masked, vcmpneq_n_u32(keep, 0));
         break;
       }
-      case MaskRead::kAdditive: {  // -inf entries become kMaskedScore at the clamp below
+      case MaskRead::kAdditive: {  // -inf entries (or sums) are kMaskedScore already
         const float* bias = reinterpret_cast<const float*>(row.mask) + j0 + j;
         sc = vaddq_f32(sc, vldrwq_z_f32(bias, live));
         break;
@@ -162,19 +166,16 @@ ATTNRT_HELIUM_PER_TILE float ScoreTile(const Row& row, size_t j0, size_t n, floa
         break;
       }
     }
-    // Compare and select, not VMAXNM, so a NaN score stays NaN; and masked >= sc, not
-    // sc <= masked: MVE's float LE holds for unordered operands, GE does not.
-    sc = vpselq_f32(masked, sc, vcmpgeq_f32(masked, sc));
     if (left < kLanes) sc = vpselq_f32(sc, masked, live);
     vst1q_f32(s + j, sc);
     tile_max = vmaxnmq_f32(tile_max, sc);
-    poison = vfmaq_n_f32(poison, sc, 0.0f);
+    poison = vpselq_f32(poison, sc, vcmpeqq_f32(sc, sc));  // EQ is false for unordered
   }
   return vmaxnmvq_f32(m, tile_max) + SumLanes(poison);
 }
 
-// s_j = e^(s_j - m) over the padded tile, in place; returns the sum. Padding lanes
-// (kMaskedScore) come out as exactly 0.
+// s_j = e^(s_j - m) over the padded tile, in place; returns the sum. Masked keys and
+// padding lanes (kMaskedScore, -inf) come out as exactly 0; m is never -inf.
 ATTNRT_HELIUM_PER_TILE float ExpTile(float* s, size_t n, float m) {
   float32x4_t sum = vdupq_n_f32(0.0f);
   for (size_t j = 0; j < n; j += kLanes) {
@@ -244,13 +245,14 @@ void AttendRow(const SdpaParams& p, size_t b, size_t h, size_t i, MaskRead mask_
 
   const size_t acc_floats = RoundUp(p.v_dim, kBlockCols);
   for (size_t c = 0; c < acc_floats; c += kLanes) vst1q_f32(acc + c, vdupq_n_f32(0.0f));
-  float m = kMaskedScore;  // running max
+  float m = kMaskedScore;  // running max: -inf until a key is allowed
   float l = 0.0f;          // running sum of e^(s - m)
   const size_t key_end = CausalVisibleKeys(p, i);
   for (size_t j0 = 0; j0 < key_end; j0 += kTileKeys) {
     const size_t n = key_end - j0 < kTileKeys ? key_end - j0 : kTileKeys;
     const float m_new = ScoreTile(row, j0, n, m, s, partial);
-    if (m_new <= kDeadRowThreshold) continue;  // no key allowed so far: nothing to add
+    // No key allowed so far: nothing to add, and m - m_new would be -inf - -inf.
+    if (RowIsDeadMax(m_new)) continue;
     // 0 on the first tile with an allowed key (acc and l are still 0), 1 while the max holds.
     const float alpha = ExpMveScalar(m - m_new);
     l = l * alpha + ExpTile(s, n, m_new);

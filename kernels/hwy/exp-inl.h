@@ -12,8 +12,8 @@
 // n is rounded by adding 1.5 * 2^23, which leaves n in the low mantissa bits, so no
 // float -> int conversion is needed at all; 2^n by writing n + 127 into the exponent
 // bits. Max relative error about 1.6e-7. Inputs below -87 return exactly 0 (their true
-// values, < 1.7e-38, are below FLT_MIN), so the kernels' masked scores (kMaskedScore)
-// and -inf vanish. Valid up to x = 88 (2^127); the softmax only passes x <= 0 (a score
+// values, < 1.7e-38, are below FLT_MIN), so the kernels' masked scores (kMaskedScore,
+// -inf) vanish. Valid up to x = 88 (2^127); the softmax only passes x <= 0 (a score
 // minus its row max) or NaN, so there is no upper clamp: it cost the materialized
 // kernel 17% (31.4 vs 26.1 ms at L = S = 1024). The lower clamp is a compare + select,
 // which keeps a NaN, unlike Min/Max, whose NaN handling differs between x86, Arm and

@@ -15,8 +15,9 @@
 // itself. Otherwise it writes a partial result per row, (acc[Ev], m, l),
 // into the shared buffer, and Finish merges the splits of each row serially:
 //   m = max m_s,  l = sum l_s exp(m_s - m),  out = sum acc_s exp(m_s - m) / l.
-// A split without any allowed key has m = kMaskedScore, l = 0, acc = 0, so its
-// weight exp(m_s - m) is 0 next to a live split and it contributes nothing.
+// A split without any allowed key has m = kMaskedScore (-inf), l = 0, acc = 0, so
+// its weight exp(m_s - m) is 0 next to a live split and it contributes nothing;
+// when every split is dead, m is -inf and 0 is subtracted instead (no -inf - -inf).
 // Traffic (L = 1, S = 8192, H = 8, E = Ev = 64): K + V are 32 MiB for 16.8 MFLOP,
 // half a flop per byte, so the kernel is bound by the memory read of K and V
 // (measured: about 1.05x the time of a plain vectorized read of the same bytes);
@@ -356,13 +357,15 @@ HWY_INLINE void DecodeValues(const float* HWY_RESTRICT v, size_t v_row_stride, s
 
 // One online-softmax step of one row: folds chunk scores s[0 .. n) into the
 // running max *m and sum *l, turns s into exp(s - m_new), and returns the factor
-// exp(m_old - m_new) the row's accumulator must be scaled by. While the row has
-// seen no allowed key (m <= kDeadRowThreshold) its probabilities are exp(-1e30) = 0.
+// exp(m_old - m_use) the row's accumulator must be scaled by, m_use being m_new,
+// or 0 while the row has seen no allowed key (m_new = -inf): its probabilities
+// and alpha are then exp(-inf) = 0, never exp(-inf - -inf) = NaN.
 HWY_INLINE float OnlineSoftmaxStep(float* HWY_RESTRICT s, size_t n, float* m, float* l) {
   const float m_old = *m;
   const float m_new = HWY_MAX(m_old, RowMax(s, n));
-  const float alpha = std::exp(m_old - m_new);
-  const float sum = ExpRowAndSum(s, n, m_new <= kDeadRowThreshold ? 0.0f : m_new);
+  const float m_use = RowIsDeadMax(m_new) ? 0.0f : m_new;
+  const float alpha = std::exp(m_old - m_use);
+  const float sum = ExpRowAndSum(s, n, m_use);
   *m = m_new;
   *l = *l * alpha + sum;
   return alpha;
@@ -489,8 +492,9 @@ void DecodeFinish(const SdpaParams& p, float* shared) {
         for (size_t split = 0; split < shape.splits; ++split) {
           m = HWY_MAX(m, first[split * shape.record + ev]);
         }
-        // Dead splits weigh exp(-1e30 - m) = 0 next to a live one; a row with no
-        // live split keeps l == 0 and gets zeros.
+        // Dead splits (m_s = -inf) weigh exp(-inf - m) = 0 next to a live one; a row
+        // with no live split subtracts 0 instead of m = -inf, keeps l == 0 and gets zeros.
+        if (RowIsDeadMax(m)) m = 0.0f;
         const float w0 = std::exp(first[ev] - m);
         float l = first[ev + 1] * w0;
         ScaleCopy(first, ev, w0, first);

@@ -253,7 +253,7 @@ HWY_INLINE void PVTile(const float* p, size_t row_stride, size_t key_stride, siz
   }
 }
 
-// Max of s[0 .. n); kMaskedScore when n == 0. `s` is readable to RoundUp(n, N).
+// Max of s[0 .. n); kMaskedScore (-inf) when n == 0. `s` is readable to RoundUp(n, N).
 HWY_INLINE float RowMax(const float* HWY_RESTRICT s, size_t n) {
   const DF d;
   const size_t N = hn::Lanes(d);
@@ -266,7 +266,8 @@ HWY_INLINE float RowMax(const float* HWY_RESTRICT s, size_t n) {
 }
 
 // s[j] = exp(s[j] - max) for j < n and 0 for n <= j < RoundUp(n, N); returns
-// the sum. Masked scores (kMaskedScore) underflow to exactly 0.
+// the sum. Masked scores (-inf) give exactly 0; a dead row's max (-inf) must not
+// be passed: callers pass 0 for it or skip the row.
 HWY_INLINE float ExpRowAndSum(float* HWY_RESTRICT s, size_t n, float max) {
   const DF d;
   const size_t N = hn::Lanes(d);
@@ -306,24 +307,25 @@ HWY_INLINE void ScaleCopy(const float* src, size_t n, float f, float* dst) {
 }
 
 // Online-softmax update for every query of a key-major tile, vectorized over
-// queries: new running max m, rescale factor alpha = exp(m_old - m_new),
-// probabilities exp(s - m_new) written back into St, running sum
-// l = l * alpha + sum(p). A query that has seen no allowed key keeps
-// m = kMaskedScore and gets p = 0. Then accumulator rows are rescaled by alpha.
+// queries: new running max m, rescale factor alpha = exp(m_old - m_use),
+// probabilities exp(s - m_use) written back into St, running sum
+// l = l * alpha + sum(p), where m_use = m_new, or 0 while the query has seen no
+// allowed key (m_new = kMaskedScore = -inf): its masked scores then give
+// exp(-inf) = 0 rather than exp(-inf - -inf) = NaN, and so does alpha (o and l
+// are still 0). Then accumulator rows are rescaled by alpha.
 HWY_INLINE void FlashUpdate(float* HWY_RESTRICT st, size_t keys, size_t ldq, size_t rows,
                             float* HWY_RESTRICT m, float* HWY_RESTRICT l,
                             float* HWY_RESTRICT alpha, float* HWY_RESTRICT o, size_t ldv) {
   const DF d;
   const size_t N = hn::Lanes(d);
-  const auto threshold = hn::Set(d, kDeadRowThreshold);
+  const auto masked = hn::Set(d, kMaskedScore);
   for (size_t r = 0; r < ldq; r += N) {
-    auto tile_max = hn::Set(d, kMaskedScore);
+    auto tile_max = masked;
     for (size_t j = 0; j < keys; ++j) tile_max = hn::Max(tile_max, hn::Load(d, st + j * ldq + r));
     const auto m_old = hn::Load(d, m + r);
     const auto m_new = hn::Max(m_old, tile_max);
-    const auto a = ExpSoftmax(d, hn::Sub(m_old, m_new));
-    // Subtracting 0 for dead queries turns their kMaskedScore scores into exp(-1e30) = 0.
-    const auto m_use = hn::IfThenZeroElse(hn::Le(m_new, threshold), m_new);
+    const auto m_use = hn::IfThenZeroElse(hn::Eq(m_new, masked), m_new);
+    const auto a = ExpSoftmax(d, hn::Sub(m_old, m_use));
     auto sum = hn::Zero(d);
     for (size_t j = 0; j < keys; ++j) {
       float* HWY_RESTRICT s = st + j * ldq + r;

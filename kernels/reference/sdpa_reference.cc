@@ -34,22 +34,28 @@ void ReferenceRow(const SdpaParams& p, size_t b, size_t h, size_t i, double* sco
                                   : p.weights + b * p.weights_strides.batch +
                                         h * p.weights_strides.head + i * p.weights_strides.row;
 
-  double max_score = kMaskedScore;
+  // Masked keys score -inf; every finite score, however negative, is a score.
+  const double masked = -INFINITY;
+  double max_score = masked;
   for (size_t j = 0; j < p.kv_len; ++j) {
     double dot = 0.0;
     for (size_t e = 0; e < p.qk_dim; ++e) dot += double(q[e]) * double(k[j * p.k_strides.row + e]);
     float bias;
     const bool allowed = KeyAllowed(p, mask_row, i, j, &bias);
-    const double score = dot * p.scale + bias;
-    scores[j] = (!allowed || score <= kMaskedScore) ? double(kMaskedScore) : score;
+    double score = dot * p.scale;
+    // PyTorch adds a float mask to float32 scores: -FLT_MAX plus any ordinary score
+    // is -FLT_MAX (a row padded with it is uniform), and an overflow is -inf.
+    if (p.mask_kind == MaskKind::kAdditive) score = static_cast<float>(score) + bias;
+    scores[j] = allowed ? score : masked;
     // A NaN score makes the max NaN for good, and with it every weight, as in PyTorch.
     if (std::isnan(scores[j]) || scores[j] > max_score) max_score = scores[j];
   }
 
-  const bool dead = max_score <= kDeadRowThreshold;
+  // No allowed key (max -inf): zeros, not exp(-inf - -inf) = NaN.
+  const bool dead = max_score == masked;
   double sum = 0.0;
   for (size_t j = 0; j < p.kv_len; ++j) {
-    scores[j] = (dead || scores[j] <= kMaskedScore) ? 0.0 : std::exp(scores[j] - max_score);
+    scores[j] = dead ? 0.0 : std::exp(scores[j] - max_score);
     sum += scores[j];
   }
   const double inv = dead ? 0.0 : 1.0 / sum;

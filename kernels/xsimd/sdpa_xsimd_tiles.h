@@ -13,15 +13,15 @@
 //
 // Exp is the polynomial the Highway and Helium softmaxes use
 // (../blocked/exp_polynomial.h) written with xsimd: exactly 0 below -87, so the
-// masked score kMaskedScore (-1e30) minus any row max gives 0, and NaN stays
-// NaN. (xsimd::exp, Cephes-style with range checks, cost flash 4% on AVX2.)
+// masked score kMaskedScore (-inf) minus any finite row max gives 0, and NaN
+// stays NaN. (xsimd::exp, Cephes-style with range checks, cost flash 4% on AVX2.)
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <xsimd/xsimd.hpp>
 
-// Only the constants kMaskedScore and kDeadRowThreshold are used here; the
+// Only the constant kMaskedScore is used here; the
 // header's inline functions must not be called from ISA files (sdpa_xsimd_ops.h).
 #include "attnrt/kernels/sdpa_mask.h"
 #include "kernels/blocked/exp_polynomial.h"
@@ -200,7 +200,7 @@ struct SdpaTiles {
     return xsimd::select(underflows, Batch(0.0f), p * xsimd::bitwise_cast<Batch>(biased));
   }
 
-  // Max of s[0 .. n); kMaskedScore when n == 0.
+  // Max of s[0 .. n); kMaskedScore (-inf) when n == 0.
   static float RowMax(const float* s, size_t n) {
     const Batch masked(kMaskedScore);
     Batch m = masked;
@@ -211,7 +211,8 @@ struct SdpaTiles {
   }
 
   // s[j] = exp(s[j] - max) for j < n, 0 in the rest of the last vector; returns
-  // the sum. Masked scores underflow to exactly 0.
+  // the sum. Masked scores (-inf) give exactly 0; never called with a dead row's
+  // max (-inf): SoftmaxRow skips such rows.
   static float ExpRowAndSum(float* s, size_t n, float max) {
     const Batch vmax(max);
     Batch sum0(0.0f), sum1(0.0f);  // two chains: the adds do not wait on each other
@@ -252,17 +253,18 @@ struct SdpaTiles {
   // time, looping over the tile's keys, so no horizontal reduction is needed.
   static void FlashUpdate(float* st, size_t keys, size_t ldq, size_t rows, float* m, float* l,
                           float* alpha, float* o, size_t ldv) {
-    const Batch threshold(kDeadRowThreshold);
+    const Batch masked(kMaskedScore);
     for (size_t r = 0; r < ldq; r += N) {
-      Batch tile_max(kMaskedScore);
+      Batch tile_max = masked;
       for (size_t j = 0; j < keys; ++j) {
         tile_max = xsimd::max(tile_max, Batch::load_aligned(st + j * ldq + r));
       }
       const Batch m_old = Batch::load_aligned(m + r);
       const Batch m_new = xsimd::max(m_old, tile_max);
-      const Batch a = Exp(m_old - m_new);
-      // Subtracting 0 for dead queries turns their kMaskedScore scores into exp(-1e30) = 0.
-      const Batch m_use = xsimd::select(m_new <= threshold, Batch(0.0f), m_new);
+      // 0 for queries that have seen no allowed key (m_new = -inf): their masked
+      // scores and alpha become exp(-inf) = 0, never exp(-inf - -inf) = NaN.
+      const Batch m_use = xsimd::select(m_new == masked, Batch(0.0f), m_new);
+      const Batch a = Exp(m_old - m_use);
       Batch sum(0.0f);
       for (size_t j = 0; j < keys; ++j) {
         float* s = st + j * ldq + r;

@@ -33,6 +33,15 @@ struct Poison {
   float value;
 };
 
+// Finite inputs far below any plausible "masked" sentinel (issue 17 item 6: kernels
+// once took every score <= -1e30 as masked). Only -inf, False and the causal rule mask
+// a key; these make every live row one-hot or uniform, which sdpa_fw checks exactly.
+enum class Extreme : uint8_t {
+  kNone,
+  kLowestMask,    // kept float-mask entries are -FLT_MAX (Hugging Face's padding)
+  kHugeNegative,  // Q in [0.5e31, 1.5e31), K in (-1.5, -0.5]: every score below -1e30
+};
+
 struct SdpaCase {
   const char* name;
   size_t batch, q_heads, kv_heads, L, S, E, Ev;
@@ -41,6 +50,7 @@ struct SdpaCase {
   attnrt::CausalKind causal;
   size_t dead_every;  // every dead_every-th mask row forbids every key (0: none)
   Poison poison[2];   // tensor 0: none
+  Extreme extreme = Extreme::kNone;
 };
 
 // Capacity of the static buffers, in elements: the largest case of sdpa_fw and the
@@ -135,6 +145,10 @@ inline bool SetUpCase(const SdpaCase& c, uint32_t seed, attnrt::SdpaParams* p) {
   for (size_t i = 0; i < nq; ++i) g_q[i] = rng.Centered();
   for (size_t i = 0; i < nk; ++i) g_k[i] = rng.Centered();
   for (size_t i = 0; i < nv; ++i) g_v[i] = rng.Centered();
+  if (c.extreme == Extreme::kHugeNegative) {
+    for (size_t i = 0; i < nq; ++i) g_q[i] = 1e31f * (0.5f + rng.Unit());
+    for (size_t i = 0; i < nk; ++i) g_k[i] = -0.5f - rng.Unit();
+  }
   p->q = g_q;
   p->k = g_k;
   p->v = g_v;
@@ -146,7 +160,9 @@ inline bool SetUpCase(const SdpaCase& c, uint32_t seed, attnrt::SdpaParams* p) {
       const bool dead = c.dead_every != 0 && mask_row % c.dead_every == c.dead_every - 1;
       const bool keep = !dead && rng.Unit() < 0.7f;
       g_mask_b[i] = keep ? 1 : 0;
-      g_mask_f[i] = keep ? rng.Unit() * 4.0f - 2.0f : -__builtin_inff();
+      const float bias = c.extreme == Extreme::kLowestMask ? -3.40282347e38f  // -FLT_MAX
+                                                           : rng.Unit() * 4.0f - 2.0f;
+      g_mask_f[i] = keep ? bias : -__builtin_inff();
     }
     p->mask = c.mask == attnrt::MaskKind::kBool ? static_cast<const void*>(g_mask_b)
                                                 : static_cast<const void*>(g_mask_f);

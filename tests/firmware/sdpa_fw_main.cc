@@ -39,6 +39,8 @@ constexpr MaskShape kLS = MaskShape::kLS, kBHLS = MaskShape::kBHLS, kB1LS = Mask
 constexpr CausalKind kNoCausal = CausalKind::kNone, kUpperLeft = CausalKind::kUpperLeft,
                      kLowerRight = CausalKind::kLowerRight;
 constexpr float kNaN = __builtin_nanf(""), kInf = __builtin_inff();
+constexpr attnrt_fw::Extreme kLowestMask = attnrt_fw::Extreme::kLowestMask,
+                             kHugeNegative = attnrt_fw::Extreme::kHugeNegative;
 
 constexpr SdpaCase kCases[] = {
     // name             B  Hq Hkv  L    S   E  Ev  mask     shape  causal       dead
@@ -74,6 +76,18 @@ constexpr SdpaCase kCases[] = {
      {{'v', 50, kNaN}}},
     {"nan-float-mask",  1, 1, 1,   6,   8, 10,  3, kFloat,  kLS,   kNoCausal,   0,
      {{'m', 21, kNaN}}},
+    // Finite scores however negative (issue 17 item 6), also checked without the
+    // reference (ExtremeRowsError): float masks of -FLT_MAX beside -inf (uniform over
+    // the -FLT_MAX keys; mask (3, 7) = 0 makes row 3 one-hot), and every score below
+    // -1e30 (one-hot on the best key), across 64-key tiles and with dead rows.
+    {"lowest-float-mask",1, 2, 2, 20, 130, 16, 16, kFloat,  kLS,   kNoCausal,   5,
+     {{'m', 397, 0.0f}}, kLowestMask},
+    {"lowest-mask-lr",  1, 2, 1,  18,  70,  8,  5, kFloat,  kB1LS, kLowerRight, 4, {},
+     kLowestMask},
+    {"huge-neg-logits", 1, 2, 2,   9, 130,  4, 12, kNoMask, kLS,   kNoCausal,   0, {},
+     kHugeNegative},
+    {"huge-neg-decode", 1, 2, 1,   1,2100,  1,  8, kNoMask, kLS,   kLowerRight, 0, {},
+     kHugeNegative},
 };
 
 ATTNRT_FW_BULK(g_want_out) float g_want_out[attnrt_fw::kMaxOut];
@@ -126,6 +140,65 @@ size_t MarkDeadRows(const attnrt::SdpaParams& p) {
     }
   }
   return dead;
+}
+
+// For the Extreme cases, without the reference or ApplyMask: the scores as PyTorch
+// forms them (float32 score + float32 mask; -inf, False and the causal rule mask a key)
+// leave each live row a set of keys tied at the max with every other key more than 110
+// below it (e^-110 < 1e-47), so the row's output is the mean of those keys' V rows.
+// Returns max |out - that| / max(1, max |that|), or +inf if a row is not so decided.
+float ExtremeRowsError(const attnrt::SdpaParams& p, const float* out) {
+  const size_t group = p.q_heads / p.kv_heads;
+  float max_diff = 0.0f, max_want = 1.0f;
+  for (size_t b = 0; b < p.batch; ++b) {
+    for (size_t h = 0; h < p.q_heads; ++h) {
+      const float* k = p.k + b * p.k_strides.batch + (h / group) * p.k_strides.head;
+      const float* v = p.v + b * p.v_strides.batch + (h / group) * p.v_strides.head;
+      for (size_t i = 0; i < p.q_len; ++i) {
+        const float* q = p.q + b * p.q_strides.batch + h * p.q_strides.head + i * p.q_strides.row;
+        const uint8_t* mask_row =
+            p.mask_kind == MaskKind::kNone ? nullptr : attnrt::MaskRowBytes(p, b, h, i);
+        float max = -kInf;
+        for (int pass = 0; pass < 2; ++pass) {  // 0: the max; 1: ties and the gap
+          size_t tied = 0;
+          double mean[64] = {};
+          for (size_t j = 0; j < p.kv_len; ++j) {
+            float bias;
+            if (!attnrt::KeyAllowed(p, mask_row, i, j, &bias) || bias == -kInf) continue;
+            double dot = 0.0;
+            for (size_t e = 0; e < p.qk_dim; ++e) {
+              dot += static_cast<double>(q[e]) * static_cast<double>(k[j * p.k_strides.row + e]);
+            }
+            const float s = static_cast<float>(dot * static_cast<double>(p.scale)) + bias;
+            if (pass == 0) {
+              if (s > max) max = s;
+            } else if (s == max) {
+              ++tied;
+              for (size_t c = 0; c < p.v_dim && c < 64; ++c) {
+                mean[c] += static_cast<double>(v[j * p.v_strides.row + c]);
+              }
+            } else if (!(static_cast<double>(max) - static_cast<double>(s) > 110.0)) {
+              return kInf;  // not one-hot or uniform: the case is not what it claims
+            }
+          }
+          if (pass == 0) {
+            if (max == -kInf) break;  // dead row: DeadRowsAreZero checks it
+            continue;
+          }
+          const float* o = out + b * p.out_strides.batch + h * p.out_strides.head +
+                           i * p.out_strides.row;
+          for (size_t c = 0; c < p.v_dim; ++c) {
+            if (c >= 64) return kInf;
+            const float want = static_cast<float>(mean[c] / static_cast<double>(tied));
+            if (Abs(want) > max_want) max_want = Abs(want);
+            const float d = Abs(o[c] - want);
+            if (!(d <= max_diff)) max_diff = d == d ? d : kInf;
+          }
+        }
+      }
+    }
+  }
+  return max_diff / max_want;
 }
 
 // True when every element of every dead row of `out` is exactly 0 (not NaN).
@@ -230,6 +303,15 @@ bool RunOneCase(const SdpaCase& c, size_t index, Totals* totals) {
   }
 
   bool all_pass = true;
+  if (c.extreme != attnrt_fw::Extreme::kNone) {
+    const float error = ExtremeRowsError(want, g_want_out);
+    Print(" reference(exact) ");
+    semihost_write_float(error, 9);
+    if (!(error <= kTolerance)) {
+      Print("(FAIL)");
+      all_pass = false;
+    }
+  }
   for (size_t v = 0; v < attnrt::SdpaKernelCount(); ++v) {
     const attnrt::SdpaKernel& kernel = attnrt::SdpaKernelAt(v);
     if (!kernel.available() || strcmp(kernel.name, "reference") == 0) continue;
@@ -254,6 +336,10 @@ bool RunOneCase(const SdpaCase& c, size_t index, Totals* totals) {
       }
       semihost_write_float(error, 9);
       pass = error <= kTolerance;
+      if (c.extreme != attnrt_fw::Extreme::kNone && !(ExtremeRowsError(p, g_out) <= kTolerance)) {
+        Print("(not one-hot/uniform)");
+        pass = false;
+      }
       if (!DeadRowsAreZero(p, g_out)) {
         Print("(dead row not zero)");
         pass = false;

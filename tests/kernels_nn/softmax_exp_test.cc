@@ -40,8 +40,10 @@ TEST_P(SoftmaxExpTest, UnderflowIsExactZeroAndNaNStaysNaN) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // Lanes mix kinds so a select that leaks between lanes shows up.
+  // kMaskedScore is -inf; -1e30 and -FLT_MAX are finite scores a softmax may meet.
+  const float lowest = std::numeric_limits<float>::lowest();
   std::vector<float> x = {-87.5f, kMaskedScore, -inf, nan, 0.0f, -1e10f, nan, -88.0f,
-                          1.0f,   -0.0f,        nan,  -inf, -100.0f, 2.0f, nan, kMaskedScore,
+                          1.0f,   -0.0f,        nan,  -1e30f, -100.0f, 2.0f, nan, lowest,
                           nan};
   std::vector<float> y = x;
   SoftmaxExpInPlace(y.data(), y.size());

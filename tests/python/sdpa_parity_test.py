@@ -202,6 +202,36 @@ def directed_cases():
              poison=(("mask", (2, 5), nan), ("mask", (4, slice(None)), -inf),
                      ("mask", (1, slice(None)), -inf), ("mask", (1, 3), nan))),
     ]
+    # Finite scores and mask values, however negative, follow PyTorch's softmax; only
+    # -inf (and False, and the causal rule) masks a key (issue 17 item 6: kernels once
+    # took anything <= -1e30 as masked). float32's lowest value is Hugging Face's padding.
+    # Rows of it are uniform in float32 (score + lowest == lowest); the float64 reference
+    # keeps the scores apart, so those rows get q = 0 (equal scores) to agree.
+    low, every = float(np.finfo(np.float32).min), slice(None)
+    cases += [
+        Case("lowest-float mask", (6, 16), (65, 16), (65, 8), mask_kind="float",
+             mask_shape=(6, 65),
+             poison=(("mask", (1, every), low), ("q", (1, every), 0.0),
+                     ("mask", (2, every), low), ("mask", (2, 5), 0.0),
+                     ("mask", (3, every), -inf), ("mask", (3, slice(0, 40)), low),
+                     ("q", (3, every), 0.0),
+                     ("mask", (4, slice(10, 20)), low), ("mask", (5, every), -inf))),
+        Case("lowest-float mask", (1, 2, 3, 16), (1, 2, 2100, 16), (1, 2, 2100, 8),
+             mask_kind="float", mask_shape=(3, 2100), causal="lower-right",
+             poison=(("mask", (0, every), low), ("q", (0, every, 0, every), 0.0),
+                     ("mask", (1, every), low), ("mask", (1, 1500), 0.0),
+                     ("mask", (2, slice(0, 1024)), -inf), ("mask", (2, slice(1024, None)), low),
+                     ("q", (0, every, 2, every), 0.0))),
+        # Every score finite and below -1e30: Q = 1e31 against negative keys picks the
+        # best key (the issue's reproduction), equal scores give a uniform row.
+        Case("huge negative logits", (1, 1), (3, 1), (3, 2),
+             poison=(("q", (0, 0), 1e31), ("k", (0, 0), -1.0), ("k", (1, 0), -1.5),
+                     ("k", (2, 0), -2.0))),
+        Case("huge negative logits", (1, 2, 70, 4), (1, 2, 2100, 4), (1, 2, 2100, 8),
+             poison=(("q", (0, every, every, every), 0.0), ("q", (0, every, every, 0), 1e31),
+                     ("k", (0, every, every, every), 0.0), ("k", (0, every, every, 0), -1.0),
+                     ("k", (0, 0, 1700, 0), -0.5), ("k", (0, 0, 3, 0), -0.75))),
+    ]
     # |score| about 1e4 on both signs.
     cases += [
         Case("huge logits", (2, 33, 16), (2, 65, 16), (2, 65, 8), huge_logits=True),

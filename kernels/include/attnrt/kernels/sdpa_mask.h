@@ -11,18 +11,26 @@
 
 namespace attnrt {
 
-// Scores below this are "masked" inside kernels. Finite on purpose: differences
-// of two masked scores stay finite, so no inf - inf = NaN can appear.
-constexpr float kMaskedScore = -1e30f;
-// A row whose running max is still at or below this has no allowed key yet.
-constexpr float kDeadRowThreshold = -5e29f;
+// The score of a key the row may not attend: -inf, exactly what PyTorch's
+// masked_fill puts there. Only -inf, a False bool entry and the causal rule
+// mask a key; every finite score or mask value, however negative (Hugging Face
+// pads with -FLT_MAX), takes part in the softmax, so no finite value may serve
+// as a sentinel. -inf - (-inf) = NaN is kept out by RowIsDeadMax: a row (or a
+// split of one) whose max is -inf has no allowed key, and the kernels subtract
+// 0 instead of that max (exp(-inf) = 0) and never rescale by exp(m_old - m_new)
+// computed from two -inf maxima.
+constexpr float kMaskedScore = -__builtin_inff();
+
+// True when a running or final max `max` says the row has seen no allowed key.
+// (Every kernel's exp returns exactly 0 for -inf and everything below -87.)
+constexpr bool RowIsDeadMax(float max) { return max == kMaskedScore; }
 
 // A row of n scores whose max is `max` has no allowed key: its probabilities
 // are all 0 (PyTorch's fused kernels' answer for a fully masked row). Not when a
 // score is NaN: PyTorch's softmax makes that row NaN, and a SIMD max may have
 // dropped the NaN, so the row is checked (dead rows only, so this stays cheap).
 inline bool RowIsDead(float max, const float* s, size_t n) {
-  if (!(max <= kDeadRowThreshold)) return false;
+  if (!RowIsDeadMax(max)) return false;
   for (size_t j = 0; j < n; ++j) {
     if (s[j] != s[j]) return false;
   }
@@ -53,15 +61,17 @@ inline bool KeyAllowed(const SdpaParams& p, const uint8_t* mask_row, size_t i, s
   return true;
 }
 
-// The masked, biased score as kernels store it: kMaskedScore for a forbidden key,
-// and also for -inf (or anything below kMaskedScore) coming from an additive mask.
-// A NaN score of an allowed key stays NaN: PyTorch's softmax makes that row NaN.
+// The masked, biased score as kernels store it: kMaskedScore (-inf) for a
+// forbidden key, otherwise score + bias in float, as PyTorch adds a float mask to
+// float32 scores (so -inf from the mask, or from the sum overflowing, masks the
+// key too, and -FLT_MAX plus any ordinary score is -FLT_MAX). No clamp: a finite
+// score, however negative, stays what it is. A NaN score of an allowed key stays
+// NaN: PyTorch's softmax makes that row NaN.
 inline float ApplyMask(const SdpaParams& p, const uint8_t* mask_row, size_t i, size_t j,
                        float scaled_score) {
   float bias;
   if (!KeyAllowed(p, mask_row, i, j, &bias)) return kMaskedScore;
-  const float s = scaled_score + bias;
-  return s <= kMaskedScore ? kMaskedScore : s;
+  return scaled_score + bias;
 }
 
 }  // namespace attnrt
