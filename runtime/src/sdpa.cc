@@ -285,6 +285,9 @@ void RunSdpaRange(const void* context, size_t begin, size_t end, float* scratch)
 Status RunSdpa(const SdpaParams& p, const SdpaKernel& kernel, Arena* arena, Executor* executor) {
   ATTNRT_RETURN_IF_ERROR(ValidateSdpa(p, kernel));
   if (p.q_len == 0 || kernel.work_items(p) == 0) return Status::Ok();
+  // Nothing to write (Ev = 0, and no weights or no keys): the kernels would still walk
+  // every one of possibly 2^30 query rows of a zero-size tensor.
+  if (p.v_dim == 0 && (p.weights == nullptr || p.kv_len == 0)) return Status::Ok();
   const size_t mark = arena->Mark();
   size_t shared_bytes;
   ATTNRT_RETURN_IF_ERROR(SharedBytes(p, kernel, &shared_bytes));

@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""Hostile and careless input to the attnrt CLI (issue 17): every case must end in a clear
+message and exit code 1 or a usage error, never a signal, an abort or a hang; no file the
+command did not create may change; and numbers follow PyTorch's semantics.
+
+Each case is named after the issue item it guards. Cases build their own inputs in a temporary
+directory (header-only .npy files with huge dims cost a few bytes). Needs python3 with numpy only.
+
+Usage: hostile_test.py --attnrt PATH --model DEMO.attnrt [--sanitized]
+--sanitized skips the cases that need a memory limit (ulimit -v), which AddressSanitizer's
+shadow memory cannot run under. Prints one line per failure and "N passed, M failed"."""
+import argparse
+import hashlib
+import os
+import resource
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+CASES = []
+
+
+def case(item):
+    def register(fn):
+        CASES.append((item, fn))
+        return fn
+    return register
+
+
+class Failure(Exception):
+    pass
+
+
+class Env:
+    def __init__(self, attnrt, model, work, sanitized):
+        self.attnrt, self.model, self.work, self.sanitized = attnrt, model, work, sanitized
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def run(self, *args, limits=None, timeout=60):
+        """Runs attnrt; returns (code, stdout + stderr). A signal or a timeout is a failure."""
+        def preexec():
+            for which, value in (limits or {}).items():
+                resource.setrlimit(which, (value, value))
+        env = dict(os.environ)
+        # Sanitized builds: a huge allocation request must return null (then bad_alloc), not abort.
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":allocator_may_return_null=1"
+        try:
+            p = subprocess.run([self.attnrt, *args], cwd=self.work, capture_output=True, text=True,
+                               errors="replace", timeout=timeout, preexec_fn=preexec, env=env)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"hung (> {timeout} s): attnrt {' '.join(args)}")
+        if p.returncode < 0:
+            raise Failure(f"killed by signal {-p.returncode} ({signal.Signals(-p.returncode).name}): "
+                          f"attnrt {' '.join(args)}")
+        if p.returncode == 134 or "terminate called" in p.stderr:
+            raise Failure(f"aborted (uncaught exception): attnrt {' '.join(args)}: {p.stderr[-300:]}")
+        return p.returncode, p.stdout + p.stderr
+
+    def refused(self, *args, needle, limits=None, timeout=60):
+        code, out = self.run(*args, limits=limits, timeout=timeout)
+        if code == 0:
+            raise Failure(f"exit 0 (expected a refusal naming {needle!r}): attnrt {' '.join(args)}")
+        if needle not in out:
+            raise Failure(f"message lacks {needle!r}: attnrt {' '.join(args)}: {out.strip()[-400:]}")
+        return out
+
+    def ok(self, *args):
+        code, out = self.run(*args)
+        if code != 0:
+            raise Failure(f"exit {code}: attnrt {' '.join(args)}: {out.strip()[-400:]}")
+        return out
+
+
+def npy_header_only(path, shape, descr="<f4"):
+    """A .npy file whose header promises `shape`; with a zero dim it is complete as is."""
+    text = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        descr, "".join(f"{d}, " for d in shape))
+    header = text.encode()
+    header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header)
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def save(env, name, array):
+    np.save(env.path(name), array)
+    return name
+
+
+def small_sdpa_inputs(env):
+    rng = np.random.default_rng(1)
+    return (save(env, "q.npy", rng.standard_normal((1, 2, 5, 4), dtype=np.float32)),
+            save(env, "k.npy", rng.standard_normal((1, 2, 6, 4), dtype=np.float32)),
+            save(env, "v.npy", rng.standard_normal((1, 2, 6, 3), dtype=np.float32)))
+
+
+def softmax_attention(q, k, v, scale, additive=None):
+    """float64 reference with PyTorch's softmax; only -inf masks a key."""
+    s = (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)) * scale
+    if additive is not None:
+        s = s + additive.astype(np.float64)
+    s = s - s.max(axis=-1, keepdims=True)
+    p = np.exp(s)
+    return (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
+
+
+# ---- 1. size products that wrap --------------------------------------------------------
+
+@case("1 zero-size Q (2^30, 2^30, 2, 0) against V (1, 1, 0, 8): output size wraps")
+def wrapping_output(env):
+    npy_header_only(env.path("q.npy"), (2**30, 2**30, 2, 0))
+    npy_header_only(env.path("k.npy"), (1, 1, 0, 0))
+    npy_header_only(env.path("v.npy"), (1, 1, 0, 8))
+    env.refused("sdpa", "--q", "q.npy", "--k", "k.npy", "--v", "v.npy", "--out", "o.npy",
+                needle="more bytes than size_t can count")
+
+
+@case("1 --weights-out of Q (1, 1, 2^61+1, 0) against 8 keys: B*H*L*S wraps to 8")
+def wrapping_weights(env):
+    npy_header_only(env.path("q.npy"), (1, 1, 2**61 + 1, 0))
+    npy_header_only(env.path("k.npy"), (1, 1, 8, 0))
+    npy_header_only(env.path("v.npy"), (1, 1, 8, 0))
+    env.refused("sdpa", "--q", "q.npy", "--k", "k.npy", "--v", "v.npy", "--out", "o.npy",
+                "--weights-out", "w.npy", needle="more bytes than size_t can count")
+
+
+# ---- 2. embed over its own input ----------------------------------------------------------
+
+@case("2 embed M -o M, and -o a symlink to M: refused, M intact")
+def embed_over_model(env):
+    model = env.path("m.attnrt")
+    with open(env.model, "rb") as src, open(model, "wb") as dst:
+        dst.write(src.read())
+    before = digest(model)
+    os.symlink("m.attnrt", env.path("link.h"))
+    for out in ("m.attnrt", "link.h", "./m.attnrt"):
+        env.refused("embed", "m.attnrt", "-o", out, needle="refusing to overwrite an input")
+    if digest(model) != before:
+        raise Failure("the model changed")
+
+
+# ---- 3. exceptions and unbounded reads ------------------------------------------------------
+
+@case("3 a broadcast output of 40 TB from 800 KB of inputs")
+def huge_broadcast(env):
+    save(env, "q.npy", np.zeros((1, 1, 100000, 1), np.float32))
+    save(env, "k.npy", np.zeros((1000, 1, 1, 1), np.float32))
+    save(env, "v.npy", np.zeros((1, 1, 1, 100000), np.float32))
+    env.refused("sdpa", "--q", "q.npy", "--k", "k.npy", "--v", "v.npy", "--out", "o.npy",
+                needle="cannot allocate the output (1000, 1, 100000, 100000)")
+
+
+@case("3 --weights-out of 40 GB")
+def huge_weights(env):
+    save(env, "q.npy", np.zeros((1, 1, 100000, 1), np.float32))
+    env.refused("sdpa", "--q", "q.npy", "--k", "q.npy", "--v", "q.npy", "--out", "o.npy",
+                "--weights-out", "w.npy", needle="cannot allocate the attention weights")
+
+
+@case("3 demo --input (1, 50000, 64)")
+def demo_huge_input(env):
+    save(env, "x.npy", np.zeros((1, 50000, 64), np.float32))
+    env.refused("demo", "--input", "x.npy", needle="do not fit the model")
+    save(env, "y.npy", np.zeros((1, 50000, 64), np.float32))
+    env.refused("demo", "--input", "x.npy", "--expected", "y.npy", needle="cannot allocate")
+
+
+@case("3 --threads 1024 when threads cannot be created (ulimit -v)")
+def threads_cannot_start(env):
+    if env.sanitized:
+        return "skipped under sanitizers (shadow memory needs more than the limit)"
+    q, k, v = small_sdpa_inputs(env)
+    env.refused("sdpa", "--q", q, "--k", k, "--v", v, "--out", "o.npy", "--threads", "1024",
+                needle="cannot start worker thread", limits={resource.RLIMIT_AS: 400 << 20})
+
+
+@case("3 --config /dev/zero is not read without bound")
+def config_dev_zero(env):
+    env.refused("convert", "--arch", "mha", "--config", "/dev/zero", "w.safetensors", "-o", "m.attnrt",
+                needle="larger than 1048576 bytes", timeout=20)
+
+
+@case("3 bench --seconds nan, bench peak --seconds nan")
+def bench_nan_seconds(env):
+    env.refused("bench", "sdpa", "--seq", "64", "--dim", "8", "--seconds", "nan",
+                needle="must be a finite number", timeout=20)
+    env.refused("bench", "peak", "--seconds", "nan", needle="must be a finite number", timeout=20)
+
+
+# ---- 4. a failed write destroys nothing ----------------------------------------------------
+
+@case("4 ulimit -f: a pre-existing --out survives and no temporary is left")
+def file_size_limit(env):
+    q, k, v = small_sdpa_inputs(env)
+    with open(env.path("o.npy"), "w") as f:
+        f.write("precious")
+    env.refused("sdpa", "--q", q, "--k", k, "--v", v, "--out", "o.npy",
+                needle="File too large", limits={resource.RLIMIT_FSIZE: 64})
+    with open(env.path("o.npy")) as f:
+        if f.read() != "precious":
+            raise Failure("the pre-existing output changed")
+    leftovers = [n for n in os.listdir(env.work) if n.startswith(".o.npy")]
+    if leftovers:
+        raise Failure(f"temporary files left: {leftovers}")
+
+
+@case("4 a device, a FIFO or a directory as --out is refused, not unlinked")
+def device_out(env):
+    q, k, v = small_sdpa_inputs(env)
+    os.mkfifo(env.path("fifo"))
+    for out in ("/dev/null", "fifo"):
+        env.refused("sdpa", "--q", q, "--k", k, "--v", v, "--out", out,
+                    needle="is not a regular file")
+    if not stat.S_ISCHR(os.stat("/dev/null").st_mode) or not stat.S_ISFIFO(os.stat(env.path("fifo")).st_mode):
+        raise Failure("a device or FIFO was replaced")
+    os.mkdir(env.path("dir"))
+    env.refused("sdpa", "--q", q, "--k", k, "--v", v, "--out", "dir", needle="is a directory")
+
+
+@case("4 --out a symlink: the file it names is replaced, the link stays")
+def symlink_out(env):
+    q, k, v = small_sdpa_inputs(env)
+    with open(env.path("target.npy"), "w") as f:
+        f.write("old")
+    os.symlink("target.npy", env.path("link.npy"))
+    env.ok("sdpa", "--q", q, "--k", k, "--v", v, "--out", "link.npy")
+    if not os.path.islink(env.path("link.npy")) or np.load(env.path("target.npy")).shape != (1, 2, 5, 3):
+        raise Failure("the link was replaced or its target not written")
+
+
+# ---- 5. outputs that alias inputs or each other --------------------------------------------
+
+@case("5 sdpa --out X --weights-out X; run --out MODEL; a failing --weights-out keeps --out")
+def aliasing_outputs(env):
+    q, k, v = small_sdpa_inputs(env)
+    env.refused("sdpa", "--q", q, "--k", k, "--v", v, "--out", "x.npy", "--weights-out", "x.npy",
+                needle="name the same file")
+    env.refused("sdpa", "--q", q, "--k", k, "--v", v, "--out", q, needle="refusing to overwrite an input")
+    with open(env.path("keep.npy"), "w") as f:
+        f.write("keep")
+    env.refused("sdpa", "--q", q, "--k", k, "--v", v, "--out", "keep.npy",
+                "--weights-out", "missing-dir/w.npy", needle="cannot write into its directory")
+    with open(env.path("keep.npy")) as f:
+        if f.read() != "keep":
+            raise Failure("--out was overwritten although --weights-out failed")
+    before = digest(env.model)
+    save(env, "x.npy", np.zeros((1, 32, 64), np.float32))
+    env.refused("run", env.model, "--input", "x.npy", "--out", env.model,
+                needle="refusing to overwrite an input")
+    if digest(env.model) != before:
+        raise Failure("run --out MODEL changed the model")
+
+
+# ---- 6. finite scores follow the softmax ---------------------------------------------------
+
+@case("6 Q.K of 1e31 picks the best key; a mask row of float32 min is a uniform softmax")
+def huge_finite_scores(env):
+    q = save(env, "q.npy", np.full((1, 1, 1, 1), 1e31, np.float32))
+    k = save(env, "k.npy", np.array([-1, -1.5, -2], np.float32).reshape(1, 1, 3, 1))
+    v = save(env, "v.npy", np.arange(6, dtype=np.float32).reshape(1, 1, 3, 2))
+    q2 = save(env, "q2.npy", np.random.default_rng(2).standard_normal((1, 1, 1, 4), dtype=np.float32))
+    k2 = save(env, "k2.npy", np.random.default_rng(3).standard_normal((1, 1, 3, 4), dtype=np.float32))
+    lowest = np.finfo(np.float32).min
+    m = save(env, "m.npy", np.full((1, 3), lowest, np.float32))
+    # `attnrt kernels`: one variant per line, its name first (only those this CPU runs).
+    kernels = [line.split()[0] for line in env.ok("kernels").splitlines() if line.strip()]
+    kernels = [n for n in kernels if n.replace("-", "").isalnum()] + ["auto"]
+    for kernel in kernels:
+        env.ok("sdpa", "--q", q, "--k", k, "--v", v, "--out", "o.npy", "--kernel", kernel)
+        got = np.load(env.path("o.npy")).ravel()
+        if not np.allclose(got, [0, 1]):
+            raise Failure(f"{kernel}: Q.K of 1e31 gave {got}, PyTorch gives [0 1] (the best key)")
+        env.ok("sdpa", "--q", q2, "--k", k2, "--v", v, "--mask", m, "--out", "o.npy", "--kernel", kernel)
+        got = np.load(env.path("o.npy")).ravel()
+        if not np.allclose(got, [2, 3], atol=1e-5):
+            raise Failure(f"{kernel}: a mask row of float32 min gave {got}, PyTorch gives the mean [2 3]")
+
+
+# ---- 7. config and shape conventions -------------------------------------------------------
+
+@case("7 dropout -5 refused; 3-D Q (6, L, E) against K (3, S, E) refused as torch.matmul does")
+def conventions(env):
+    with open(env.path("c.json"), "w") as f:
+        f.write('{"embed_dim": 8, "num_heads": 2, "dropout": -5}')
+    env.refused("convert", "--arch", "mha", "--config", "c.json", "w.safetensors", "-o", "m.attnrt",
+                needle="dropout must be in [0, 1)")
+    save(env, "q.npy", np.zeros((6, 5, 4), np.float32))
+    save(env, "k.npy", np.zeros((3, 7, 4), np.float32))
+    env.refused("sdpa", "--q", "q.npy", "--k", "k.npy", "--v", "k.npy", "--out", "o.npy",
+                needle="3-D batch sizes do not broadcast")
+
+
+# ---- 8. every command validates its numbers ------------------------------------------------
+
+@case("8 embed --batch 0 / --seq -1; plan sdpa with 2^32 dims, --dim -1, heads 2 vs kv 8, a model file")
+def plan_and_embed_ranges(env):
+    env.refused("embed", env.model, "-o", "e.h", "--seq", "4", "--batch", "0", needle="--batch")
+    env.refused("embed", env.model, "-o", "e.h", "--seq", "-1", needle="--seq")
+    env.refused("plan", "sdpa", "--batch", str(2**32), "--heads", str(2**32), "--seq", "4", "--dim", "4",
+                needle="--batch")
+    env.refused("plan", "sdpa", "--seq", "4", "--dim", "-1", needle="--dim")
+    env.refused("plan", "sdpa", "--seq", "4", "--dim", "4", "--heads", "2", "--kv-heads", "8",
+                needle="multiple of key/value heads")
+    env.refused("plan", env.model, "sdpa", "--seq", "4", "--dim", "4", needle="takes no model file")
+    if os.path.exists(env.path("e.h")):
+        raise Failure("embed wrote a header for a refused plan")
+
+
+# ---- 9. the scale --------------------------------------------------------------------------
+
+@case("9 --scale 1e-50 (rounds to 0 in float32) and --scale '' are refused by value")
+def scale_values(env):
+    q, k, v = small_sdpa_inputs(env)
+    for bad, needle in (("1e-50", "1e-50"), ("", "got ''"), ("1e39", "1e39"), ("nan", "nan")):
+        env.refused("sdpa", "--q", q, "--k", k, "--v", v, "--out", "o.npy", "--scale", bad, needle=needle)
+    env.ok("sdpa", "--q", q, "--k", k, "--v", v, "--out", "o.npy", "--scale", "-0.5")
+
+
+# ---- 10. messages that say what is wrong ---------------------------------------------------
+
+@case("10 messages: no rows, negative dims, appended bytes, threads 1.5, directory config, one prefix")
+def messages(env):
+    save(env, "x.npy", np.zeros((0, 5, 64), np.float32))
+    env.refused("run", env.model, "--input", "x.npy", "--out", "o.npy", needle="has no rows (batch 0, seq 5)")
+    with open(env.path("c.json"), "w") as f:
+        f.write('{"embed_dim": -5, "num_heads": 1}')
+    out = env.refused("convert", "--arch", "mha", "--config", "c.json", "w.safetensors", "-o", "m.attnrt",
+                      needle="got -5")
+    if out.count("c.json: ") > 1:
+        raise Failure(f"doubled prefix: {out.strip()}")
+    with open(env.model, "rb") as src, open(env.path("big.attnrt"), "wb") as dst:
+        dst.write(src.read() + b"\0" * 100)
+    env.refused("inspect", "big.attnrt", needle="appended")
+    q, k, v = small_sdpa_inputs(env)
+    env.refused("sdpa", "--q", q, "--k", k, "--v", v, "--out", "o.npy", "--threads", "1.5",
+                needle="whole number")
+    env.refused("convert", "--arch", "mha", "--config", env.work, "w.safetensors", "-o", "m.attnrt",
+                needle="is a directory")
+
+
+# ---- 11. untrusted bytes -------------------------------------------------------------------
+
+@case("11 escape sequences in names are escaped; a newline in embed's path cannot inject code")
+def untrusted_bytes(env):
+    name = "evil\x1b[2J\nname.npy"
+    with open(env.path(name), "wb") as f:
+        f.write(b"not an npy file")
+    code, out = env.run("sdpa", "--q", name, "--k", name, "--v", name, "--out", "o.npy")
+    if code == 0 or "\x1b" in out or "evil" not in out:
+        raise Failure(f"raw escape byte reached the terminal (or the path was not named): {out!r}")
+    model = "m\nint evil;\n.attnrt"
+    with open(env.model, "rb") as src, open(env.path(model), "wb") as dst:
+        dst.write(src.read())
+    env.ok("embed", model, "-o", "model_data.h")
+    with open(env.path("model_data.h")) as f:
+        text = f.read()
+    if any(line.startswith("int evil") for line in text.splitlines()):
+        raise Failure("the model path's newline put code into the header")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attnrt", required=True)
+    ap.add_argument("--model", required=True, help="the demo model (build/.../models/demo.attnrt)")
+    ap.add_argument("--sanitized", action="store_true")
+    args = ap.parse_args()
+    passed = failed = 0
+    for item, fn in CASES:
+        with tempfile.TemporaryDirectory(prefix="attnrt_hostile_") as work:
+            env = Env(os.path.abspath(args.attnrt), os.path.abspath(args.model), work, args.sanitized)
+            try:
+                note = fn(env)
+                passed += 1
+                print(f"ok   {item}" + (f" ({note})" if note else ""))
+            except Failure as e:
+                failed += 1
+                print(f"FAIL {item}: {e}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
