@@ -8,8 +8,9 @@ markdown table: case, kernel, ISA, threads, ours ms, PyTorch ms, ratio
 (PyTorch time / ours), GFLOP/s, % of peak, target, met?. Every number is also
 written as JSON (--json-out).
 
-GFLOP/s counts 2*B*H*L*S*(E+Ev) flops (4*B*H*L*S*E here, E = Ev = 64), dense
-also for causal rows. % of peak = GFLOP/s / (measured one-core FMA peak x
+GFLOP/s counts 2*B*H*(visible query-key pairs)*(E+Ev) flops: 4*B*H*L*S*E here
+(E = Ev = 64) without a causal rule, about half of that for the causal row
+(`attnrt bench sdpa`'s gflops; gflops_dense counts every pair). % of peak = GFLOP/s / (measured one-core FMA peak x
 threads); the peak is one core's, measured over CPU time before and after the
 rows (the higher counts). Each row also shows the ratio and % of peak by process
 CPU time (cpu_ms), which other load on a shared machine disturbs less; targets
@@ -57,13 +58,16 @@ def parse_args():
 
 
 def last_json(cmd):
-    """Runs cmd; returns the JSON object on its last stdout line (echoing the rest)."""
+    """Runs cmd; returns the JSON object on its last stdout line (echoing the rest).
+
+    attnrt's --json prints only the JSON on stdout and its summary on stderr
+    (echoed here); torch_peer.py prints prose lines before its JSON line."""
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"run_speed_report: {' '.join(cmd)} failed ({proc.returncode}):\n"
                  f"{proc.stdout}{proc.stderr}")
     lines = proc.stdout.strip().splitlines()
-    for line in lines[:-1]:
+    for line in proc.stderr.strip().splitlines() + lines[:-1]:
         print("  " + line[:300], flush=True)
     return json.loads(lines[-1])
 
@@ -85,8 +89,9 @@ def torch_peer(args, L, S, causal, threads):
 def flash_kernel_name(args):
     if args.flash_kernel:
         return args.flash_kernel
-    listing = subprocess.run([args.attnrt, "kernels"], capture_output=True, text=True, check=True)
-    names = [line.split()[0] for line in listing.stdout.splitlines() if line.strip()]
+    listing = subprocess.run([args.attnrt, "kernels", "--json"], capture_output=True, text=True,
+                             check=True)
+    names = [k["name"] for k in json.loads(listing.stdout) if k["available"]]
     flash = [n for n in names if "flash" in n]
     if not flash:
         sys.exit(f"run_speed_report: no flash kernel among {names}")

@@ -97,8 +97,8 @@ Status Forward::Linear(const LinearWeights& w, const float* x, size_t x_stride, 
   return RunWorkItems(work, arena_, executor_);
 }
 
-Status Forward::Sdpa(const SdpaParams& p) {
-  return RunSdpa(p, ChooseSdpaKernel(p), arena_, executor_);
+Status Forward::Sdpa(const SdpaParams& p, const SdpaKernel* kernel) {
+  return RunSdpa(p, kernel != nullptr ? *kernel : ChooseSdpaKernel(p), arena_, executor_);
 }
 
 void Forward::LayerNorm(const float* x, size_t x_stride, size_t rows, size_t n,
@@ -131,6 +131,19 @@ void Forward::SwapBatchAndSeq(const float* src, size_t seq, size_t batch, size_t
   }
 }
 
+SdpaParams ModelSdpaShape(const ModelConfig& c, const ModelInput& in) {
+  SdpaParams p;
+  p.batch = in.batch;
+  p.q_heads = p.kv_heads = c.heads;
+  p.q_len = p.kv_len = in.seq;
+  p.qk_dim = c.qk_dim;
+  p.v_dim = c.v_dim;
+  p.scale = DefaultSdpaScale(c.qk_dim);
+  // The model's own causal rule wins; the caller's may only add one (checked in RunModel).
+  p.causal = c.causal != CausalKind::kNone ? c.causal : in.causal;
+  return p;
+}
+
 Status AttentionBlock(const ModelConfig& c, const LayerWeights& w, const ModelInput& in,
                       const float* x, float* y, Forward* f) {
   const size_t rows = in.batch * in.seq;
@@ -145,12 +158,7 @@ Status AttentionBlock(const ModelConfig& c, const LayerWeights& w, const ModelIn
   ATTNRT_RETURN_IF_ERROR(f->Linear(w.k, x, c.model_dim, rows, qkv + qk, ld));
   ATTNRT_RETURN_IF_ERROR(f->Linear(w.v, x, c.model_dim, rows, qkv + 2 * qk, ld));
 
-  SdpaParams p;
-  p.batch = in.batch;
-  p.q_heads = p.kv_heads = c.heads;
-  p.q_len = p.kv_len = in.seq;
-  p.qk_dim = c.qk_dim;
-  p.v_dim = c.v_dim;
+  SdpaParams p = ModelSdpaShape(c, in);
   p.q = qkv;
   p.k = qkv + qk;
   p.v = qkv + 2 * qk;
@@ -160,12 +168,9 @@ Status AttentionBlock(const ModelConfig& c, const LayerWeights& w, const ModelIn
   p.out_strides = Strides3{in.seq * vw, c.v_dim, vw};
   p.weights = in.weights;
   p.weights_strides = Strides3{c.heads * in.seq * in.seq, in.seq * in.seq, in.seq};
-  p.scale = DefaultSdpaScale(c.qk_dim);
-  // The model's own causal rule wins; the caller's may only add one (checked in RunModel).
-  p.causal = c.causal != CausalKind::kNone ? c.causal : in.causal;
   ATTNRT_RETURN_IF_ERROR(BindSdpaMask(in.mask_shape, in.mask_kind, 4, &p));
   p.mask = in.mask;
-  ATTNRT_RETURN_IF_ERROR(f->Sdpa(p));
+  ATTNRT_RETURN_IF_ERROR(f->Sdpa(p, in.kernel));
 
   if (w.o.weight != nullptr) {
     ATTNRT_RETURN_IF_ERROR(f->Linear(w.o, heads, vw, rows, y, c.model_dim));
@@ -270,7 +275,7 @@ Status ModelBatchAndSeq(const ModelConfig& c, const TensorShape& x, size_t* batc
 }
 
 Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, ModelPlan* plan,
-                 bool with_weights) {
+                 bool with_weights, const SdpaKernel* kernel) {
   // The measuring executor reports the worker count the plan is for.
   struct CountingExecutor final : Executor {
     size_t n;
@@ -281,6 +286,7 @@ Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, M
   ModelInput in;
   in.batch = batch;
   in.seq = ModelTokens(model.config, seq);
+  in.kernel = kernel;
   if (batch == 0 || in.seq == 0) {
     return Status::Error(StatusCode::kInvalidArgument, "plan needs batch and seq >= 1 (got %z, %z)",
                          batch, in.seq);

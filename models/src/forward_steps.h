@@ -24,7 +24,8 @@ class Forward {
   // y[:, 0:out] = x W^T + b for `rows` rows.
   Status Linear(const LinearWeights& w, const float* x, size_t x_stride, size_t rows, float* y,
                 size_t y_stride);
-  Status Sdpa(const SdpaParams& p);
+  // SDPA with `kernel`, or the kernel ChooseSdpaKernel picks when it is null.
+  Status Sdpa(const SdpaParams& p, const SdpaKernel* kernel);
   // LayerNorm over `rows` rows of n floats, rows x_stride / y_stride apart.
   void LayerNorm(const float* x, size_t x_stride, size_t rows, size_t n, const float* gamma,
                  const float* beta, float eps, float* y, size_t y_stride);

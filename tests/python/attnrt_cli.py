@@ -1,5 +1,6 @@
 # Runs the attnrt CLI from python tests: kernel listing and `attnrt sdpa` on numpy arrays.
 import dataclasses
+import json
 import os
 import subprocess
 
@@ -13,15 +14,11 @@ class KernelInfo:
 
 
 def list_kernels(attnrt):
-    """Parses `attnrt kernels`: one variant a line, name first, then isa, family,
-    and "weights" / "no-weights"."""
-    proc = subprocess.run([attnrt, "kernels"], capture_output=True, text=True, check=True)
-    kernels = []
-    for line in proc.stdout.splitlines():
-        fields = line.split()
-        if not fields:
-            continue
-        kernels.append(KernelInfo(name=fields[0], returns_weights="weights" in fields[1:]))
+    """The variants this CPU runs, from `attnrt kernels --json` (a list of objects
+    name/isa/family/returns_weights/available)."""
+    proc = subprocess.run([attnrt, "kernels", "--json"], capture_output=True, text=True, check=True)
+    kernels = [KernelInfo(name=k["name"], returns_weights=bool(k["returns_weights"]))
+               for k in json.loads(proc.stdout) if k["available"]]
     if not kernels:
         raise RuntimeError(f"`{attnrt} kernels` listed no kernel")
     return kernels

@@ -103,7 +103,8 @@ def directed_cases():
         Case("Ev = 0", (3, 4), (4, 4), (4, 0)),
         Case("GQA 6/2", (2, 6, 17, 16), (2, 2, 23, 16), (2, 2, 23, 8)),
         Case("GQA 8/1", (1, 8, 13, 32), (1, 1, 13, 32), (1, 1, 13, 32)),
-        Case("GQA rank 3", (6, 9, 8), (2, 11, 8), (2, 11, 4)),
+        # 3-D inputs broadcast their leading dim as a batch (torch.matmul): 6 against 1.
+        Case("rank 3 kv batch 1", (6, 9, 8), (1, 11, 8), (1, 11, 4)),
         Case("GQA 6/2 causal", (1, 6, 33, 8), (1, 2, 33, 8), (1, 2, 33, 8), causal="upper-left"),
         Case("kv batch 1", (3, 2, 11, 8), (1, 2, 11, 8), (1, 2, 11, 8)),
         Case("q batch 1", (1, 2, 5, 8), (3, 2, 7, 8), (3, 2, 7, 8)),

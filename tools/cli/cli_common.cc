@@ -108,6 +108,24 @@ bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
   return false;
 }
 
+std::FILE* ProseStream(bool json) { return json ? stderr : stdout; }
+
+std::string RunFailureMessage(const Status& status, const PlannedArena& plan) {
+  if (status.code() != StatusCode::kArenaTooSmall) return status.message();
+  std::string detail = status.message();
+  const std::string prefix = "arena too small: ";
+  if (detail.compare(0, prefix.size(), prefix) == 0) detail = detail.substr(prefix.size());
+  std::string parts;
+  if (plan.activation_bytes > 0) {
+    parts = "activations " + std::to_string(plan.activation_bytes) + " + scratch " +
+            std::to_string(plan.scratch_bytes);
+  } else {
+    parts = "scratch " + std::to_string(plan.scratch_bytes);
+  }
+  return "arena too small: the plan needs " + std::to_string(plan.arena_bytes) + " bytes (" + parts +
+         "), have " + std::to_string(plan.have_bytes) + " (failed allocating: " + detail + ")";
+}
+
 bool CheckOutputPaths(const std::vector<PathArg>& inputs, const std::vector<PathArg>& outputs,
                       std::string* error) {
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -1,6 +1,7 @@
 // Helpers every attnrt subcommand shares: error reporting, .npy <-> shapes.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,23 @@ TensorShape Shape4(size_t batch, size_t heads, size_t rows, size_t cols);
 // the shape and its bytes, when the count overflows or the memory cannot be had.
 bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
                     std::vector<float>* out, std::string* error);
+
+// Where a command's human-readable lines go: stdout, or stderr when --json keeps
+// stdout for the JSON alone.
+std::FILE* ProseStream(bool json);
+
+// The arena a command planned and handed to a run.
+struct PlannedArena {
+  size_t activation_bytes = 0;
+  size_t scratch_bytes = 0;
+  size_t arena_bytes = 0;  // what the plan needs: activations + scratch
+  size_t have_bytes = 0;   // the arena the run got
+};
+// The message of a failed run. An arena too small is reported with the whole
+// plan, not only the running total at the allocation that failed:
+// "arena too small: the plan needs N bytes (activations A + scratch S), have M
+// (failed allocating: need X bytes, have M)".
+std::string RunFailureMessage(const Status& status, const PlannedArena& plan);
 
 // A named file argument of a command, e.g. {"--out", path}.
 struct PathArg {

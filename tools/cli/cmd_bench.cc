@@ -1,9 +1,13 @@
-// attnrt bench: times SDPA on random inputs of a given shape (`bench sdpa`) and
-// measures the machine's fp32 FMA peak (`bench peak`), each with a one-line
-// summary and, with --json, a JSON object as the last line for scripts
-// (bench/run_speed_report.py).
+// attnrt bench: times SDPA on random inputs of given shapes (`bench sdpa`, one
+// row per --seq value: median, stddev, runs, GFLOP/s) and measures the machine's
+// fp32 FMA peak (`bench peak`). The default output is a table for people; with
+// --json stdout holds only JSON for scripts (bench/run_speed_report.py): one
+// object for one shape, a list of them for a sweep; prose then goes to stderr.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <memory>
@@ -20,6 +24,7 @@
 #include "cli/commands.h"
 #include "cli/kernel_choice.h"
 #include "cli/option_checks.h"
+#include "cli/thread_option.h"
 #include "host/aligned_buffer.h"
 #include "host/fma_peak.h"
 #include "host/memory_read.h"
@@ -32,16 +37,17 @@ struct BenchSdpaOptions {
   size_t batch = 1;
   size_t heads = 8;
   size_t kv_heads = 0;  // 0: same as heads
-  size_t seq = 1024;
-  size_t seq_kv = 0;  // 0: same as seq
+  std::vector<size_t> seqs = {1024};
+  size_t seq_kv = 0;  // 0: same as each seq
   size_t dim = 64;
   size_t dim_v = 0;  // 0: same as dim
   std::string causal = "none";
   std::string kernel = "auto";
-  size_t threads = 1;
+  size_t threads = 0;  // 0: DefaultWorkerCount()
   size_t warmup = 2;
   size_t repeats = 0;  // 0: as many as fit in `seconds`, at least kMinRepeats
   double seconds = 1.0;
+  double peak_gflops = 0;  // one core's, from `attnrt bench peak`; 0: unknown
   unsigned seed = 1;
   bool json = false;
 };
@@ -57,14 +63,22 @@ constexpr size_t kMinRepeats = 5;
 struct Timing {
   double median_ms = 0;
   double min_ms = 0;
+  double stddev_ms = 0;      // sample standard deviation of the timed runs' wall time
   double cpu_median_ms = 0;  // process CPU time per run, all workers together
   size_t runs = 0;
+  bool capped = false;       // --seconds ran out before --repeats (or kMinRepeats) runs
 };
 
 double ProcessCpuMs() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 struct RunTime {
@@ -74,10 +88,9 @@ struct RunTime {
 
 RunTime TimeOnce(void (*run)(void*), void* context) {
   const double cpu0 = ProcessCpuMs();
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
   run(context);
-  const double wall =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return {wall, ProcessCpuMs() - cpu0};
 }
 
@@ -87,12 +100,62 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double SampleStddev(const std::vector<double>& v) {
+  if (v.size() < 2) return 0.0;
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  double sum = 0;
+  for (double x : v) sum += (x - mean) * (x - mean);
+  return std::sqrt(sum / static_cast<double>(v.size() - 1));
+}
+
+// Progress of a long benchmark on stderr: on a terminal a line rewritten in place
+// (from one second into a shape on), elsewhere one line per shape that took longer
+// than a few seconds. Nothing on short runs, nothing on stdout.
+class Progress {
+ public:
+  Progress() : tty_(isatty(STDERR_FILENO) == 1), command_start_(Clock::now()) {}
+  void StartShape(const std::string& label) {
+    label_ = label;
+    shape_start_ = Clock::now();
+    last_print_ = shape_start_;
+  }
+  void Update(size_t done, size_t planned) {
+    if (!tty_ || SecondsSince(shape_start_) < 1.0 ||
+        std::chrono::duration<double>(Clock::now() - last_print_).count() < 0.25) {
+      return;
+    }
+    last_print_ = Clock::now();
+    std::fprintf(stderr, "\r\x1b[Kbench sdpa: %s: run %zu of %zu, %.1f s", label_.c_str(), done,
+                 planned, SecondsSince(shape_start_));
+    shown_ = true;
+  }
+  void EndShape(size_t runs) {
+    if (shown_) std::fprintf(stderr, "\r\x1b[K");
+    shown_ = false;
+    const double took = SecondsSince(shape_start_);
+    if (!tty_ && took >= 3.0) {
+      std::fprintf(stderr, "bench sdpa: %s: %zu runs in %.1f s (%.0f s so far)\n", label_.c_str(),
+                   runs, took, SecondsSince(command_start_));
+    }
+  }
+
+ private:
+  bool tty_;
+  bool shown_ = false;
+  std::string label_;
+  Clock::time_point command_start_, shape_start_, last_print_;
+};
+
 // Warm-up runs (at least one; they also estimate one run's time), then the timed
 // runs: `repeats` of them, or when 0 as many as fit in `seconds` (at least
-// kMinRepeats). The median wall time is the headline number; the minimum shows
-// the noise. CPU time is kept too: on a machine shared with other work, a
-// one-thread run's CPU time is close to what its wall time would be alone.
-Timing TimeRuns(void (*run)(void*), void* context, size_t warmup, size_t repeats, double seconds) {
+// kMinRepeats). `seconds` is also a cap: the timed runs stop once it is spent,
+// after at least one. The median wall time is the headline number; stddev and
+// min show the noise. CPU time is kept too: on a machine shared with other work,
+// a one-thread run's CPU time is close to what its wall time would be alone.
+Timing TimeRuns(void (*run)(void*), void* context, size_t warmup, size_t repeats, double seconds,
+                Progress* progress) {
   double estimate = TimeOnce(run, context).wall_ms;
   for (size_t i = 1; i < warmup; ++i) estimate = std::min(estimate, TimeOnce(run, context).wall_ms);
   size_t count = repeats;
@@ -100,16 +163,24 @@ Timing TimeRuns(void (*run)(void*), void* context, size_t warmup, size_t repeats
     const double fit = seconds * 1000.0 / std::max(estimate, 1e-6);
     count = static_cast<size_t>(std::clamp(fit, static_cast<double>(kMinRepeats), 1e6));
   }
-  std::vector<double> wall(count), cpu(count);
+  std::vector<double> wall, cpu;
+  wall.reserve(count);
+  cpu.reserve(count);
+  Timing timing;
+  const auto start = Clock::now();
   for (size_t i = 0; i < count; ++i) {
     const RunTime t = TimeOnce(run, context);
-    wall[i] = t.wall_ms;
-    cpu[i] = t.cpu_ms;
+    wall.push_back(t.wall_ms);
+    cpu.push_back(t.cpu_ms);
+    if (progress != nullptr) progress->Update(i + 1, count);
+    if (i + 1 < count && SecondsSince(start) >= seconds) break;
   }
-  Timing timing;
-  timing.runs = count;
+  timing.runs = wall.size();
+  // Cut short of what was asked for: --repeats, or the minimum a budget promises.
+  timing.capped = timing.runs < (repeats > 0 ? repeats : kMinRepeats);
   timing.min_ms = *std::min_element(wall.begin(), wall.end());
   timing.median_ms = Median(wall);
+  timing.stddev_ms = SampleStddev(wall);
   timing.cpu_median_ms = Median(cpu);
   return timing;
 }
@@ -122,10 +193,12 @@ std::vector<float> RandomFloats(size_t count, std::mt19937* rng) {
 }
 
 
-// Flops of the two matrix products, counted densely: 2*L*S*E for Q.K^T plus
-// 2*L*S*Ev for P.V per (batch, head), i.e. 4*B*H*L*S*E when Ev == E. Softmax
-// and masking are not counted. With `causal_only_visible`, only the (query, key)
-// pairs the causal rule leaves are counted (about half for L == S).
+// Flops of the two matrix products: 2*S*E for Q.K^T plus 2*S*Ev for P.V per
+// query row and (batch, head). Dense counts every (query, key) pair,
+// 2*B*H*L*S*(E+Ev); with `causal_only_visible` only the pairs the causal rule
+// leaves are counted (sum over rows of the visible keys, about half for L == S):
+// the work a causal call needs, which the headline GFLOP/s uses. Softmax and
+// masking are not counted.
 double MatmulFlops(const SdpaParams& p, bool causal_only_visible) {
   double pairs = 0;
   if (!causal_only_visible || p.causal == CausalKind::kNone) {
@@ -161,12 +234,14 @@ void ReadKeysAndValuesOnce(void* context) {
   r.sink += SumFloats(r.spans, 2, r.executor);
 }
 
-int RunBenchSdpa(const BenchSdpaOptions& o) {
+// Benchmarks one shape (query length `seq`) on `pool`; fills *j with every number.
+int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress* progress,
+               nlohmann::ordered_json* j) {
   const char* cmd = "bench sdpa";
   const size_t kv_heads = o.kv_heads == 0 ? o.heads : o.kv_heads;
-  const size_t seq_kv = o.seq_kv == 0 ? o.seq : o.seq_kv;
+  const size_t seq_kv = o.seq_kv == 0 ? seq : o.seq_kv;
   const size_t dim_v = o.dim_v == 0 ? o.dim : o.dim_v;
-  const TensorShape qs = Shape4(o.batch, o.heads, o.seq, o.dim);
+  const TensorShape qs = Shape4(o.batch, o.heads, seq, o.dim);
   const TensorShape ks = Shape4(o.batch, kv_heads, seq_kv, o.dim);
   const TensorShape vs = Shape4(o.batch, kv_heads, seq_kv, dim_v);
   SdpaParams p;
@@ -194,87 +269,144 @@ int RunBenchSdpa(const BenchSdpaOptions& o) {
   const SdpaKernel* kernel = nullptr;
   std::string error;
   if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError(cmd, error);
-  ThreadPool pool(o.threads == 0 ? DefaultThreadCount() : o.threads);
   size_t scratch_bytes = 0;
-  st = SdpaScratchBytes(p, *kernel, pool.workers(), &scratch_bytes);
+  st = SdpaScratchBytes(p, *kernel, pool->workers(), &scratch_bytes);
   if (!st.ok()) return ReportStatus(cmd, st);
   AlignedBuffer buffer(scratch_bytes);
   if (!buffer.ok()) {
     return ReportError(cmd, "cannot allocate " + std::to_string(scratch_bytes) + " bytes of scratch");
   }
   Arena arena(buffer.data(), scratch_bytes);
+  const PlannedArena planned{0, scratch_bytes, scratch_bytes, scratch_bytes};
 
-  SdpaRun sdpa{&p, kernel, &arena, &pool, Status::Ok()};
+  SdpaRun sdpa{&p, kernel, &arena, pool, Status::Ok()};
   RunSdpaOnce(&sdpa);  // fails fast on a refused call before any timing
-  if (!sdpa.status.ok()) return ReportStatus(cmd, sdpa.status);
-  const Timing t = TimeRuns(RunSdpaOnce, &sdpa, o.warmup, o.repeats, o.seconds);
-  if (!sdpa.status.ok()) return ReportStatus(cmd, sdpa.status);
+  if (!sdpa.status.ok()) return ReportError(cmd, RunFailureMessage(sdpa.status, planned));
+  progress->StartShape("L=" + std::to_string(seq) + " S=" + std::to_string(seq_kv));
+  const Timing t = TimeRuns(RunSdpaOnce, &sdpa, o.warmup, o.repeats, o.seconds, progress);
+  progress->EndShape(t.runs);
+  if (!sdpa.status.ok()) return ReportError(cmd, RunFailureMessage(sdpa.status, planned));
 
-  const double flops = MatmulFlops(p, false);
+  const double flops_dense = MatmulFlops(p, false);
   const double flops_needed = MatmulFlops(p, true);
-  nlohmann::json j;
-  j["median_ms"] = t.median_ms;
-  j["min_ms"] = t.min_ms;
-  j["cpu_ms"] = t.cpu_median_ms;
-  j["runs"] = t.runs;
-  j["gflops"] = flops / (t.median_ms * 1e6);
-  j["gflops_needed"] = flops_needed / (t.median_ms * 1e6);
-  j["flops"] = flops;
-  j["flops_needed"] = flops_needed;
-  j["kernel"] = kernel->name;
-  j["isa"] = kernel->isa();
-  j["threads"] = pool.workers();
-  j["scratch_bytes"] = scratch_bytes;
-  j["batch"] = o.batch;
-  j["heads"] = o.heads;
-  j["kv_heads"] = kv_heads;
-  j["seq"] = o.seq;
-  j["seq_kv"] = seq_kv;
-  j["dim"] = o.dim;
-  j["dim_v"] = dim_v;
-  j["causal"] = o.causal;
+  nlohmann::ordered_json& r = *j;
+  r["median_ms"] = t.median_ms;
+  r["min_ms"] = t.min_ms;
+  r["stddev_ms"] = t.stddev_ms;
+  r["cpu_ms"] = t.cpu_median_ms;
+  r["runs"] = t.runs;
+  r["capped_by_seconds"] = t.capped;
+  // flops / gflops count the work the call needs (causal: visible pairs only);
+  // the *_dense pair counts every (query, key) pair.
+  r["flops"] = flops_needed;
+  r["gflops"] = flops_needed / (t.median_ms * 1e6);
+  r["flops_needed"] = flops_needed;
+  r["gflops_needed"] = flops_needed / (t.median_ms * 1e6);
+  r["flops_dense"] = flops_dense;
+  r["gflops_dense"] = flops_dense / (t.median_ms * 1e6);
+  if (o.peak_gflops > 0) {
+    r["peak_gflops"] = o.peak_gflops * static_cast<double>(pool->workers());
+    r["pct_peak"] = 100.0 * r["gflops"].get<double>() / r["peak_gflops"].get<double>();
+  }
+  r["kernel"] = kernel->name;
+  r["isa"] = kernel->isa();
+  r["threads"] = pool->workers();
+  r["scratch_bytes"] = scratch_bytes;
+  r["batch"] = o.batch;
+  r["heads"] = o.heads;
+  r["kv_heads"] = kv_heads;
+  r["seq"] = seq;
+  r["seq_kv"] = seq_kv;
+  r["dim"] = o.dim;
+  r["dim_v"] = dim_v;
+  r["causal"] = o.causal;
 
-  std::string read_note;
-  if (o.seq == 1) {
+  if (seq == 1) {
     // Decode reads all of K and V once; the plain read of the same bytes with the
     // same workers is the floor it is compared against.
-    ReadRun read{{{k.data(), k.size()}, {v.data(), v.size()}}, &pool, 0.0};
-    const Timing r = TimeRuns(ReadKeysAndValuesOnce, &read, o.warmup, o.repeats, o.seconds);
-    j["read_ms"] = r.median_ms;
-    j["read_min_ms"] = r.min_ms;
-    j["read_cpu_ms"] = r.cpu_median_ms;
-    j["read_bytes"] = (k.size() + v.size()) * sizeof(float);
-    j["read_ratio"] = t.median_ms / r.median_ms;
-    char buf[128];
-    std::snprintf(buf, sizeof(buf), ", plain read of K+V %.4f ms (x%.2f)", r.median_ms,
-                  t.median_ms / r.median_ms);
-    read_note = buf;
+    ReadRun read{{{k.data(), k.size()}, {v.data(), v.size()}}, pool, 0.0};
+    progress->StartShape("L=1 S=" + std::to_string(seq_kv) + " plain read of K+V");
+    const Timing rt = TimeRuns(ReadKeysAndValuesOnce, &read, o.warmup, o.repeats, o.seconds, progress);
+    progress->EndShape(rt.runs);
+    r["read_ms"] = rt.median_ms;
+    r["read_min_ms"] = rt.min_ms;
+    r["read_cpu_ms"] = rt.cpu_median_ms;
+    r["read_bytes"] = (k.size() + v.size()) * sizeof(float);
+    r["read_ratio"] = t.median_ms / rt.median_ms;
   }
+  return 0;
+}
 
-  std::printf(
-      "bench sdpa: %s (%s), %zu thread(s), B=%zu H=%zu Hkv=%zu L=%zu S=%zu E=%zu Ev=%zu causal %s: "
-      "median %.4f ms (CPU %.4f ms), min %.4f ms over %zu runs, %.1f GFLOP/s dense, scratch %zu "
-      "bytes%s\n",
-      kernel->name, kernel->isa(), pool.workers(), o.batch, o.heads, kv_heads, o.seq, seq_kv, o.dim,
-      dim_v, o.causal.c_str(), t.median_ms, t.cpu_median_ms, t.min_ms, t.runs, flops / (t.median_ms * 1e6),
-      scratch_bytes, read_note.c_str());
-  if (o.json) std::printf("%s\n", j.dump().c_str());
+// The table: one row per shape.
+void PrintTable(std::FILE* f, const BenchSdpaOptions& o, const std::vector<nlohmann::ordered_json>& rows) {
+  const nlohmann::ordered_json& first = rows.front();
+  std::fprintf(f, "bench sdpa: %zu thread(s), B=%zu H=%zu Hkv=%zu E=%zu Ev=%zu causal %s\n",
+               first["threads"].get<size_t>(), o.batch, o.heads, first["kv_heads"].get<size_t>(),
+               o.dim, first["dim_v"].get<size_t>(), o.causal.c_str());
+  const bool peak = o.peak_gflops > 0;
+  std::fprintf(f, "%7s %7s  %-24s %-7s %10s %9s %10s %10s %6s %9s%s %12s\n", "L", "S", "kernel",
+               "ISA", "median ms", "stddev", "min ms", "CPU ms", "runs", "GFLOP/s",
+               peak ? "  % peak" : "", "scratch B");
+  bool capped = false;
+  for (const nlohmann::ordered_json& r : rows) {
+    char pct[16] = "";
+    if (peak) std::snprintf(pct, sizeof(pct), " %7.1f", r["pct_peak"].get<double>());
+    capped = capped || r["capped_by_seconds"].get<bool>();
+    std::fprintf(f, "%7zu %7zu  %-24s %-7s %10.4f %9.4f %10.4f %10.4f %6zu %9.1f%s %12zu\n",
+                 r["seq"].get<size_t>(), r["seq_kv"].get<size_t>(),
+                 r["kernel"].get<std::string>().c_str(), r["isa"].get<std::string>().c_str(),
+                 r["median_ms"].get<double>(), r["stddev_ms"].get<double>(), r["min_ms"].get<double>(),
+                 r["cpu_ms"].get<double>(), r["runs"].get<size_t>(), r["gflops"].get<double>(), pct,
+                 r["scratch_bytes"].get<size_t>());
+    if (r.contains("read_ms")) {
+      std::fprintf(f, "%7s %7s  plain read of K+V (%zu bytes): median %.4f ms, attention is x%.2f of it\n",
+                   "", "", r["read_bytes"].get<size_t>(), r["read_ms"].get<double>(),
+                   r["read_ratio"].get<double>());
+    }
+  }
+  std::fprintf(f, "GFLOP/s = 2*B*H*(visible query-key pairs)*(E+Ev) / median%s; stddev over the runs%s.\n",
+               o.causal == "none" ? "" : " (causal: only the pairs the rule leaves; gflops_dense in --json counts all)",
+               capped ? "; --seconds cut some rows short of the planned runs" : "");
+  if (!peak) {
+    std::fprintf(f, "(--peak GFLOPS, one core's from `attnrt bench peak`, adds a %% of peak column)\n");
+  }
+}
+
+int RunBenchSdpa(const BenchSdpaOptions& o) {
+  ThreadPool pool(ResolveThreads(o.threads));
+  Progress progress;
+  std::vector<nlohmann::ordered_json> rows;
+  for (size_t seq : o.seqs) {
+    nlohmann::ordered_json j;
+    const int code = BenchShape(o, seq, &pool, &progress, &j);
+    if (code != 0) return code;
+    rows.push_back(std::move(j));
+  }
+  if (o.json) {
+    std::fprintf(stderr, "bench sdpa: %zu thread(s), %zu shape(s)\n", pool.workers(), rows.size());
+    const nlohmann::ordered_json out = rows.size() == 1 ? rows.front() : nlohmann::ordered_json(rows);
+    std::printf("%s\n", out.dump().c_str());
+  } else {
+    PrintTable(stdout, o, rows);
+  }
   return 0;
 }
 
 int RunBenchPeak(const BenchPeakOptions& o) {
   const FmaPeak peak = MeasureFmaPeak(o.seconds, o.trials);
-  std::printf("bench peak: %s, %zu fp32 lanes, measured %.1f GFLOP/s on one core (best of %d)",
-              peak.isa.c_str(), peak.lanes, peak.measured_gflops, o.trials);
+  std::FILE* prose = ProseStream(o.json);
+  std::fprintf(prose, "bench peak: %s, %zu fp32 lanes, measured %.1f GFLOP/s on one core (1 thread, best of %d)",
+               peak.isa.c_str(), peak.lanes, peak.measured_gflops, o.trials);
   if (peak.clock_mhz > 0) {
-    std::printf("; clock %.0f MHz (%s): theoretical %.1f GFLOP/s with %zu FMA units, measured %.2f "
-                "FMA/cycle",
-                peak.clock_mhz, peak.clock_source.c_str(), peak.theoretical_gflops,
-                peak.assumed_fma_units, peak.fma_per_cycle);
+    std::fprintf(prose,
+                 "; clock %.0f MHz (%s): theoretical %.1f GFLOP/s with %zu FMA units, measured %.2f "
+                 "FMA/cycle",
+                 peak.clock_mhz, peak.clock_source.c_str(), peak.theoretical_gflops,
+                 peak.assumed_fma_units, peak.fma_per_cycle);
   }
-  std::printf("\n");
+  std::fprintf(prose, "\n");
   if (o.json) {
-    nlohmann::json j;
+    nlohmann::ordered_json j;
     j["isa"] = peak.isa;
     j["lanes"] = peak.lanes;
     j["measured_gflops"] = peak.measured_gflops;
@@ -293,25 +425,27 @@ void AddBenchSdpa(CLI::App& bench, int* exit_code) {
   auto o = std::make_shared<BenchSdpaOptions>();
   CLI::App* cmd = bench.add_subcommand(
       "sdpa",
-      "Time SDPA on random float32 inputs (B, H, L, E): warm-up, repeated runs, median.\n"
-      "GFLOP/s counts the two matrix products densely, 2*B*H*L*S*(E+Ev) flops "
-      "(= 4*B*H*L*S*E when Ev == E), also for causal calls; gflops_needed in the JSON "
-      "counts only the (query, key) pairs the causal rule leaves. With L == 1 the plain "
-      "vectorized read of the same K and V bytes is timed too (read_ms). cpu_ms is the "
+      "Time SDPA on random float32 inputs (B, H, L, E), one table row per --seq value: "
+      "warm-up, repeated runs, median, stddev.\n"
+      "GFLOP/s counts the flops the two matrix products need, 2*B*H*(visible query-key "
+      "pairs)*(E+Ev): 2*B*H*L*S*(E+Ev) without a causal rule, about half of it for a "
+      "causal L == S (gflops_dense in the JSON counts every pair). With L == 1 the plain "
+      "vectorized read of the same K and V bytes is timed too (read_ms). CPU ms is the "
       "process CPU time per run (all workers): on a shared machine a one-thread run's "
-      "cpu_ms is close to its wall time on an idle one.");
+      "CPU time is close to its wall time on an idle one.");
   cmd->add_option("--batch", o->batch, "Batch size B")->capture_default_str()->check(WholeNumber(1, kMaxDim));
   cmd->add_option("--heads", o->heads, "Query heads H")->capture_default_str()->check(WholeNumber(1, kMaxDim));
   cmd->add_option("--kv-heads", o->kv_heads, "Key/value heads (default: H)")->check(WholeNumber(1, kMaxDim));
-  cmd->add_option("--seq", o->seq, "Queries L")->capture_default_str()->check(WholeNumber(1, kMaxDim));
-  cmd->add_option("--seq-kv", o->seq_kv, "Keys S (default: L)")->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--seq", o->seqs, "Queries L; a comma-separated list sweeps (256,512,1024)")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--seq-kv", o->seq_kv, "Keys S (default: each L)")->check(WholeNumber(1, kMaxDim));
   cmd->add_option("--dim", o->dim, "Query/key dim E")->capture_default_str()->check(WholeNumber(1, kMaxDim));
   cmd->add_option("--dim-v", o->dim_v, "Value dim Ev (default: E)")->check(WholeNumber(1, kMaxDim));
   AddCausalOption(*cmd, &o->causal);
   AddKernelOption(*cmd, &o->kernel);
-  cmd->add_option("--threads", o->threads, "Worker threads (0: all hardware threads)")
-      ->capture_default_str()
-      ->check(ThreadCount());
+  AddThreadsOption(*cmd, &o->threads);
   cmd->add_option("--warmup", o->warmup, "Untimed runs first (at least 1 is always made)")
       ->capture_default_str()
       ->check(WholeNumber(0, 1000000));
@@ -319,11 +453,19 @@ void AddBenchSdpa(CLI::App& bench, int* exit_code) {
                   "Timed runs (0: as many as fit in --seconds, at least 5)")
       ->capture_default_str()
       ->check(WholeNumber(0, 1000000));
-  cmd->add_option("--seconds", o->seconds, "Time budget of the timed runs when --repeats is 0")
+  cmd->add_option("--seconds", o->seconds,
+                  "Time budget of each shape's timed runs when --repeats is 0, and a cap in any "
+                  "case: timing stops once it is spent (after at least one run)")
       ->capture_default_str()
       ->check(FiniteNumber(0.001, 3600));
+  cmd->add_option("--peak", o->peak_gflops,
+                  "One core's fp32 peak in GFLOP/s (`attnrt bench peak`): adds % of peak "
+                  "(times the thread count)")
+      ->check(FiniteNumber(0.001, 1e9));
   cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print a JSON object with every number as the last line");
+  cmd->add_flag("--json", o->json,
+                "Print only JSON on stdout: an object with every number for one --seq, a list "
+                "of them for a sweep");
   cmd->callback([o, exit_code] {
     try {
       *exit_code = RunBenchSdpa(*o);
@@ -345,7 +487,7 @@ void AddBenchPeak(CLI::App& bench, int* exit_code) {
   cmd->add_option("--trials", o->trials, "Trials; the best is reported")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  cmd->add_flag("--json", o->json, "Print a JSON object as the last line");
+  cmd->add_flag("--json", o->json, "Print only a JSON object on stdout (the summary goes to stderr)");
   cmd->callback([o, exit_code] { *exit_code = RunBenchPeak(*o); });
 }
 

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/model_file.h"
+#include "cli/thread_option.h"
 #include "host/aligned_buffer.h"
 #include "host/png_writer.h"
 #include "host/thread_pool.h"
@@ -31,7 +32,7 @@ struct DemoOptions {
   std::string input = std::string(ATTNRT_DEMO_DIR) + "/input.npy";
   std::string expected = std::string(ATTNRT_DEMO_DIR) + "/expected.npy";
   std::string png;
-  size_t head = 0, threads = 1, repeats = 20;
+  size_t head = 0, threads = 0, repeats = 20;
 };
 
 // Prints an L x S weight matrix with a 10-step shade ramp, two characters per
@@ -91,7 +92,7 @@ int DemoCommand(const DemoOptions& o) {
   in.batch = x.shape[0];
   in.seq = x.shape[1];
 
-  ThreadPool pool(o.threads);
+  ThreadPool pool(ResolveThreads(o.threads));
   ModelPlan plan;
   Status st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan, true);
   if (!st.ok()) return ReportStatus(cmd, st);
@@ -111,7 +112,10 @@ int DemoCommand(const DemoOptions& o) {
     const auto start = std::chrono::steady_clock::now();
     st = RunModel(m.model, in, y.data(), &arena, &pool);
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    if (!st.ok()) return ReportStatus(cmd, st);
+    if (!st.ok()) {
+      return ReportError(cmd, RunFailureMessage(st, PlannedArena{plan.activation_bytes, plan.scratch_bytes,
+                                                                  plan.arena_bytes, plan.arena_bytes}));
+    }
   }
   std::sort(times.begin(), times.end());
 
@@ -154,7 +158,7 @@ void AddDemoCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--expected", o->expected, "Expected output .npy (PyTorch's)")->capture_default_str();
   cmd->add_option("--png", o->png, "Also write the heatmap as a PNG");
   cmd->add_option("--head", o->head, "Attention head to show")->capture_default_str()->check(WholeNumber(0, kMaxDim));
-  cmd->add_option("--threads", o->threads, "Worker threads")->capture_default_str()->check(WholeNumber(1, 1024));
+  AddThreadsOption(*cmd, &o->threads);
   cmd->add_option("--repeats", o->repeats, "Timed runs")->capture_default_str()->check(WholeNumber(1, 100000));
   cmd->callback([o, exit_code] { *exit_code = DemoCommand(*o); });
 }

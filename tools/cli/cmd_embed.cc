@@ -1,7 +1,9 @@
 // attnrt embed: a converted model as a 64-byte aligned const C array, so
 // firmware reads it in place from flash. With --seq the header also carries the
-// exact arena size for that batch and sequence length (one worker), so the
-// firmware can size a static arena at compile time from the same plan.
+// exact arena size for that batch, sequence length and worker count (--threads,
+// the same default as plan and run: all hardware threads; firmware without
+// threads wants --threads 1), so the firmware can size a static arena at
+// compile time from the same plan.
 #include <cstdio>
 #include <sstream>
 
@@ -9,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/model_file.h"
+#include "cli/thread_option.h"
 #include "output/output_file.h"
 
 namespace attnrt::cli {
@@ -17,7 +20,7 @@ namespace {
 struct EmbedOptions {
   std::string model, out;
   std::string name = "attnrt_model";
-  size_t seq = 0, batch = 1;
+  size_t seq = 0, batch = 1, threads = 0;
 };
 
 bool IsIdentifier(const std::string& s) {
@@ -56,8 +59,9 @@ int EmbedCommand(const EmbedOptions& o) {
   OpenedModel m;
   if (!OpenModel(o.model, &m, &error)) return ReportError(cmd, error);
   ModelPlan plan;
+  const size_t threads = ResolveThreads(o.threads);
   if (o.seq > 0) {
-    const Status st = PlanModel(m.model, o.batch, o.seq, 1, &plan);
+    const Status st = PlanModel(m.model, o.batch, o.seq, threads, &plan);
     if (!st.ok()) return ReportStatus(cmd, st);
   }
   std::string upper = o.name;
@@ -73,6 +77,7 @@ int EmbedCommand(const EmbedOptions& o) {
   if (o.seq > 0) {
     out << "#define " << upper << "_PLAN_BATCH " << o.batch << "u\n"
         << "#define " << upper << "_PLAN_SEQ " << o.seq << "u\n"
+        << "#define " << upper << "_PLAN_THREADS " << threads << "u\n"
         << "#define " << upper << "_ARENA_BYTES " << plan.arena_bytes << "u\n";
   }
   out << "\nstatic const uint8_t " << o.name << "_data[" << n << "] __attribute__((aligned(64))) = {";
@@ -94,7 +99,10 @@ int EmbedCommand(const EmbedOptions& o) {
   const std::string text = out.str();
   if (!WriteOutputFile(o.out, text.data(), text.size(), &error)) return ReportError(cmd, error);
   std::printf("embed: %s (%zu bytes) -> %s as %s_data%s\n", o.model.c_str(), n, o.out.c_str(),
-              o.name.c_str(), o.seq > 0 ? (", arena " + std::to_string(plan.arena_bytes) + " bytes").c_str() : "");
+              o.name.c_str(),
+              o.seq > 0 ? (", arena " + std::to_string(plan.arena_bytes) + " bytes for " +
+                           std::to_string(threads) + " thread(s)").c_str()
+                        : "");
   return 0;
 }
 
@@ -111,6 +119,7 @@ void AddEmbedCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--batch", o->batch, "Batch size for the arena plan")
       ->capture_default_str()
       ->check(WholeNumber(1, kMaxDim));
+  AddThreadsOption(*cmd, &o->threads);
   cmd->callback([o, exit_code] { *exit_code = EmbedCommand(*o); });
 }
 

@@ -1,7 +1,11 @@
 // attnrt inspect: what a converted model file holds: architecture, config,
-// tensors (name, dtype, shape, offset, bytes) and checksum status.
+// tensors (name, dtype, shape, offset, bytes) and checksum status. With --json
+// only one JSON object on stdout: file, file_bytes, format_version, alignment,
+// checksum, architecture, module, layers, causal, layout, config, tensors.
 #include <cinttypes>
 #include <cstdio>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -24,10 +28,56 @@ void PrintMetadata(const WeightMetadata& md) {
   }
 }
 
-int InspectCommand(const std::string& path) {
+const char* LayoutName(const ModelConfig& c) {
+  return ArchitectureTakesImages(c.arch) ? "images" : c.batch_first ? "batch_first" : "seq_first";
+}
+
+int InspectJson(const std::string& path, const OpenedModel& m) {
+  const WeightFile& f = m.file;
+  const ModelConfig& c = m.model.config;
+  char checksum[16];
+  std::snprintf(checksum, sizeof(checksum), "0x%08x", f.checksum());
+  nlohmann::ordered_json j;
+  j["file"] = path;
+  j["file_bytes"] = f.file_size();
+  j["format_version"] = f.format_version();
+  j["alignment"] = f.alignment();
+  j["checksum"] = {{"algorithm", "crc32c"}, {"value", checksum}, {"verified", true}};
+  j["architecture"] = ArchitectureName(c.arch);
+  j["module"] = ArchitectureModule(c.arch);
+  j["layers"] = c.num_layers;
+  j["causal"] = c.causal != CausalKind::kNone;
+  j["layout"] = LayoutName(c);
+  nlohmann::ordered_json config = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < f.metadata_count(); ++i) {
+    WeightMetadata md;
+    if (!f.MetadataAt(i, &md).ok()) continue;
+    switch (md.type) {
+      case WeightMetadataType::kInt: config[md.key] = md.int_value; break;
+      case WeightMetadataType::kFloat: config[md.key] = md.float_value; break;
+      case WeightMetadataType::kString: config[md.key] = md.string_value; break;
+    }
+  }
+  j["config"] = config;
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < f.tensor_count(); ++i) {
+    WeightTensor t;
+    if (!f.TensorAt(i, &t).ok()) continue;
+    const size_t offset = reinterpret_cast<const uint8_t*>(t.data) - m.mapping.data();
+    tensors.push_back({{"name", t.name}, {"dtype", "f32"}, {"shape", ToVector(t.shape)},
+                       {"offset", offset}, {"bytes", t.bytes}});
+  }
+  j["tensors"] = tensors;
+  // Names come from the file: bytes that are not UTF-8 become U+FFFD rather than an exception.
+  std::printf("%s\n", j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+  return 0;
+}
+
+int InspectCommand(const std::string& path, bool json) {
   std::string error;
   OpenedModel m;
   if (!OpenModel(path, &m, &error)) return ReportError("inspect", error);
+  if (json) return InspectJson(path, m);
   const WeightFile& f = m.file;
   std::printf("file: %s (%zu bytes, format version %u, data alignment %zu)\n", Printable(path).c_str(),
               f.file_size(), f.format_version(), f.alignment());
@@ -60,9 +110,11 @@ int InspectCommand(const std::string& path) {
 
 void AddInspectCommand(CLI::App& app, int* exit_code) {
   auto path = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("inspect", "Show a converted model's architecture, config and tensors");
   cmd->add_option("model", *path, "Converted model file")->required();
-  cmd->callback([path, exit_code] { *exit_code = InspectCommand(*path); });
+  cmd->add_flag("--json", *json, "Print only a JSON object (file, checksum, architecture, config, tensors)");
+  cmd->callback([path, json, exit_code] { *exit_code = InspectCommand(*path, *json); });
 }
 
 }  // namespace attnrt::cli

@@ -1,7 +1,11 @@
 // attnrt plan: exact arena bytes by region, for a model (`plan MODEL --seq N`)
 // or for one SDPA call (`plan sdpa --batch B --heads H --seq N --dim D ...`).
-// With --json the last line is {"arena_bytes": ..., "scratch_bytes": ..., ...}.
+// Both plan for the worker count the other commands run with by default (all
+// hardware threads; --threads). With --json stdout holds only one JSON object
+// {"arena_bytes": ..., "scratch_bytes": ..., "threads": ..., ...}; the table goes to stderr.
 #include <cstdio>
+
+#include <nlohmann/json.hpp>
 
 #include "attnrt/runtime/sdpa.h"
 #include "attnrt/runtime/checked_math.h"
@@ -10,18 +14,20 @@
 #include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
 #include "cli/model_file.h"
+#include "cli/thread_option.h"
 
 namespace attnrt::cli {
 namespace {
 
 struct PlanModelOptions {
   std::string model;
-  size_t seq = 0, batch = 1, threads = 1;
-  bool json = false;
+  size_t seq = 0, batch = 1, threads = 0;
+  std::string kernel = "auto";
+  bool weights = false, json = false;
 };
 
 struct PlanSdpaOptions {
-  size_t batch = 1, heads = 1, kv_heads = 0, seq = 0, seq_kv = 0, dim = 0, dim_v = 0, threads = 1;
+  size_t batch = 1, heads = 1, kv_heads = 0, seq = 0, seq_kv = 0, dim = 0, dim_v = 0, threads = 0;
   std::string kernel = "auto";
   std::string causal = "none";
   bool weights = false, json = false;
@@ -37,26 +43,48 @@ int PlanModelCommand(const PlanModelOptions& o) {
     return ReportError("plan", "give --seq N for a sequence model (" +
                                    std::string(ArchitectureName(c.arch)) + ")");
   }
+  const size_t threads = ResolveThreads(o.threads);
+  const SdpaKernel* kernel = nullptr;
+  if (o.kernel != "auto") {
+    SdpaParams p;  // only for the message naming what auto would run instead
+    p.batch = o.batch;
+    p.q_heads = p.kv_heads = c.heads;
+    p.q_len = p.kv_len = images ? VitTokens(c) : o.seq;
+    p.qk_dim = c.qk_dim;
+    p.v_dim = c.v_dim;
+    if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError("plan", error);
+  }
   ModelPlan plan;
-  const Status st = PlanModel(m.model, o.batch, o.seq, o.threads, &plan);
+  const Status st = PlanModel(m.model, o.batch, o.seq, threads, &plan, o.weights, kernel);
   if (!st.ok()) return ReportStatus("plan", st);
+  std::FILE* prose = ProseStream(o.json);
   if (images) {
     // An image model's sequence is fixed by its config: one token per patch plus the class token.
-    std::printf("plan: %s, batch %zu images of %zux%zu (%zu tokens each), %zu thread(s)\n",
-                ArchitectureName(c.arch), o.batch, c.image_size, c.image_size, VitTokens(c),
-                o.threads);
+    std::fprintf(prose, "plan: %s, batch %zu images of %zux%zu (%zu tokens each), %zu thread(s)\n",
+                 ArchitectureName(c.arch), o.batch, c.image_size, c.image_size, VitTokens(c),
+                 threads);
   } else {
-    std::printf("plan: %s, %zu layer(s), batch %zu, seq %zu, %zu thread(s)\n",
-                ArchitectureName(c.arch), c.num_layers, o.batch, o.seq, o.threads);
+    std::fprintf(prose, "plan: %s, %zu layer(s), batch %zu, seq %zu, %zu thread(s)\n",
+                 ArchitectureName(c.arch), c.num_layers, o.batch, o.seq, threads);
   }
-  std::printf("  activations %12zu bytes\n  scratch     %12zu bytes\n  arena       %12zu bytes\n",
-              plan.activation_bytes, plan.scratch_bytes, plan.arena_bytes);
-  std::printf("  weights     %12zu bytes (read in place, not in the arena)\n",
-              m.file.file_size());
+  std::fprintf(prose, "  activations %12zu bytes\n  scratch     %12zu bytes\n  arena       %12zu bytes\n",
+               plan.activation_bytes, plan.scratch_bytes, plan.arena_bytes);
+  std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
+               m.file.file_size());
   if (o.json) {
-    std::printf("{\"arena_bytes\": %zu, \"scratch_bytes\": %zu, \"activation_bytes\": %zu, "
-                "\"weight_file_bytes\": %zu}\n",
-                plan.arena_bytes, plan.scratch_bytes, plan.activation_bytes, m.file.file_size());
+    nlohmann::ordered_json j;
+    j["arena_bytes"] = plan.arena_bytes;
+    j["scratch_bytes"] = plan.scratch_bytes;
+    j["activation_bytes"] = plan.activation_bytes;
+    j["weight_file_bytes"] = m.file.file_size();
+    j["architecture"] = ArchitectureName(c.arch);
+    j["layers"] = c.num_layers;
+    j["batch"] = o.batch;
+    j["seq"] = images ? VitTokens(c) : o.seq;
+    j["threads"] = threads;
+    j["kernel"] = kernel != nullptr ? kernel->name : "auto";
+    j["weights"] = o.weights;
+    std::printf("%s\n", j.dump().c_str());
   }
   return 0;
 }
@@ -84,8 +112,9 @@ int PlanSdpaCommand(const PlanSdpaOptions& o) {
     return ReportError("plan", std::string("kernel '") + kernel->name +
                                    "' cannot return attention weights");
   }
+  const size_t threads = ResolveThreads(o.threads);
   size_t scratch = 0;
-  const Status st = SdpaScratchBytes(p, *kernel, o.threads, &scratch);
+  const Status st = SdpaScratchBytes(p, *kernel, threads, &scratch);
   if (!st.ok()) return ReportStatus("plan", st);
   // BindSdpaShapes checked that every one of these byte counts fits size_t.
   const size_t f = sizeof(float);
@@ -96,14 +125,24 @@ int PlanSdpaCommand(const PlanSdpaOptions& o) {
   if (!CheckedAdd(k, v, &kv)) return ReportError("plan", "key + value bytes overflow size_t");
   const size_t out = p.batch * p.q_heads * p.q_len * p.v_dim * f;
   const size_t w = o.weights ? p.batch * p.q_heads * p.q_len * p.kv_len * f : 0;
-  std::printf("plan sdpa: kernel %s (%s), %zu thread(s)\n", kernel->name, kernel->isa(), o.threads);
-  std::printf("  scratch     %12zu bytes (arena)\n  q           %12zu bytes\n  k+v         %12zu bytes\n"
-              "  out         %12zu bytes\n  weights     %12zu bytes\n",
-              scratch, q, kv, out, w);
+  std::FILE* prose = ProseStream(o.json);
+  std::fprintf(prose, "plan sdpa: kernel %s (%s), %zu thread(s)\n", kernel->name, kernel->isa(), threads);
+  std::fprintf(prose,
+               "  scratch     %12zu bytes (arena)\n  q           %12zu bytes\n  k+v         %12zu bytes\n"
+               "  out         %12zu bytes\n  weights     %12zu bytes\n",
+               scratch, q, kv, out, w);
   if (o.json) {
-    std::printf("{\"kernel\": \"%s\", \"arena_bytes\": %zu, \"scratch_bytes\": %zu, "
-                "\"q_bytes\": %zu, \"kv_bytes\": %zu, \"out_bytes\": %zu, \"weights_bytes\": %zu}\n",
-                kernel->name, scratch, scratch, q, kv, out, w);
+    nlohmann::ordered_json j;
+    j["kernel"] = kernel->name;
+    j["isa"] = kernel->isa();
+    j["threads"] = threads;
+    j["arena_bytes"] = scratch;
+    j["scratch_bytes"] = scratch;
+    j["q_bytes"] = q;
+    j["kv_bytes"] = kv;
+    j["out_bytes"] = out;
+    j["weights_bytes"] = w;
+    std::printf("%s\n", j.dump().c_str());
   }
   return 0;
 }
@@ -117,8 +156,12 @@ void AddPlanCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("model", mo->model, "Converted model file");
   cmd->add_option("--seq", mo->seq, "Sequence length (not for vit: its token count is fixed)")->check(WholeNumber(1, kMaxDim));
   cmd->add_option("--batch", mo->batch, "Batch size")->capture_default_str()->check(WholeNumber(1, kMaxDim));
-  cmd->add_option("--threads", mo->threads, "Worker threads")->capture_default_str()->check(WholeNumber(1, 1024));
-  cmd->add_flag("--json", mo->json, "Print a JSON summary as the last line");
+  AddThreadsOption(*cmd, &mo->threads);
+  cmd->add_option("--kernel", mo->kernel,
+                  "Plan for `run --kernel NAME` (see `attnrt kernels`), or auto")
+      ->capture_default_str();
+  cmd->add_flag("--weights", mo->weights, "Plan for `run --weights-out` (single-layer models)");
+  cmd->add_flag("--json", mo->json, "Print only a JSON object on stdout (the table goes to stderr)");
 
   auto so = std::make_shared<PlanSdpaOptions>();
   CLI::App* sdpa = cmd->add_subcommand("sdpa", "Scratch and tensor bytes of one SDPA call");
@@ -132,9 +175,9 @@ void AddPlanCommand(CLI::App& app, int* exit_code) {
   sdpa->add_option("--dim-v", so->dim_v, "Value dim Ev (default: --dim)")->check(dim);
   AddKernelOption(*sdpa, &so->kernel);
   AddCausalOption(*sdpa, &so->causal);
-  sdpa->add_option("--threads", so->threads, "Worker threads")->capture_default_str()->check(WholeNumber(1, 1024));
+  AddThreadsOption(*sdpa, &so->threads);
   sdpa->add_flag("--weights", so->weights, "Plan for returning attention weights");
-  sdpa->add_flag("--json", so->json, "Print a JSON summary as the last line");
+  sdpa->add_flag("--json", so->json, "Print only a JSON object on stdout (the table goes to stderr)");
   sdpa->callback([so, mo, exit_code] {
     // `plan MODEL sdpa ...` would plan a bare SDPA call and ignore MODEL: refuse it.
     if (!mo->model.empty()) {

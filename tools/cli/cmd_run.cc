@@ -1,4 +1,6 @@
-// attnrt run: one forward pass of a converted model on a (B, L, E) .npy input.
+// attnrt run: one forward pass of a converted model on a (B, L, E) .npy input,
+// optionally with a chosen SDPA kernel (--kernel) and, for a single-layer model,
+// its attention weights (--weights-out), as `attnrt sdpa` takes them.
 #include <chrono>
 #include <cstdio>
 
@@ -8,16 +10,20 @@
 #include "cli/kernel_choice.h"
 #include "cli/key_padding_mask.h"
 #include "cli/model_file.h"
+#include "cli/thread_option.h"
 #include "host/aligned_buffer.h"
 #include "host/thread_pool.h"
+#include "output/output_file.h"
 
 namespace attnrt::cli {
 namespace {
 
 struct RunOptions {
-  std::string model, input, out, mask, key_padding_mask;
+  std::string model, input, out, weights_out, mask, key_padding_mask;
   std::string causal = "none";
+  std::string kernel = "auto";
   size_t threads = 0;
+  size_t arena_bytes = 0;  // 0: the plan's size
 };
 
 // The mask the model gets: --mask as given, or merged with --key-padding-mask.
@@ -43,7 +49,7 @@ int RunModelCommand(const RunOptions& o) {
   std::string error;
   if (!CheckOutputPaths({{"model", o.model}, {"--input", o.input}, {"--mask", o.mask},
                          {"--key-padding-mask", o.key_padding_mask}},
-                        {{"--out", o.out}}, &error)) {
+                        {{"--out", o.out}, {"--weights-out", o.weights_out}}, &error)) {
     return ReportError(cmd, error);
   }
   OpenedModel m;
@@ -76,38 +82,79 @@ int RunModelCommand(const RunOptions& o) {
                       : static_cast<const void*>(mask.f32.data());
   }
 
-  ThreadPool pool(o.threads == 0 ? DefaultThreadCount() : o.threads);
+  const bool want_weights = !o.weights_out.empty();
+  if (want_weights && c.num_layers != 1) {
+    return ReportError(cmd, "--weights-out: attention weights are returned for single-layer models "
+                            "only (this one has " + std::to_string(c.num_layers) + " layers)");
+  }
+  SdpaParams shape = ModelSdpaShape(c, in);
+  static float weights_marker;  // any non-null address: kernel choice sees weights wanted
+  if (want_weights) shape.weights = &weights_marker;
+  const SdpaKernel* kernel = nullptr;  // auto: chosen per call by the models layer
+  if (o.kernel != "auto") {
+    if (!ResolveKernel(o.kernel, shape, &kernel, &error)) return ReportError(cmd, error);
+    if (want_weights && !kernel->returns_weights) {
+      return ReportError(cmd, std::string("kernel '") + kernel->name +
+                                  "' cannot return attention weights (--weights-out)");
+    }
+  }
+  in.kernel = kernel;
+
+  ThreadPool pool(ResolveThreads(o.threads));
   ModelPlan plan;
-  st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan);
+  st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan, want_weights, kernel);
   if (!st.ok()) return ReportStatus(cmd, st);
   TensorShape y_dims;
   st = ModelOutputShape(c, in.batch, in.seq, &y_dims);
   if (!st.ok()) return ReportStatus(cmd, st);
-  AlignedBuffer buffer(plan.arena_bytes);
+  const size_t arena_bytes = o.arena_bytes != 0 ? o.arena_bytes : plan.arena_bytes;
+  AlignedBuffer buffer(arena_bytes);
   if (!buffer.ok()) {
-    return ReportError(cmd, "cannot allocate the arena of " + std::to_string(plan.arena_bytes) + " bytes");
+    return ReportError(cmd, "cannot allocate the arena of " + std::to_string(arena_bytes) + " bytes");
   }
-  Arena arena(buffer.data(), plan.arena_bytes);
+  Arena arena(buffer.data(), arena_bytes);
   const std::vector<size_t> y_shape = ToVector(y_dims);
-  std::vector<float> y;
-  if (!AllocateFloats(y_shape, "output", &y, &error)) return ReportError(cmd, error);
+  const std::vector<size_t> weights_shape = {in.batch, c.heads, in.seq, in.seq};
+  std::vector<float> y, weights;
+  if (!AllocateFloats(y_shape, "output", &y, &error) ||
+      (want_weights && !AllocateFloats(weights_shape, "attention weights", &weights, &error))) {
+    return ReportError(cmd, error);
+  }
+  if (want_weights) in.weights = weights.data();
 
   const auto start = std::chrono::steady_clock::now();
   st = RunModel(m.model, in, y.data(), &arena, &pool);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!st.ok()) {
-    return ReportError(cmd, std::string(st.message()) +
+    const PlannedArena planned{plan.activation_bytes, plan.scratch_bytes, plan.arena_bytes,
+                               arena_bytes};
+    return ReportError(cmd, RunFailureMessage(st, planned) +
                                 (o.mask.empty() ? "" : " (mask " + o.mask + " " +
                                                            npy::ShapeString(mask.shape) + ")"));
   }
-  if (!npy::WriteFloat32(o.out, y_shape, y.data(), &error)) return ReportError(cmd, error);
-  std::printf("run: %s, %zu layer(s)%s, out %s -> %s, %.3f ms, %zu thread(s)\n",
+  // Both outputs are written in full before either replaces its target.
+  OutputFile out_file, weights_file;
+  if (!out_file.Open(o.out, &error) || !npy::WriteFloat32To(&out_file, y_shape, y.data(), &error)) {
+    return ReportError(cmd, error);
+  }
+  if (want_weights &&
+      (!weights_file.Open(o.weights_out, &error) ||
+       !npy::WriteFloat32To(&weights_file, weights_shape, weights.data(), &error))) {
+    return ReportError(cmd, error);
+  }
+  if (!out_file.Commit(&error) || (want_weights && !weights_file.Commit(&error))) {
+    return ReportError(cmd, error);
+  }
+  std::printf("run: %s, %zu layer(s)%s, out %s -> %s%s, %.3f ms, %zu thread(s), kernel %s\n",
               ArchitectureName(c.arch), c.num_layers,
               c.causal != CausalKind::kNone ? ", causal (stored in the model)" : "",
-              npy::ShapeString(y_shape).c_str(), o.out.c_str(), ms, pool.workers());
-  std::printf("arena: planned %zu bytes (activations %zu + scratch %zu), used %zu bytes\n",
-              plan.arena_bytes, plan.activation_bytes, plan.scratch_bytes, arena.high_water());
+              npy::ShapeString(y_shape).c_str(), o.out.c_str(),
+              want_weights ? (", weights " + npy::ShapeString(weights_shape) + " -> " + o.weights_out).c_str() : "",
+              ms, pool.workers(), kernel != nullptr ? kernel->name : "auto");
+  std::printf("arena: planned %zu bytes (activations %zu + scratch %zu), have %zu, used %zu bytes\n",
+              plan.arena_bytes, plan.activation_bytes, plan.scratch_bytes, arena_bytes,
+              arena.high_water());
   return 0;
 }
 
@@ -123,6 +170,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
       ->required();
   cmd->add_option("--out", o->out, "Output .npy to write (same layout; (batch, classes) for vit)")
       ->required();
+  cmd->add_option("--weights-out", o->weights_out,
+                  "Also write the attention weights (batch, heads, seq, seq) .npy (single-layer "
+                  "models only; runs a kernel that returns weights)");
   cmd->add_option("--mask", o->mask,
                   "Attention mask with SDPA semantics, broadcastable to (batch, heads, seq, seq): "
                   "bool True = MAY attend (the opposite of nn.MultiheadAttention's bool attn_mask), "
@@ -131,8 +181,12 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                   "PyTorch key_padding_mask (batch, seq): bool True = padding, IGNORE this key "
                   "(as src_key_padding_mask), or float32 added; combines with --mask");
   AddCausalOption(*cmd, &o->causal);
-  cmd->add_option("--threads", o->threads, "Worker threads (default: all hardware threads)")
-      ->check(ThreadCount());
+  AddKernelOption(*cmd, &o->kernel);
+  AddThreadsOption(*cmd, &o->threads);
+  cmd->add_option("--arena-bytes", o->arena_bytes,
+                  "Run in an arena of this many bytes instead of the plan's size (to check a plan "
+                  "as firmware with a fixed arena would)")
+      ->check(WholeNumber(1, uint64_t{1} << 48));
   cmd->callback([o, exit_code] { *exit_code = RunModelCommand(*o); });
 }
 

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
+#include "cli/thread_option.h"
 #include "host/aligned_buffer.h"
 #include "host/thread_pool.h"
 
@@ -91,7 +92,7 @@ int RunSdpaCommand(const SdpaOptions& o) {
 
   const SdpaKernel* kernel = nullptr;
   if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError(cmd, error);
-  ThreadPool pool(o.threads == 0 ? DefaultThreadCount() : o.threads);
+  ThreadPool pool(ResolveThreads(o.threads));
   size_t bytes = 0;
   st = SdpaScratchBytes(p, *kernel, pool.workers(), &bytes);
   if (!st.ok()) return ReportStatus(cmd, st);
@@ -103,7 +104,7 @@ int RunSdpaCommand(const SdpaOptions& o) {
   st = RunSdpa(p, *kernel, &arena, &pool);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!st.ok()) return ReportStatus(cmd, st);
+  if (!st.ok()) return ReportError(cmd, RunFailureMessage(st, PlannedArena{0, bytes, bytes, bytes}));
 
   // Both outputs are written in full before either replaces its target.
   OutputFile out_file, weights_file;
@@ -142,8 +143,7 @@ void AddSdpaCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--scale", o->scale, "Score scale: 0 or a normal float32 (default 1/sqrt(E))")
       ->check(ExactFloat32Scale());
   AddKernelOption(*cmd, &o->kernel);
-  cmd->add_option("--threads", o->threads, "Worker threads (default: all hardware threads)")
-      ->check(ThreadCount());
+  AddThreadsOption(*cmd, &o->threads);
   cmd->callback([o, exit_code] { *exit_code = RunSdpaCommand(*o); });
 }
 

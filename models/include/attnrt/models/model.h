@@ -18,6 +18,8 @@
 
 namespace attnrt {
 
+struct SdpaKernel;
+
 // A torch.nn.Linear's parameters: weight (out, in) row-major, optional bias.
 struct LinearWeights {
   const float* weight = nullptr;
@@ -83,6 +85,9 @@ struct ModelInput {
   // Optional (batch, heads, seq, seq) attention weights of a single-layer model's
   // attention block; asking for them selects the materialized SDPA kernel.
   float* weights = nullptr;
+  // The SDPA kernel every attention block runs; null: ChooseSdpaKernel per call.
+  // A kernel that cannot serve a call (weights it cannot return, ...) fails it.
+  const SdpaKernel* kernel = nullptr;
 };
 
 struct ModelPlan {
@@ -93,9 +98,14 @@ struct ModelPlan {
 
 // Exact arena bytes for a forward pass at this batch and sequence length with
 // `workers` workers (a run at a shorter sequence needs no more); `with_weights`
-// plans for a run that also returns attention weights. For vit, seq is ignored.
+// plans for a run that also returns attention weights; `kernel` plans for a run
+// whose ModelInput::kernel is that kernel (null: chosen per call). For vit, seq is ignored.
 Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, ModelPlan* plan,
-                 bool with_weights = false);
+                 bool with_weights = false, const SdpaKernel* kernel = nullptr);
+
+// The shape of the SDPA call each attention block of this model makes for `input`
+// (batch, heads, seq, dims, scale, the causal rule that applies); no pointers.
+SdpaParams ModelSdpaShape(const ModelConfig& config, const ModelInput& input);
 
 Status RunModel(const Model& model, const ModelInput& input, float* y, Arena* arena,
                 Executor* executor);

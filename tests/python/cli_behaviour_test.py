@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+"""CLI conventions of issue 18 ("a CLI that behaves like its neighbours").
+
+- `--json` leaves only JSON on stdout (prose on stderr) for kernels, inspect,
+  plan MODEL, plan sdpa, bench sdpa (one shape and a sweep) and bench peak;
+- one default thread count: `plan` plans for the worker count a default `run`
+  uses, and a `run --arena-bytes` of exactly that plan succeeds, one byte less
+  fails with "arena too small" naming the whole plan;
+- every command that runs or plans says how many threads it used;
+- `attnrt kernels` has a header line ('#'), `kernels --json` the same variants;
+- `run --weights-out` on a single-layer model gives the weights `attnrt sdpa`
+  gives for the same projected Q and K, `run --kernel` is honoured, and a model
+  with more layers refuses --weights-out.
+
+Usage: cli_behaviour_test.py --attnrt PATH --model DEMO.attnrt --demo-dir models/demo.
+Exits 77 (CTest skip) without numpy.
+"""
+import argparse
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    print("cli_behaviour_test: numpy missing, skipped")
+    sys.exit(77)
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print(f"FAIL: {what}")
+
+
+def run(attnrt, *args, ok=True):
+    proc = subprocess.run([attnrt, *args], capture_output=True, text=True, timeout=120)
+    if ok and proc.returncode != 0:
+        raise SystemExit(f"attnrt {' '.join(args)} exited {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+def json_only(attnrt, *args):
+    proc = run(attnrt, *args)
+    try:
+        return json.loads(proc.stdout), proc.stderr
+    except ValueError as e:
+        check(False, f"attnrt {' '.join(args)}: stdout is not only JSON ({e}): {proc.stdout[:200]!r}")
+        return None, proc.stderr
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        blob = f.read()
+    n = struct.unpack("<Q", blob[:8])[0]
+    header = json.loads(blob[8:8 + n])
+    tensors = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = t["data_offsets"]
+        tensors[name] = np.frombuffer(blob[8 + n + begin:8 + n + end], np.float32).reshape(t["shape"])
+    return tensors
+
+
+def threads_said(text):
+    m = re.search(r"(\d+) thread\(s\)", text)
+    return int(m.group(1)) if m else None
+
+
+def check_json_outputs(attnrt, model):
+    kernels, _ = json_only(attnrt, "kernels", "--json")
+    check(isinstance(kernels, list) and kernels and all(
+        {"name", "isa", "family", "returns_weights", "available"} <= k.keys() for k in kernels),
+        "kernels --json: a list of {name, isa, family, returns_weights, available}")
+    listing = run(attnrt, "kernels").stdout.splitlines()
+    check(listing and listing[0].startswith("#") and "ISA" in listing[0],
+          f"kernels: a '#' header line first, got {listing[:1]}")
+    names = [line.split()[0] for line in listing[1:] if line.strip()]
+    check(names == [k["name"] for k in kernels or [] if k["available"]],
+          "kernels and kernels --json list the same available variants")
+
+    info, _ = json_only(attnrt, "inspect", model, "--json")
+    if info:
+        for key in ("file_bytes", "checksum", "architecture", "layers", "config", "tensors"):
+            check(key in info, f"inspect --json has {key}")
+        check(info.get("file_bytes") == os.path.getsize(model), "inspect --json file_bytes")
+        check(len(info.get("tensors", [])) == 12, "inspect --json lists the demo's 12 tensors")
+
+    plan, err = json_only(attnrt, "plan", model, "--seq", "32", "--json")
+    check(plan is not None and plan.get("arena_bytes", 0) > 0, "plan --json arena_bytes")
+    check(threads_said(err) == (plan or {}).get("threads"), "plan --json names its threads on stderr")
+    sdpa_plan, err = json_only(attnrt, "plan", "sdpa", "--seq", "64", "--dim", "16", "--json")
+    check(sdpa_plan is not None and sdpa_plan.get("scratch_bytes", -1) >= 0, "plan sdpa --json")
+    check(threads_said(err) is not None, "plan sdpa --json names its threads on stderr")
+
+    one, err = json_only(attnrt, "bench", "sdpa", "--heads", "1", "--seq", "16", "--dim", "8",
+                         "--repeats", "3", "--json")
+    check(isinstance(one, dict) and one.get("runs") == 3 and "stddev_ms" in one,
+          "bench sdpa --json: one object with runs and stddev_ms")
+    check(threads_said(err) is not None, "bench sdpa --json names its threads on stderr")
+    sweep, _ = json_only(attnrt, "bench", "sdpa", "--heads", "1", "--seq", "8,16", "--dim", "8",
+                         "--repeats", "2", "--json")
+    check(isinstance(sweep, list) and len(sweep) == 2, "bench sdpa --seq 8,16 --json: a list of 2")
+    causal, _ = json_only(attnrt, "bench", "sdpa", "--heads", "1", "--seq", "64", "--dim", "8",
+                          "--causal", "upper-left", "--repeats", "2", "--json")
+    if causal:
+        # Upper-left with L == S: row i sees i + 1 keys.
+        needed = 2.0 * 64 * 65 / 2 * (8 + 8)
+        check(causal.get("flops") == needed and causal.get("flops_dense") == 2.0 * 64 * 64 * 16,
+              f"causal flops count the visible pairs: {causal.get('flops')} != {needed}")
+    peak, _ = json_only(attnrt, "bench", "peak", "--seconds", "0.01", "--trials", "1", "--json")
+    check(isinstance(peak, dict) and peak.get("measured_gflops", 0) > 0, "bench peak --json")
+
+
+def check_default_threads_and_arena(attnrt, model, x_path, work):
+    plan, _ = json_only(attnrt, "plan", model, "--seq", "32", "--json")
+    out = os.path.join(work, "y.npy")
+    proc = run(attnrt, "run", model, "--input", x_path, "--out", out)
+    m = re.search(r"arena: planned (\d+) bytes", proc.stdout)
+    check(m is not None and int(m.group(1)) == plan["arena_bytes"],
+          f"default plan ({plan['arena_bytes']}) == default run's arena ({m and m.group(1)})")
+    check(threads_said(proc.stdout) == plan["threads"],
+          f"run and plan use one default thread count ({threads_said(proc.stdout)} vs {plan['threads']})")
+    exact = run(attnrt, "run", model, "--input", x_path, "--out", out,
+                "--arena-bytes", str(plan["arena_bytes"]), ok=False)
+    check(exact.returncode == 0, f"run in an arena of exactly the plan succeeds: {exact.stderr}")
+    short = run(attnrt, "run", model, "--input", x_path, "--out", out,
+                "--arena-bytes", str(plan["arena_bytes"] - 1), ok=False)
+    want = (f"arena too small: the plan needs {plan['arena_bytes']} bytes (activations "
+            f"{plan['activation_bytes']} + scratch {plan['scratch_bytes']}), have {plan['arena_bytes'] - 1}")
+    check(short.returncode != 0 and want in short.stderr,
+          f"one byte short names the whole plan: {short.stderr.strip()!r}")
+    for args in (["demo", "--model", model, "--repeats", "1"],
+                 ["sdpa", "--q", os.path.join(work, "q.npy"), "--k", os.path.join(work, "q.npy"),
+                  "--v", os.path.join(work, "q.npy"), "--out", os.path.join(work, "o.npy")],
+                 ["bench", "sdpa", "--heads", "1", "--seq", "8", "--dim", "8", "--repeats", "1"],
+                 ["embed", model, "-o", os.path.join(work, "m.h"), "--seq", "32"]):
+        if args[0] == "sdpa":
+            np.save(os.path.join(work, "q.npy"), np.ones((1, 1, 4, 8), np.float32))
+        if args[0] == "demo":
+            args = args + ["--input", os.path.join(os.path.dirname(x_path), "input.npy")]
+        proc = run(attnrt, *args, ok=False)
+        check(proc.returncode == 0 and threads_said(proc.stdout) == plan["threads"],
+              f"{args[0]} runs the default {plan['threads']} thread(s) and says so: "
+              f"{proc.stdout[:300]!r} {proc.stderr[:300]!r}")
+
+
+def check_run_weights(attnrt, model, demo_dir, work):
+    x = np.load(os.path.join(demo_dir, "input.npy"))  # (1, 32, 64), batch_first
+    w = read_safetensors(os.path.join(demo_dir, "model.safetensors"))
+    heads = json.load(open(os.path.join(demo_dir, "config.json")))["nhead"]
+    b, seq, d = x.shape
+    qkv = x.astype(np.float64) @ w["self_attn.in_proj_weight"].T.astype(np.float64) + \
+        w["self_attn.in_proj_bias"].astype(np.float64)
+    split = lambda t: t.reshape(b, seq, heads, d // heads).transpose(0, 2, 1, 3).astype(np.float32)
+    q, k, v = (split(qkv[..., i * d:(i + 1) * d]) for i in range(3))
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        np.save(os.path.join(work, f"p{name}.npy"), np.ascontiguousarray(t))
+    run(attnrt, "sdpa", "--q", os.path.join(work, "pq.npy"), "--k", os.path.join(work, "pk.npy"),
+        "--v", os.path.join(work, "pv.npy"), "--out", os.path.join(work, "so.npy"),
+        "--weights-out", os.path.join(work, "sw.npy"))
+    sdpa_weights = np.load(os.path.join(work, "sw.npy"))
+    x_path = os.path.join(demo_dir, "input.npy")
+    for kernel in ("auto", "reference"):
+        y, wo = os.path.join(work, f"ry_{kernel}.npy"), os.path.join(work, f"rw_{kernel}.npy")
+        proc = run(attnrt, "run", model, "--input", x_path, "--out", y, "--weights-out", wo,
+                   "--kernel", kernel, ok=False)
+        check(proc.returncode == 0, f"run --weights-out --kernel {kernel}: {proc.stderr.strip()}")
+        if proc.returncode != 0:
+            continue
+        got = np.load(wo)
+        check(got.shape == (b, heads, seq, seq), f"run weights shape {got.shape}")
+        err = float(np.max(np.abs(got - sdpa_weights))) if got.shape == sdpa_weights.shape else 1.0
+        check(err <= 1e-5, f"run --weights-out ({kernel}) matches sdpa --weights-out: max err {err}")
+        check(kernel == "auto" or f"kernel {kernel}" in proc.stdout, f"run names --kernel {kernel}")
+    expected = np.load(os.path.join(demo_dir, "expected.npy"))
+    y = np.load(os.path.join(work, "ry_reference.npy"))
+    check(float(np.max(np.abs(y - expected))) <= 1e-4, "run --kernel reference output matches PyTorch's")
+    bad = run(attnrt, "run", model, "--input", x_path, "--out", os.path.join(work, "z.npy"),
+              "--kernel", "no-such-kernel", ok=False)
+    check(bad.returncode != 0 and "no-such-kernel" in bad.stderr, "run --kernel with an unknown name fails")
+    flash = [k for k in json.loads(run(attnrt, "kernels", "--json").stdout)
+             if k["available"] and not k["returns_weights"]]
+    if flash:
+        proc = run(attnrt, "run", model, "--input", x_path, "--out", os.path.join(work, "z.npy"),
+                   "--weights-out", os.path.join(work, "zw.npy"), "--kernel", flash[0]["name"], ok=False)
+        check(proc.returncode != 0 and "cannot return attention weights" in proc.stderr,
+              f"run --weights-out with {flash[0]['name']} is refused: {proc.stderr.strip()}")
+        check(not os.path.exists(os.path.join(work, "z.npy")), "a refused run writes no --out")
+    same = run(attnrt, "run", model, "--input", x_path, "--out", os.path.join(work, "s.npy"),
+               "--weights-out", os.path.join(work, "s.npy"), ok=False)
+    check(same.returncode != 0 and "same file" in same.stderr, "--out and --weights-out must differ")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attnrt", required=True)
+    ap.add_argument("--model", required=True, help="the converted demo model (build/models/demo.attnrt)")
+    ap.add_argument("--demo-dir", required=True, help="models/demo (input, expected, safetensors)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        check_json_outputs(args.attnrt, args.model)
+        check_default_threads_and_arena(args.attnrt, args.model,
+                                        os.path.join(args.demo_dir, "input.npy"), work)
+        check_run_weights(args.attnrt, args.model, args.demo_dir, work)
+    if failures:
+        print(f"cli_behaviour_test: {len(failures)} failure(s)")
+        return 1
+    print("cli_behaviour_test: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
