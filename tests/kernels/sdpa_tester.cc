@@ -7,6 +7,7 @@
 #include "attnrt/runtime/arena.h"
 #include "host/aligned_buffer.h"
 #include "host/thread_pool.h"
+#include "hwy/targets.h"
 
 namespace attnrt::testing {
 namespace {
@@ -118,7 +119,52 @@ std::vector<std::string> AvailableVariantNames() {
   return names;
 }
 
-const SdpaKernel& SdpaRegistryTest::kernel() const { return *FindSdpaKernel(GetParam().c_str()); }
+void PrintTo(const SdpaVariantTarget& v, std::ostream* os) {
+  *os << v.variant;
+  if (v.target != 0) *os << " on " << hwy::TargetName(v.target);
+}
+
+std::vector<int64_t> SteerableHighwayTargets(const SdpaKernel& kernel) {
+  std::vector<int64_t> kept;
+  const uint64_t supported = static_cast<uint64_t>(hwy::SupportedTargets());
+  // Highway's target bits run from the best target (lowest bit) down.
+  for (uint64_t bits = supported; bits != 0; bits &= bits - 1) {
+    const int64_t target = static_cast<int64_t>(bits & (~bits + 1));
+    hwy::SetSupportedTargetsForTest(target);
+    if (std::string(kernel.isa()) == hwy::TargetName(target)) kept.push_back(target);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  return kept;
+}
+
+std::vector<SdpaVariantTarget> AvailableVariantTargets() {
+  std::vector<SdpaVariantTarget> params;
+  for (const std::string& name : AvailableVariantNames()) {
+    const SdpaKernel& k = *FindSdpaKernel(name.c_str());
+    const std::vector<int64_t> targets =
+        std::string(k.family) == "hwy" ? SteerableHighwayTargets(k) : std::vector<int64_t>();
+    if (targets.empty()) params.push_back({name, 0});
+    for (int64_t target : targets) params.push_back({name, target});
+  }
+  return params;
+}
+
+void SdpaRegistryTest::SetUp() {
+  const SdpaVariantTarget& param = GetParam();
+  ASSERT_NE(FindSdpaKernel(param.variant.c_str()), nullptr) << param.variant;
+  if (param.target == 0) return;
+  hwy::SetSupportedTargetsForTest(param.target);
+  // Fails if the variant does not follow Highway's dispatch to the target.
+  ASSERT_EQ(std::string(kernel().isa()), hwy::TargetName(param.target)) << param.variant;
+}
+
+void SdpaRegistryTest::TearDown() {
+  if (GetParam().target != 0) hwy::SetSupportedTargetsForTest(0);
+}
+
+const SdpaKernel& SdpaRegistryTest::kernel() const {
+  return *FindSdpaKernel(GetParam().variant.c_str());
+}
 
 void SdpaRegistryTest::Check(SdpaCase c) {
   c.want_weights = c.want_weights && kernel().returns_weights;
@@ -133,11 +179,12 @@ void SdpaRegistryTest::Check(SdpaCase c) {
   }
 }
 
-std::string VariantTestName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
+std::string VariantTestName(const ::testing::TestParamInfo<SdpaVariantTarget>& info) {
+  std::string name = info.param.variant;
   for (char& ch : name) {
     if (ch == '-') ch = '_';
   }
+  if (info.param.target != 0) name += std::string("_") + hwy::TargetName(info.param.target);
   return name;
 }
 

@@ -2,13 +2,18 @@
 // misaligned buffers), runs a kernel variant through the runtime, and compares
 // it with the scalar reference variant. One tester serves every variant, so a
 // new variant in the registry is covered without new test code: suites derive
-// from SdpaRegistryTest and run once per available variant.
+// from SdpaRegistryTest and run once per available variant, and a Highway
+// variant once per Highway target this CPU supports and the kernels were built
+// for (AVX3, AVX2, SSE4 and SCALAR on an AVX-512 x86; SVE2, SVE and NEON on an
+// AArch64 with SVE2), its dynamic dispatch steered to that target as a CPU with
+// only that ISA would run it. (ARMv7 runs its one static NEON build, not steered.)
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -65,24 +70,47 @@ const SdpaKernel& ReferenceKernel();
 // The registry's variants this machine can run, by name.
 std::vector<std::string> AvailableVariantNames();
 
-// A suite parameterized by variant name (instantiate it with
-// ATTNRT_INSTANTIATE_PER_VARIANT).
-class SdpaRegistryTest : public ::testing::TestWithParam<std::string> {
+// One variant, and for a Highway variant the Highway target its dispatch is
+// steered to (hwy::SetSupportedTargetsForTest) while the test runs.
+struct SdpaVariantTarget {
+  std::string variant;
+  int64_t target = 0;  // 0: not steered (reference, xsimd; hwy where dispatch is static)
+};
+void PrintTo(const SdpaVariantTarget& v, std::ostream* os);
+
+// The Highway targets this CPU supports that `kernel` (a "hwy" variant) runs on
+// when its dispatch is steered to them, best first: a target Highway knows but
+// the kernels were not compiled for (SSSE3 here) would silently run another one.
+// Empty where Highway's dispatch cannot be steered (static dispatch on ARMv7).
+std::vector<int64_t> SteerableHighwayTargets(const SdpaKernel& kernel);
+
+// Every available variant once, a Highway variant once per steerable target
+// (once, not steered, if it has none).
+std::vector<SdpaVariantTarget> AvailableVariantTargets();
+
+// A suite parameterized by variant and Highway target (instantiate it with
+// ATTNRT_INSTANTIATE_PER_VARIANT). SetUp steers Highway's dispatch to the target
+// and asserts the variant reports it (isa()); TearDown restores the dispatch.
+class SdpaRegistryTest : public ::testing::TestWithParam<SdpaVariantTarget> {
  protected:
+  void SetUp() override;
+  void TearDown() override;
   const SdpaKernel& kernel() const;
   // Runs the case on the variant and on the reference and compares the outputs,
   // and the weights when the case wants them and the variant returns them.
   void Check(SdpaCase c);
 };
 
-// The test name of a variant: its name with '-' (not allowed in gtest names) as '_'.
-std::string VariantTestName(const ::testing::TestParamInfo<std::string>& info);
+// The test name of a variant: its name with '-' (not allowed in gtest names) as
+// '_', then '_' and the Highway target when steered, e.g. hwy_flash_AVX2.
+std::string VariantTestName(const ::testing::TestParamInfo<SdpaVariantTarget>& info);
 
 }  // namespace attnrt::testing
 
 // Instantiates `suite` (derived from SdpaRegistryTest) once per available
-// variant, e.g. Registry/SdpaVariantTest.HugeLogits/hwy_flash.
-#define ATTNRT_INSTANTIATE_PER_VARIANT(suite)                                                \
-  INSTANTIATE_TEST_SUITE_P(Registry, suite,                                                  \
-                           ::testing::ValuesIn(::attnrt::testing::AvailableVariantNames()), \
+// variant and Highway target, e.g. Registry/SdpaVariantTest.HugeLogits/hwy_flash_SSE4
+// or Registry/SdpaVariantTest.HugeLogits/xsimd_flash_avx2.
+#define ATTNRT_INSTANTIATE_PER_VARIANT(suite)                                                  \
+  INSTANTIATE_TEST_SUITE_P(Registry, suite,                                                    \
+                           ::testing::ValuesIn(::attnrt::testing::AvailableVariantTargets()), \
                            ::attnrt::testing::VariantTestName)

@@ -4,8 +4,13 @@
 // L != S and several workers.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
+#include "attnrt/kernels/linear.h"
+#include "hwy/targets.h"
 #include "kernels/sdpa_tester.h"
 
 namespace attnrt::testing {
@@ -173,6 +178,45 @@ TEST(SdpaRegistry, ListsReferenceAndVectorizedVariants) {
   for (size_t i = 0; i < SdpaKernelCount(); ++i) {
     std::printf("variant %-20s isa %s\n", SdpaKernelAt(i).name, SdpaKernelAt(i).isa());
   }
+}
+
+std::string TargetNames(const std::vector<int64_t>& targets) {
+  std::string names;
+  for (int64_t t : targets) names += std::string(names.empty() ? "" : " ") + hwy::TargetName(t);
+  return names;
+}
+
+// The suites above run each Highway variant once per target it can be steered
+// to. A variant that lost its dynamic dispatch (always its best target) would
+// quietly be tested on one target only: its targets must be those of the Linear
+// kernels, built for the same targets in the same library (and tested per
+// target in kernels_nn).
+TEST(SdpaRegistry, HighwayVariantsRunOnEveryKernelTarget) {
+  std::vector<int64_t> linear;
+  const uint64_t supported = static_cast<uint64_t>(hwy::SupportedTargets());
+  for (uint64_t bits = supported; bits != 0; bits &= bits - 1) {
+    const int64_t target = static_cast<int64_t>(bits & (~bits + 1));
+    hwy::SetSupportedTargetsForTest(target);
+    if (std::string(LinearIsa()) == hwy::TargetName(target)) linear.push_back(target);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  // Highway 1.0.3 on ARMv7 detects no targets at run time (SupportedTargets() is
+  // EMU128 | SCALAR) and the kernels always run their static NEON build there:
+  // the suites test that one build, not steered.
+  if (linear.empty()) GTEST_SKIP() << "Highway's dispatch cannot be steered here";
+  std::printf("[ targets  ] Linear: %s\n", TargetNames(linear).c_str());
+  int hwy_variants = 0;
+  for (size_t i = 0; i < SdpaKernelCount(); ++i) {
+    const SdpaKernel& k = SdpaKernelAt(i);
+    if (std::string(k.family) != "hwy") continue;
+    ++hwy_variants;
+    const std::string targets = TargetNames(SteerableHighwayTargets(k));
+    std::printf("[ targets  ] %s: %s\n", k.name, targets.c_str());
+    EXPECT_EQ(targets, TargetNames(linear)) << k.name;
+  }
+  EXPECT_GT(hwy_variants, 0);
+  // The restored dispatch runs the best target again.
+  EXPECT_EQ(std::string(FindSdpaKernel("hwy-flash")->isa()), hwy::TargetName(linear.front()));
 }
 
 }  // namespace
