@@ -1,0 +1,148 @@
+// libFuzzer target for what `attnrt run` does with its inputs before and around the
+// forward pass: the input's layout check (ModelBatchAndSeq), PyTorch's key padding
+// mask merged with an SDPA mask (MergeKeyPaddingMask), the mask's broadcast binding,
+// the plan, and a run in an arena of exactly the planned size. Small models of every
+// architecture come from the tests' fixture (random weights, built once).
+//
+// Invariants (abort on violation, ASan catches the rest): a run in the planned arena
+// never fails for lack of arena, and touches only the buffers its shapes describe
+// (allocated exactly that large).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnrt/runtime/checked_math.h"
+#include "cli/key_padding_mask.h"
+#include "models/model_fixture.h"
+
+namespace attnrt {
+namespace {
+
+constexpr size_t kDims[16] = {0, 1, 2, 3, 4, 5, 7, 8, 16, 20, 24, 33, 64, 65,
+                              size_t{1} << 31, SIZE_MAX};
+constexpr size_t kMaxElements = 1 << 14;
+constexpr Architecture kArchitectures[] = {Architecture::kMha, Architecture::kEncoderLayer,
+                                           Architecture::kSelfAttention, Architecture::kSingleHead,
+                                           Architecture::kEncoder, Architecture::kVit};
+constexpr size_t kArchCount = sizeof(kArchitectures) / sizeof(kArchitectures[0]);
+
+[[noreturn]] void Die(const char* what, const char* detail) {
+  std::fprintf(stderr, "model_input_fuzzer: %s: %s\n", what, detail);
+  std::abort();
+}
+
+struct Reader {
+  const uint8_t* data;
+  size_t size;
+  size_t at = 0;
+  uint8_t Next() { return at < size ? data[at++] : 0; }
+};
+
+const testing::ModelFixture& Fixture(size_t i) {
+  static std::unique_ptr<testing::ModelFixture> fixtures[kArchCount];
+  if (!fixtures[i]) {
+    fixtures[i] = std::make_unique<testing::ModelFixture>();
+    std::string error;
+    if (!testing::MakeModel(kArchitectures[i], true, i % 2 == 0, fixtures[i].get(), &error)) {
+      Die("fixture", error.c_str());
+    }
+  }
+  return *fixtures[i];
+}
+
+std::vector<size_t> ReadDims(Reader* r, size_t max_rank) {
+  std::vector<size_t> dims(r->Next() % (max_rank + 1));
+  for (size_t& d : dims) d = kDims[r->Next() & 15];
+  return dims;
+}
+
+bool Count(const std::vector<size_t>& dims, size_t* n) {
+  return CheckedProduct(dims.data(), dims.size(), n);
+}
+
+// An npy array of `dims` (bool or float32) filled from the input; false if too large.
+bool ReadArray(Reader* r, std::vector<size_t> dims, bool is_bool, npy::Array* a) {
+  size_t n;
+  if (!Count(dims, &n) || n > kMaxElements) return false;
+  a->shape = std::move(dims);
+  a->dtype = is_bool ? npy::DType::kBool : npy::DType::kFloat32;
+  if (is_bool) {
+    a->b8.resize(n);
+    for (uint8_t& b : a->b8) b = r->Next() & 1;
+  } else {
+    a->f32.resize(n);
+    for (float& f : a->f32) f = (r->Next() & 7) == 0 ? -INFINITY : (r->Next() % 9) - 4.0f;
+  }
+  return true;
+}
+
+void FuzzOne(Reader* r) {
+  const testing::ModelFixture& fx = Fixture(r->Next() % kArchCount);
+  const ModelConfig& c = fx.model.config;
+  TensorShape x_shape;
+  const std::vector<size_t> x_dims = ReadDims(r, 5);
+  if (x_dims.size() > TensorShape::kMaxRank) return;
+  x_shape.rank = x_dims.size();
+  for (size_t i = 0; i < x_dims.size(); ++i) x_shape.dims[i] = x_dims[i];
+  ModelInput in;
+  if (!ModelBatchAndSeq(c, x_shape, &in.batch, &in.seq).ok()) return;
+  size_t x_count;
+  if (!Count(x_dims, &x_count) || x_count > kMaxElements) return;
+
+  const uint8_t mode = r->Next();
+  in.causal = static_cast<CausalKind>(mode % 3);
+  npy::Array mask, padding, merged;
+  const bool has_mask = mode & 4, has_padding = mode & 8;
+  if (has_mask && !ReadArray(r, ReadDims(r, 4), mode & 16, &mask)) return;
+  if (has_padding) {
+    if (!ReadArray(r, ReadDims(r, 3), mode & 32, &padding)) return;
+    std::string error;
+    if (!cli::MergeKeyPaddingMask(has_mask ? &mask : nullptr, padding, in.batch, in.seq, &merged,
+                                  &error)) {
+      return;
+    }
+  } else if (has_mask) {
+    merged = mask;
+  }
+  if (has_mask || has_padding) {
+    if (merged.shape.size() > TensorShape::kMaxRank) return;
+    in.mask_shape.rank = merged.shape.size();
+    for (size_t i = 0; i < merged.shape.size(); ++i) in.mask_shape.dims[i] = merged.shape[i];
+    in.mask_kind = merged.dtype == npy::DType::kBool ? MaskKind::kBool : MaskKind::kAdditive;
+    in.mask = in.mask_kind == MaskKind::kBool ? static_cast<const void*>(merged.b8.data())
+                                              : static_cast<const void*>(merged.f32.data());
+  }
+
+  ModelPlan plan;
+  if (!PlanModel(fx.model, in.batch, in.seq, 1, &plan).ok()) return;
+  TensorShape y_shape;
+  size_t y_count;
+  if (!ModelOutputShape(c, in.batch, in.seq, &y_shape).ok() ||
+      !CheckedProduct(y_shape.dims, y_shape.rank, &y_count) || y_count > kMaxElements ||
+      plan.arena_bytes > (size_t{64} << 20)) {
+    return;
+  }
+  std::vector<float> x(x_count), y(y_count);
+  for (float& v : x) v = (r->Next() % 17) * 0.125f - 1.0f;
+  in.x = x.data();
+  std::vector<uint8_t> storage(plan.arena_bytes + kArenaAlignment);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(storage.data());
+  Arena arena(reinterpret_cast<void*>((base + kArenaAlignment - 1) & ~uintptr_t{kArenaAlignment - 1}),
+              plan.arena_bytes);
+  SerialExecutor executor;
+  const Status st = RunModel(fx.model, in, y.data(), &arena, &executor);
+  if (!st.ok() && std::strstr(st.message(), "arena") != nullptr) Die("planned arena too small", st.message());
+}
+
+}  // namespace
+}  // namespace attnrt
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  attnrt::Reader r{data, size};
+  attnrt::FuzzOne(&r);
+  return 0;
+}
