@@ -1,6 +1,10 @@
 // OutputFile (tools/output): a failed or abandoned write never changes the
 // target, devices are refused rather than replaced, symlinks are followed, and
 // no temporary file is left behind.
+// 64-bit directory offsets and inodes on 32-bit builds too: without it readdir fails with
+// EOVERFLOW under qemu-arm (ARMv7) and the directory looks empty.
+#define _FILE_OFFSET_BITS 64
+
 #include "output/output_file.h"
 
 #include <dirent.h>

@@ -1,4 +1,7 @@
 // OutputFile (see output_file.h).
+// 64-bit stat on 32-bit builds too, so a target past 2 GiB is still seen as existing.
+#define _FILE_OFFSET_BITS 64
+
 #include "output/output_file.h"
 
 #include <fcntl.h>
