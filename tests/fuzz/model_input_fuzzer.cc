@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "attnrt/runtime/checked_math.h"
+#include "fuzz_input.h"
 #include "cli/key_padding_mask.h"
 #include "models/model_fixture.h"
 
@@ -35,12 +36,7 @@ constexpr size_t kArchCount = sizeof(kArchitectures) / sizeof(kArchitectures[0])
   std::abort();
 }
 
-struct Reader {
-  const uint8_t* data;
-  size_t size;
-  size_t at = 0;
-  uint8_t Next() { return at < size ? data[at++] : 0; }
-};
+using fuzz::Reader;
 
 const testing::ModelFixture& Fixture(size_t i) {
   static std::unique_ptr<testing::ModelFixture> fixtures[kArchCount];
@@ -129,10 +125,8 @@ void FuzzOne(Reader* r) {
   std::vector<float> x(x_count), y(y_count);
   for (float& v : x) v = (r->Next() % 17) * 0.125f - 1.0f;
   in.x = x.data();
-  std::vector<uint8_t> storage(plan.arena_bytes + kArenaAlignment);
-  const uintptr_t base = reinterpret_cast<uintptr_t>(storage.data());
-  Arena arena(reinterpret_cast<void*>((base + kArenaAlignment - 1) & ~uintptr_t{kArenaAlignment - 1}),
-              plan.arena_bytes);
+  std::vector<uint8_t> storage;
+  Arena arena = fuzz::ExactArena(plan.arena_bytes, &storage);
   SerialExecutor executor;
   const Status st = RunModel(fx.model, in, y.data(), &arena, &executor);
   if (!st.ok() && std::strstr(st.message(), "arena") != nullptr) Die("planned arena too small", st.message());
@@ -142,7 +136,7 @@ void FuzzOne(Reader* r) {
 }  // namespace attnrt
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnrt::Reader r{data, size};
+  attnrt::fuzz::Reader r{data, size};
   attnrt::FuzzOne(&r);
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "attnrt/kernels/sdpa_kernel.h"
 #include "attnrt/runtime/arena.h"
 #include "attnrt/runtime/checked_math.h"
+#include "fuzz_input.h"
 #include "attnrt/runtime/executor.h"
 #include "attnrt/runtime/sdpa.h"
 
@@ -34,12 +35,7 @@ constexpr size_t kMaxRunElements = 1 << 14;
   std::abort();
 }
 
-struct Reader {
-  const uint8_t* data;
-  size_t size;
-  size_t at = 0;
-  uint8_t Next() { return at < size ? data[at++] : 0; }
-};
+using fuzz::Reader;
 
 TensorShape ReadShape(Reader* r) {
   TensorShape s;
@@ -74,10 +70,8 @@ bool RunKernel(const SdpaParams& p, const SdpaKernel& kernel, std::vector<float>
   SerialExecutor executor;
   size_t bytes = 0;
   if (!SdpaScratchBytes(p, kernel, 1, &bytes).ok() || bytes > (size_t{64} << 20)) return false;
-  std::vector<uint8_t> storage(bytes + kArenaAlignment);
-  const uintptr_t base = reinterpret_cast<uintptr_t>(storage.data());
-  void* aligned = reinterpret_cast<void*>((base + kArenaAlignment - 1) & ~uintptr_t{kArenaAlignment - 1});
-  Arena arena(aligned, bytes);
+  std::vector<uint8_t> storage;
+  Arena arena = fuzz::ExactArena(bytes, &storage);
   SdpaParams run = p;
   run.out = out->data();
   return RunSdpa(run, kernel, &arena, &executor).ok();
@@ -142,7 +136,7 @@ void FuzzOne(Reader* r) {
 }  // namespace attnrt
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnrt::Reader r{data, size};
+  attnrt::fuzz::Reader r{data, size};
   attnrt::FuzzOne(&r);
   return 0;
 }
