@@ -8,6 +8,12 @@
 //   3. y = ((x - m) - s1/n) * (rstd * gamma) + beta.
 // x - m is exact when x is near m (Sterbenz), which is what keeps offset rows
 // accurate. Pass 3 reads x fully before writing y's lanes, so y == x is fine.
+//
+// RMSNorm (Llama) is two passes: ss = sum(x^2) with two vector accumulators, then
+// y = (x * rstd) * w, rstd = 1 / sqrt(ss / n + eps), all in float as llama2.c and
+// the float32 torch module compute it (so, like them, sum(x^2) overflows to inf
+// when |x| reaches ~1e19). Pass 2 is multiplies only: the scalar tail rounds as
+// the vector body does, so a value's result never depends on its position.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/hwy/layer_norm.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -115,6 +121,53 @@ void LayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n, const
   }
 }
 
+HWY_INLINE float RowSumOfSquares(const float* HWY_RESTRICT x, size_t n) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  auto acc0 = hn::Zero(d), acc1 = hn::Zero(d);
+  size_t i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    const auto v0 = hn::LoadU(d, x + i);
+    const auto v1 = hn::LoadU(d, x + i + N);
+    acc0 = hn::MulAdd(v0, v0, acc0);
+    acc1 = hn::MulAdd(v1, v1, acc1);
+  }
+  for (; i + N <= n; i += N) {
+    const auto v = hn::LoadU(d, x + i);
+    acc0 = hn::MulAdd(v, v, acc0);
+  }
+  float sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
+  for (; i < n; ++i) sum += x[i] * x[i];
+  return sum;
+}
+
+void RmsNormRow(const float* x, size_t n, const float* HWY_RESTRICT weight, float eps, float* y) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const float mean_square = RowSumOfSquares(x, n) / static_cast<float>(n);
+  const float rstd = 1.0f / std::sqrt(mean_square + eps);
+  const auto vr = hn::Set(d, rstd);
+  size_t i = 0;
+  if (weight == nullptr) {
+    for (; i + N <= n; i += N) hn::StoreU(hn::Mul(hn::LoadU(d, x + i), vr), d, y + i);
+    for (; i < n; ++i) y[i] = x[i] * rstd;
+    return;
+  }
+  for (; i + N <= n; i += N) {
+    const auto scaled = hn::Mul(hn::LoadU(d, x + i), vr);
+    hn::StoreU(hn::Mul(scaled, hn::LoadU(d, weight + i)), d, y + i);
+  }
+  for (; i < n; ++i) y[i] = (x[i] * rstd) * weight[i];
+}
+
+void RmsNormRows(const float* x, size_t x_stride, size_t rows, size_t n, const float* weight,
+                 float eps, float* y, size_t y_stride) {
+  if (n == 0) return;
+  for (size_t r = 0; r < rows; ++r) {
+    RmsNormRow(x + r * x_stride, n, weight, eps, y + r * y_stride);
+  }
+}
+
 const char* LayerNormIsa() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
@@ -125,11 +178,17 @@ HWY_AFTER_NAMESPACE();
 namespace attnrt {
 
 HWY_EXPORT(LayerNormRows);
+HWY_EXPORT(RmsNormRows);
 HWY_EXPORT(LayerNormIsa);
 
 void LayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n, const float* gamma,
                    const float* beta, float eps, float* y, size_t y_stride) {
   HWY_DYNAMIC_DISPATCH(LayerNormRows)(x, x_stride, rows, n, gamma, beta, eps, y, y_stride);
+}
+
+void RmsNormRows(const float* x, size_t x_stride, size_t rows, size_t n, const float* weight,
+                 float eps, float* y, size_t y_stride) {
+  HWY_DYNAMIC_DISPATCH(RmsNormRows)(x, x_stride, rows, n, weight, eps, y, y_stride);
 }
 
 const char* LayerNormIsa() { return HWY_DYNAMIC_DISPATCH(LayerNormIsa)(); }

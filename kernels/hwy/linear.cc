@@ -15,7 +15,10 @@
 // Packing moves nr * K floats per panel per call (4x4 register transposes), so its
 // share of the work is about 1/rows.
 // Dot path (M <= kDotMaxRows, decode-like calls): packing would cost more than
-// the math, so each output is a dot product of an x row with a W row read in place.
+// the math, so each output is a dot product of an x row with a W row read in place,
+// 8 W rows at a time (one x load per 8 FMAs). Memory-bound: W is read once per x
+// row (from DRAM for a decode step's large matrices), so it prefetches the next 8
+// W rows of a large W and aims at the bandwidth of a plain sequential read.
 //
 // Every output's summation order depends only on K and the target, never on how
 // the items are split, so any split gives bit-identical results.
@@ -37,6 +40,9 @@ namespace HWY_NAMESPACE {
 constexpr size_t kRowsPerItem = 8 * kTileRows;
 constexpr size_t kPanelBytes = 32 * 1024;  // packed panel: about an L1 data cache
 constexpr size_t kDotMaxRows = 4;          // calls with at most this many rows skip packing
+// Weights at least this large cannot stay in L2 between calls (1-2 MiB per core
+// today), so the dot path prefetches them (see Dot8 in linear_tiles-inl.h).
+constexpr size_t kPrefetchMinBytes = size_t{2} << 20;
 constexpr size_t kAlignFloats = kScratchAlignment / sizeof(float);
 
 HWY_INLINE size_t DivCeil(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -108,19 +114,42 @@ void PackedPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_
   } while (k0 < p.in);
 }
 
+// Each row of x against the panel's weight rows in groups of 8, then 4, then 2
+// (the SCALAR target's panel is 2 columns; a last odd column is paired with
+// itself and only the real one stored). The first row's pass prefetches the next
+// group when W is larger than kPrefetchMinBytes (see Dot8); later rows re-read a
+// panel that the first one just brought into cache.
 void DotPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {
   const size_t K = p.in;
-  // A short group of columns repeats its last weight row; only real columns are stored.
+  const bool big = p.out * K * sizeof(float) >= kPrefetchMinBytes;
   const auto weight_row = [&](size_t j) { return p.w + (n0 + HWY_MIN(j, cols - 1)) * K; };
   for (size_t m = r0; m < r1; ++m) {
     const float* x = p.x + m * p.x_stride;
     float* y = p.y + m * p.y_stride + n0;
-    for (size_t j = 0; j < cols; j += 4) {
-      float sums[4];
-      Dot4(x, weight_row(j), weight_row(j + 1), weight_row(j + 2), weight_row(j + 3), K, sums);
-      for (size_t i = 0; i < 4 && j + i < cols; ++i) {
+    const auto store = [&](const float* sums, size_t j, size_t count) {
+      for (size_t i = 0; i < count; ++i) {
         y[j + i] = sums[i] + (p.bias != nullptr ? p.bias[n0 + j + i] : 0.0f);
       }
+    };
+    float sums[8];
+    size_t j = 0;
+    for (; j + 8 <= cols; j += 8) {
+      // Rows n0 + j + 8 .. + 15 exist: the prefetches stay inside W.
+      if (big && m == r0 && n0 + j + 16 <= p.out) {
+        Dot8<true>(x, weight_row(j), K, sums);
+      } else {
+        Dot8<false>(x, weight_row(j), K, sums);
+      }
+      store(sums, j, 8);
+    }
+    if (j + 4 <= cols) {
+      Dot4(x, weight_row(j), weight_row(j + 1), weight_row(j + 2), weight_row(j + 3), K, sums);
+      store(sums, j, 4);
+      j += 4;
+    }
+    for (; j < cols; j += 2) {
+      Dot2(x, weight_row(j), weight_row(j + 1), K, sums);
+      store(sums, j, HWY_MIN(size_t{2}, cols - j));
     }
   }
 }

@@ -1,4 +1,4 @@
-// Scalar oracles for Linear, LayerNorm and the elementwise ops.
+// Scalar oracles for Linear, LayerNorm, RMSNorm, RoPE and the elementwise ops.
 //
 // Plain loops accumulating in double, one output at a time: obviously right when
 // read, and the values every vectorized variant is tested against.
@@ -8,6 +8,7 @@
 #include "attnrt/kernels/elementwise.h"
 #include "attnrt/kernels/layer_norm.h"
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/rope.h"
 
 namespace attnrt {
 
@@ -42,6 +43,50 @@ void ReferenceLayerNormRows(const float* x, size_t x_stride, size_t rows, size_t
       const double b = beta != nullptr ? double(beta[i]) : 0.0;
       yr[i] = static_cast<float>((xr[i] - mean) * rstd * g + b);
     }
+  }
+}
+
+void ReferenceRmsNormRows(const float* x, size_t x_stride, size_t rows, size_t n,
+                          const float* weight, float eps, float* y, size_t y_stride) {
+  if (n == 0) return;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * x_stride;
+    float* yr = y + r * y_stride;
+    double sum_squares = 0.0;
+    for (size_t i = 0; i < n; ++i) sum_squares += double(xr[i]) * double(xr[i]);
+    const double rstd = 1.0 / std::sqrt(sum_squares / double(n) + double(eps));
+    for (size_t i = 0; i < n; ++i) {
+      const double w = weight != nullptr ? double(weight[i]) : 1.0;
+      yr[i] = static_cast<float>(double(xr[i]) * rstd * w);
+    }
+  }
+}
+
+void ReferenceRopeRows(float* x, size_t x_stride, size_t rows, size_t heads, size_t head_dim,
+                       size_t first_position, double theta, RopeStyle style) {
+  if (head_dim % 2 != 0) return;  // as RopeRows: no pairs to rotate
+  const size_t half = head_dim / 2;
+  for (size_t r = 0; r < rows; ++r) {
+    const double position = double(first_position + r);
+    for (size_t h = 0; h < heads; ++h) {
+      float* head = x + r * x_stride + h * head_dim;
+      for (size_t i = 0; i < half; ++i) {
+        const double angle = position * std::pow(theta, -double(2 * i) / double(head_dim));
+        const double c = std::cos(angle), s = std::sin(angle);
+        float* a = style == RopeStyle::kInterleaved ? head + 2 * i : head + i;
+        float* b = style == RopeStyle::kInterleaved ? head + 2 * i + 1 : head + i + half;
+        const double va = *a, vb = *b;
+        *a = static_cast<float>(va * c - vb * s);
+        *b = static_cast<float>(va * s + vb * c);
+      }
+    }
+  }
+}
+
+void ReferenceSiluMulInPlace(float* gate, const float* up, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const double g = gate[i];
+    gate[i] = static_cast<float>(g / (1.0 + std::exp(-g)) * double(up[i]));
   }
 }
 

@@ -1,6 +1,7 @@
-// GELU, erf, ReLU and residual add (hwy) against the scalar references: a dense
-// erf sweep against std::erf in double, lengths straddling vector edges,
-// misaligned buffers, huge magnitudes, NaN/inf/-0, and no writes past the end.
+// GELU, erf, ReLU, residual add and SwiGLU's silu(gate) * up (hwy) against the
+// scalar references: dense erf and silu sweeps against double math, lengths
+// straddling vector edges, misaligned buffers, huge magnitudes, NaN/inf/-0, and
+// no writes past the end.
 #include "attnrt/kernels/elementwise.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels_nn/nn_target_fixture.h"
@@ -22,6 +24,7 @@ ATTNRT_PER_TARGET_SUITE(ErfTest);
 ATTNRT_PER_TARGET_SUITE(GeluTest);
 ATTNRT_PER_TARGET_SUITE(ReluTest);
 ATTNRT_PER_TARGET_SUITE(AddTest);
+ATTNRT_PER_TARGET_SUITE(SiluMulTest);
 
 const size_t kLengths[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 251, 1021};
 
@@ -159,6 +162,129 @@ TEST_P(AddTest, BitExactSeparateAndAliased) {
     // y += y doubles every element exactly.
     AddInPlace(y.data(), y.data(), n);
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], 2.0f * want[i]) << "n=" << n;
+  }
+}
+
+// |silu(g) * up - reference| within 1e-6 relative. Below g = -87 the kernel's silu is
+// exactly -0 while the true value is under 1.5e-36 in magnitude: the absolute
+// floor 2e-36 |up| admits that and nothing else.
+bool SiluMulClose(float got, float want, float up) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  const double err = std::fabs(double(got) - double(want));
+  return err <= 1e-6 * std::fabs(double(want)) + 2e-36 * std::fabs(double(up));
+}
+
+TEST_P(SiluMulTest, RunsOnTheTargetUnderTest) {
+  EXPECT_EQ(std::string(ElementwiseIsa()), hwy::TargetName(GetParam()));
+}
+
+TEST_P(SiluMulTest, DenseSweepWithinOneMillionth) {
+  // Every 2^-9 over [-120, 120]: both saturated tails, the underflow edge at -87
+  // and everything between, with up = 1 so the product is silu itself.
+  const std::vector<float> x = DenseGrid(-120.0, 120.0, 1.0 / 512.0);
+  const std::vector<float> up(x.size(), 1.0f);
+  std::vector<float> got = x, want = x;
+  SiluMulInPlace(got.data(), up.data(), got.size());
+  ReferenceSiluMulInPlace(want.data(), up.data(), want.size());
+  double worst = 0.0, worst_x = 0.0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_TRUE(SiluMulClose(got[i], want[i], 1.0f))
+        << "x=" << x[i] << " got " << got[i] << " want " << want[i];
+    if (want[i] != 0.0f) {
+      const double err = std::fabs(double(got[i]) - double(want[i])) / std::fabs(double(want[i]));
+      if (x[i] > -87.0f && err > worst) {
+        worst = err;
+        worst_x = x[i];
+      }
+    }
+  }
+  char text[40];
+  std::snprintf(text, sizeof(text), "%.3g at x=%.6g", worst, worst_x);
+  RecordProperty("silu_max_rel_error", text);
+}
+
+TEST_P(SiluMulTest, MatchesReferenceAcrossLengthsAndMagnitudes) {
+  const float scales[] = {1.0f, 8.0f, 100.0f};
+  uint32_t seed = 900;
+  for (size_t n : kLengths) {
+    for (float scale : scales) {
+      std::mt19937 rng(++seed);
+      GuardedFloats got(n, seed % 2 == 1), up(n, seed % 3 == 1);
+      got.FillNormal(&rng, scale);
+      up.FillNormal(&rng, 2.0f);
+      const GuardedFloats up_before = up;
+      GuardedFloats want = got;
+      const GuardedFloats gate = got;
+      SiluMulInPlace(got.data(), up.data(), n);
+      ReferenceSiluMulInPlace(want.data(), up.data(), n);
+      EXPECT_TRUE(got.GuardsIntact()) << "n=" << n;
+      EXPECT_TRUE(up.SameBitsAs(up_before) && up.GuardsIntact()) << "n=" << n;
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_TRUE(SiluMulClose(got[i], want[i], up[i]))
+            << "gate=" << gate[i] << " up=" << up[i] << " got " << got[i] << " want " << want[i]
+            << " n=" << n << " i=" << i;
+      }
+    }
+  }
+}
+
+TEST_P(SiluMulTest, TailLanesComputeLikeBodyLanes) {
+  for (size_t n : {17, 33, 65}) {
+    std::vector<float> gate(n, -1.734375f), up(n, 0.8125f);
+    SiluMulInPlace(gate.data(), up.data(), n);
+    for (size_t i = 1; i < n; ++i) ASSERT_EQ(gate[i], gate[0]) << "n=" << n << " i=" << i;
+  }
+}
+
+TEST_P(SiluMulTest, SpecialValuesAsTorch) {
+  // torch.nn.functional.silu (1.13, float32): silu(-inf) = NaN (-inf / inf),
+  // silu(+inf) = inf, silu(-100) = -0, silu(-0) = -0, NaN stays NaN.
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> gate = {0.0f, -0.0f, 100.0f, -100.0f, 1e30f, -1e30f, inf, -inf,
+                             std::nanf(""), 88.0f, -88.0f, 1.0f, 2.0f};
+  std::vector<float> up(gate.size(), 1.0f);
+  up[11] = std::nanf("");
+  up[12] = inf;
+  std::vector<float> want = gate;
+  SiluMulInPlace(gate.data(), up.data(), gate.size());
+  ReferenceSiluMulInPlace(want.data(), up.data(), want.size());
+  EXPECT_EQ(gate[0], 0.0f);
+  EXPECT_FALSE(std::signbit(gate[0]));
+  EXPECT_EQ(gate[1], 0.0f);
+  EXPECT_TRUE(std::signbit(gate[1]));
+  EXPECT_EQ(gate[2], 100.0f);
+  EXPECT_EQ(gate[3], 0.0f);
+  EXPECT_TRUE(std::signbit(gate[3]));
+  EXPECT_EQ(gate[4], 1e30f);
+  EXPECT_EQ(gate[5], 0.0f);
+  EXPECT_TRUE(std::signbit(gate[5]));
+  EXPECT_EQ(gate[6], inf);
+  EXPECT_TRUE(std::isnan(gate[7]));
+  EXPECT_TRUE(std::isnan(gate[8]));
+  EXPECT_EQ(gate[9], 88.0f);
+  EXPECT_EQ(gate[10], 0.0f);
+  EXPECT_TRUE(std::isnan(gate[11]));
+  EXPECT_EQ(gate[12], inf);
+  for (size_t i = 0; i < gate.size(); ++i) {
+    EXPECT_TRUE(SiluMulClose(gate[i], want[i], up[i]))
+        << "i=" << i << " got " << gate[i] << " want " << want[i];
+  }
+}
+
+TEST_P(SiluMulTest, ExactSizeBuffers) {
+  for (size_t n : {1, 3, 5, 17, 33, 288, 768}) {
+    std::vector<float> gate(n), up(n);
+    for (size_t i = 0; i < n; ++i) {
+      gate[i] = 0.37f * float(i % 40) - 6.0f;
+      up[i] = 1.0f - 0.01f * float(i % 100);
+    }
+    std::vector<float> want = gate;
+    SiluMulInPlace(gate.data(), up.data(), n);
+    ReferenceSiluMulInPlace(want.data(), up.data(), n);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_TRUE(SiluMulClose(gate[i], want[i], up[i])) << "n=" << n << " i=" << i;
+    }
   }
 }
 

@@ -8,19 +8,21 @@
 #include "attnrt/kernels/elementwise.h"
 #include "attnrt/kernels/layer_norm.h"
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/rope.h"
 
 namespace attnrt::testing {
 namespace {
 
 TEST(NnKernelTarget, ReportsHighwayTarget) {
   const std::string linear = LinearIsa();
-  std::printf("[ target   ] hwy: Linear %s, LayerNorm %s, elementwise %s\n", linear.c_str(),
-              LayerNormIsa(), ElementwiseIsa());
+  std::printf("[ target   ] hwy: Linear %s, LayerNorm %s, elementwise %s, RoPE %s\n",
+              linear.c_str(), LayerNormIsa(), ElementwiseIsa(), RopeIsa());
   RecordProperty("hwy_target", linear);
   EXPECT_FALSE(linear.empty());
-  // All three files are compiled for the same targets, so they pick the same one.
+  // All four files are compiled for the same targets, so they pick the same one.
   EXPECT_EQ(linear, LayerNormIsa());
   EXPECT_EQ(linear, ElementwiseIsa());
+  EXPECT_EQ(linear, RopeIsa());
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Arena: one caller-owned buffer, bump allocation, and a high-water mark.
 //
 // The runtime never calls malloc: every byte it uses comes from an arena the
-// caller sized with the plan (attnrt/runtime/plan.h). The high-water mark lets
+// caller sized with a plan (PlanModel in attnrt/models/model.h, PlanLm in
+// attnrt/models/language_model.h, SdpaScratchBytes in attnrt/runtime/sdpa.h),
+// which runs the same code with a measuring arena. The high-water mark lets
 // tests check the plan against what a run really used.
 #pragma once
 
