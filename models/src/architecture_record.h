@@ -22,6 +22,8 @@ enum class Dim : uint8_t {
   kModel3,    // 3 * model_dim (stacked in_proj)
   kQkAll,     // heads * qk_dim
   kVAll,      // heads * v_dim
+  kKvAll,     // kv_heads * qk_dim (llama's wk, wv)
+  kVocab,     // vocab_size
   kFf,        // ff_dim
   kOut,       // out_dim (num_classes for vit)
   kTokens,    // vit tokens (patches + class token)
@@ -30,7 +32,13 @@ enum class Dim : uint8_t {
   kOne,
 };
 
-enum class When : uint8_t { kAlways, kBias, kFinalNorm, kFinalNormBias };
+enum class When : uint8_t {
+  kAlways,
+  kBias,
+  kFinalNorm,
+  kFinalNormBias,
+  kOptional,  // listed, but a checkpoint may leave it out (TensorSpec::optional)
+};
 
 // The Model field a tensor fills. Layer slots index Model::layers[i].
 enum class Slot : uint8_t {
@@ -45,6 +53,7 @@ enum class Slot : uint8_t {
   kFf1Bias,
   kFf2Weight,
   kFf2Bias,
+  kFf3Weight,
   kNorm1Weight,
   kNorm1Bias,
   kNorm2Weight,
@@ -58,6 +67,7 @@ enum class Slot : uint8_t {
   kPosEmbedding,
   kHeadWeight,
   kHeadBias,
+  kTokenEmbedding,
 };
 
 struct TensorRecord {
@@ -81,9 +91,11 @@ struct ArchitectureRecord {
   size_t layer_tensor_count;
   const TensorRecord* model_tensors;
   size_t model_tensor_count;
-  // The forward pass on batch-first input (the caller swaps a seq-first layout).
+  // The forward pass on batch-first input (the caller swaps a seq-first layout);
+  // null for language models, which run through language_model.h.
   Status (*forward)(const Model& m, const ModelInput& in, float* y, Forward* f);
   bool image_input;  // (batch, channels, H, W) images instead of token sequences
+  bool language_model = false;  // token ids in, logits out, KV cache
 };
 
 // The attention tensors of nn.MultiheadAttention, under `prefix` ("" or "self_attn.").
@@ -102,6 +114,7 @@ extern const ArchitectureRecord kSingleHeadRecord;
 extern const ArchitectureRecord kEncoderLayerRecord;
 extern const ArchitectureRecord kEncoderRecord;
 extern const ArchitectureRecord kVitRecord;
+extern const ArchitectureRecord kLlamaRecord;
 
 template <size_t N>
 constexpr size_t CountOf(const ConfigKey (&)[N]) { return N; }

@@ -88,7 +88,7 @@ Status SplitHeads(const char* dim_key, size_t dim, size_t heads, ModelConfig* c)
                          dim_key, dim, heads);
   }
   c->model_dim = c->out_dim = dim;
-  c->heads = heads;
+  c->heads = c->kv_heads = heads;
   c->qk_dim = c->v_dim = dim / heads;
   return Status::Ok();
 }

@@ -12,6 +12,7 @@
 #include "attnrt/kernels/elementwise.h"
 #include "attnrt/kernels/layer_norm.h"
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/rope.h"
 #include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/parallel.h"
 
@@ -34,6 +35,12 @@ Status FeedForward(const ModelConfig& c, const LayerWeights& w, const float* x, 
 // swapped into a batch-first copy and its output swapped back.
 Status ForwardPass(const Model& m, const ModelInput& in, float* y, Forward* f) {
   const ArchitectureRecord& r = RecordFor(m.config.arch);
+  if (r.forward == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "%s is a language model: it takes token ids and runs with a KV cache "
+                         "(language_model.h; attnrt run --tokens, attnrt generate)",
+                         r.name);
+  }
   if (m.config.batch_first || r.image_input) return r.forward(m, in, y, f);
   const size_t rows = in.batch * in.seq;
   float *x_bf = nullptr, *y_bf = nullptr;
@@ -107,6 +114,24 @@ void Forward::LayerNorm(const float* x, size_t x_stride, size_t rows, size_t n,
   if (!measuring()) LayerNormRows(x, x_stride, rows, n, gamma, beta, eps, y, y_stride);
 }
 
+void Forward::RmsNorm(const float* x, size_t x_stride, size_t rows, size_t n,
+                      const float* weight, float eps, float* y, size_t y_stride) {
+  if (!measuring()) RmsNormRows(x, x_stride, rows, n, weight, eps, y, y_stride);
+}
+
+void Forward::Rope(float* x, size_t x_stride, size_t rows, size_t heads, size_t head_dim,
+                   size_t first_position, const float* table, RopeStyle style) {
+  if (!measuring()) RopeRows(x, x_stride, rows, heads, head_dim, first_position, table, style);
+}
+
+void Forward::SiluMul(float* gate, const float* up, size_t n) {
+  if (!measuring()) SiluMulInPlace(gate, up, n);
+}
+
+void Forward::Copy(float* dst, const float* src, size_t n) {
+  if (!measuring()) std::memcpy(dst, src, n * sizeof(float));
+}
+
 void Forward::Add(float* y, const float* x, size_t n) {
   if (!measuring()) AddInPlace(y, x, n);
 }
@@ -134,7 +159,8 @@ void Forward::SwapBatchAndSeq(const float* src, size_t seq, size_t batch, size_t
 SdpaParams ModelSdpaShape(const ModelConfig& c, const ModelInput& in) {
   SdpaParams p;
   p.batch = in.batch;
-  p.q_heads = p.kv_heads = c.heads;
+  p.q_heads = c.heads;
+  p.kv_heads = c.kv_heads;
   p.q_len = p.kv_len = in.seq;
   p.qk_dim = c.qk_dim;
   p.v_dim = c.v_dim;
@@ -276,13 +302,7 @@ Status ModelBatchAndSeq(const ModelConfig& c, const TensorShape& x, size_t* batc
 
 Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, ModelPlan* plan,
                  bool with_weights, const SdpaKernel* kernel) {
-  // The measuring executor reports the worker count the plan is for.
-  struct CountingExecutor final : Executor {
-    size_t n;
-    explicit CountingExecutor(size_t w) : n(w == 0 ? 1 : w) {}
-    size_t workers() const override { return n; }
-    void ParallelFor(size_t, WorkFn, void*) override {}
-  } executor(workers);
+  PlanningExecutor executor(workers);
   ModelInput in;
   in.batch = batch;
   in.seq = ModelTokens(model.config, seq);

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "attnrt/kernels/rope.h"
 #include "attnrt/models/model.h"
 #include "attnrt/runtime/sdpa.h"
 
@@ -29,6 +30,16 @@ class Forward {
   // LayerNorm over `rows` rows of n floats, rows x_stride / y_stride apart.
   void LayerNorm(const float* x, size_t x_stride, size_t rows, size_t n, const float* gamma,
                  const float* beta, float eps, float* y, size_t y_stride);
+  // RMSNorm (llama) over `rows` rows of n floats.
+  void RmsNorm(const float* x, size_t x_stride, size_t rows, size_t n, const float* weight,
+               float eps, float* y, size_t y_stride);
+  // RoPE of `heads` heads per row, row r at position first_position + r (rope.h).
+  void Rope(float* x, size_t x_stride, size_t rows, size_t heads, size_t head_dim,
+            size_t first_position, const float* table, RopeStyle style);
+  // gate = silu(gate) * up (SwiGLU).
+  void SiluMul(float* gate, const float* up, size_t n);
+  // n floats from src to dst (gathers and cache writes).
+  void Copy(float* dst, const float* src, size_t n);
   void Add(float* y, const float* x, size_t n);
   void Activate(Activation act, float* x, size_t n);
   // dst[b][s] = src[s][b] for rows of `width` floats: (seq, batch) <-> (batch, seq).
@@ -37,6 +48,18 @@ class Forward {
  private:
   Arena* arena_;
   Executor* executor_;
+};
+
+// The executor a planning pass runs with: it reports the worker count the plan is
+// for and runs nothing (a measuring arena makes every step return before work).
+class PlanningExecutor final : public Executor {
+ public:
+  explicit PlanningExecutor(size_t workers) : workers_(workers == 0 ? 1 : workers) {}
+  size_t workers() const override { return workers_; }
+  void ParallelFor(size_t, WorkFn, void*) override {}
+
+ private:
+  size_t workers_;
 };
 
 // Multi-head attention of x (batch * seq rows of model_dim, batch-first) into y

@@ -13,7 +13,7 @@ namespace {
 // In Architecture's order; RecordFor checks it.
 const ArchitectureRecord* const kRecords[] = {
     &kMhaRecord,     &kEncoderLayerRecord, &kSelfAttentionRecord,
-    &kSingleHeadRecord, &kEncoderRecord,   &kVitRecord,
+    &kSingleHeadRecord, &kEncoderRecord,   &kVitRecord, &kLlamaRecord,
 };
 constexpr size_t kRecordCount = sizeof(kRecords) / sizeof(kRecords[0]);
 
@@ -29,11 +29,12 @@ const ArchitectureRecord& RecordFor(Architecture arch) {
 const char* ArchitectureName(Architecture arch) { return RecordFor(arch).name; }
 const char* ArchitectureModule(Architecture arch) { return RecordFor(arch).torch_module; }
 bool ArchitectureTakesImages(Architecture arch) { return RecordFor(arch).image_input; }
+bool ArchitectureIsLanguageModel(Architecture arch) { return RecordFor(arch).language_model; }
 size_t ArchitectureCount() { return kRecordCount; }
 Architecture ArchitectureAt(size_t i) { return kRecords[i < kRecordCount ? i : 0]->arch; }
 
 const char* ArchitectureNames() {
-  return "mha, encoder-layer, self-attention, single-head, encoder, vit";
+  return "mha, encoder-layer, self-attention, single-head, encoder, vit, llama";
 }
 
 Status ParseArchitecture(const char* name, Architecture* arch) {

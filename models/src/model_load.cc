@@ -42,6 +42,7 @@ const float** SlotAddress(Model* m, const TensorEntry& e) {
     case Slot::kFf1Bias: return &l.ff1.bias;
     case Slot::kFf2Weight: return &l.ff2.weight;
     case Slot::kFf2Bias: return &l.ff2.bias;
+    case Slot::kFf3Weight: return &l.ff3.weight;
     case Slot::kNorm1Weight: return &l.norm1_weight;
     case Slot::kNorm1Bias: return &l.norm1_bias;
     case Slot::kNorm2Weight: return &l.norm2_weight;
@@ -54,6 +55,7 @@ const float** SlotAddress(Model* m, const TensorEntry& e) {
     case Slot::kPosEmbedding: return &m->pos_embedding;
     case Slot::kHeadWeight: return &m->head.weight;
     case Slot::kHeadBias: return &m->head.bias;
+    case Slot::kTokenEmbedding: return &m->token_embedding;
   }
   return nullptr;
 }
@@ -65,12 +67,15 @@ void SetDims(Model* m) {
   for (size_t i = 0; i < c.num_layers; ++i) {
     LayerWeights& l = m->layers[i];
     l.q.in = l.k.in = l.v.in = c.model_dim;
-    l.q.out = l.k.out = qk;
-    l.v.out = v;
+    l.q.out = qk;
+    l.k.out = c.kv_heads * c.qk_dim;
+    l.v.out = c.kv_heads * c.v_dim;
     l.o.in = v;
     l.o.out = c.model_dim;
     l.ff1.in = l.ff2.out = c.model_dim;
     l.ff1.out = l.ff2.in = c.ff_dim;
+    l.ff3.in = c.model_dim;
+    l.ff3.out = c.ff_dim;
     if (l.k.weight == nullptr) {  // stacked in_proj
       l.k.weight = l.q.weight + qk * c.model_dim;
       l.v.weight = l.k.weight + qk * c.model_dim;
@@ -84,6 +89,10 @@ void SetDims(Model* m) {
   m->patch.out = c.model_dim;
   m->head.in = c.model_dim;
   m->head.out = c.out_dim;
+  // A language model without its own output matrix shares the token embedding.
+  if (m->token_embedding != nullptr && m->head.weight == nullptr) {
+    m->head.weight = m->token_embedding;
+  }
 }
 
 }  // namespace
@@ -93,6 +102,7 @@ Status LoadModel(const WeightFile& file, Model* model) {
   ATTNRT_RETURN_IF_ERROR(ReadModelConfig(file, &model->config));
   const ModelConfig& c = model->config;
   const size_t n = ModelTensorCount(c);
+  size_t found = 0;  // tensors of the record present in the file
   for (size_t i = 0; i < n; ++i) {
     TensorSpec spec;
     TensorEntry entry;
@@ -102,26 +112,26 @@ Status LoadModel(const WeightFile& file, Model* model) {
     }
     WeightTensor t;
     if (!file.FindTensor(spec.name, &t).ok()) {
+      if (spec.optional) continue;
       return Status::Error(StatusCode::kBadFile, "missing tensor '%s' required by the config",
                            spec.name);
     }
     if (!SameShape(t.shape, spec.shape)) return WrongShape(spec);
     *SlotAddress(model, entry) = t.data;
+    ++found;
   }
-  if (file.tensor_count() != n) {
-    // Some tensor is not in the record: name the first one.
-    for (size_t i = 0; i < file.tensor_count(); ++i) {
-      WeightTensor t;
-      ATTNRT_RETURN_IF_ERROR(file.TensorAt(i, &t));
-      bool expected = false;
-      for (size_t j = 0; j < n && !expected; ++j) {
-        TensorSpec spec;
-        expected = ModelTensorAt(c, j, &spec) && std::strcmp(t.name, spec.name) == 0;
-      }
-      if (!expected) {
-        return Status::Error(StatusCode::kBadFile, "unexpected tensor '%s' for architecture %s",
-                             t.name, ArchitectureName(c.arch));
-      }
+  // Names in a weight file are unique, so any further tensor is not in the record: name it.
+  for (size_t i = 0; found != file.tensor_count() && i < file.tensor_count(); ++i) {
+    WeightTensor t;
+    ATTNRT_RETURN_IF_ERROR(file.TensorAt(i, &t));
+    bool expected = false;
+    for (size_t j = 0; j < n && !expected; ++j) {
+      TensorSpec spec;
+      expected = ModelTensorAt(c, j, &spec) && std::strcmp(t.name, spec.name) == 0;
+    }
+    if (!expected) {
+      return Status::Error(StatusCode::kBadFile, "unexpected tensor '%s' for architecture %s",
+                           t.name, ArchitectureName(c.arch));
     }
   }
   SetDims(model);

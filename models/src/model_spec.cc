@@ -40,6 +40,8 @@ size_t DimValue(const ModelConfig& c, Dim d) {
     case Dim::kModel3: return 3 * c.model_dim;
     case Dim::kQkAll: return c.heads * c.qk_dim;
     case Dim::kVAll: return c.heads * c.v_dim;
+    case Dim::kKvAll: return c.kv_heads * c.qk_dim;
+    case Dim::kVocab: return c.vocab_size;
     case Dim::kFf: return c.ff_dim;
     case Dim::kOut: return c.out_dim;
     case Dim::kTokens: return VitTokens(c);
@@ -56,6 +58,7 @@ bool Present(const ModelConfig& c, When when) {
     case When::kBias: return c.bias;
     case When::kFinalNorm: return c.final_norm;
     case When::kFinalNormBias: return c.final_norm && c.bias;
+    case When::kOptional: return true;
   }
   return false;
 }
@@ -101,6 +104,7 @@ bool ModelTensorAt(const ModelConfig& c, size_t i, TensorSpec* spec) {
     return false;
   }
   if (!AppendPattern(e.record->name, e.layer, spec->name, &len)) return false;
+  spec->optional = e.record->when == When::kOptional;
   spec->shape = TensorShape{};
   spec->shape.rank = e.record->rank;
   for (size_t d = 0; d < e.record->rank; ++d) spec->shape.dims[d] = DimValue(c, e.record->dims[d]);

@@ -19,7 +19,8 @@ struct ModelFixture {
   Model model;
 };
 
-// `arch` with small dimensions; `bias` and `norm_first` vary the encoder layer.
+// `arch` with small dimensions; `bias` and `norm_first` vary the encoder layer
+// (for llama: an untied output matrix, and the half RoPE style).
 inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixture* out,
                       std::string* error) {
   WeightFileWriter w;
@@ -77,6 +78,20 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
       w.SetFloat("attention_dropout", 0);
       w.SetInt("num_classes", 5);
       break;
+    case Architecture::kLlama:  // grouped-query (4 heads, 2 kv heads); `bias`: untied output
+      w.SetInt("dim", 24);
+      w.SetInt("n_layers", 2);
+      w.SetInt("n_heads", 4);
+      w.SetInt("n_kv_heads", 2);
+      w.SetInt("vocab_size", 37);
+      w.SetInt("hidden_dim", 40);
+      w.SetFloat("norm_eps", 1e-5);
+      w.SetInt("max_seq_len", 48);
+      w.SetFloat("rope_theta", 10000);
+      w.SetString("rope_style", norm_first ? "half" : "interleaved");
+      w.SetInt("multiple_of", 256);
+      w.SetFloat("dropout", 0);
+      break;
   }
   // Derive the tensor list from a metadata-only file, as the converter does.
   std::vector<uint8_t> meta;
@@ -94,6 +109,7 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
   for (size_t i = 0; i < n; ++i) {
     TensorSpec spec;
     if (!ModelTensorAt(config, i, &spec)) return false;
+    if (spec.optional && !bias) continue;  // llama: tied output
     const TensorShape& s = spec.shape;
     std::vector<size_t> shape(s.dims, s.dims + s.rank);
     size_t count = 1;

@@ -21,6 +21,7 @@
 #include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/sdpa.h"
 #include "cli/cli_common.h"
+#include "cli/bench_timing.h"
 #include "cli/commands.h"
 #include "cli/kernel_choice.h"
 #include "cli/option_checks.h"
@@ -57,133 +58,6 @@ struct BenchPeakOptions {
   int trials = 5;
   bool json = false;
 };
-
-constexpr size_t kMinRepeats = 5;
-
-struct Timing {
-  double median_ms = 0;
-  double min_ms = 0;
-  double stddev_ms = 0;      // sample standard deviation of the timed runs' wall time
-  double cpu_median_ms = 0;  // process CPU time per run, all workers together
-  size_t runs = 0;
-  bool capped = false;       // --seconds ran out before --repeats (or kMinRepeats) runs
-};
-
-double ProcessCpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
-}
-
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-struct RunTime {
-  double wall_ms;
-  double cpu_ms;
-};
-
-RunTime TimeOnce(void (*run)(void*), void* context) {
-  const double cpu0 = ProcessCpuMs();
-  const auto start = Clock::now();
-  run(context);
-  const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  return {wall, ProcessCpuMs() - cpu0};
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double SampleStddev(const std::vector<double>& v) {
-  if (v.size() < 2) return 0.0;
-  double mean = 0;
-  for (double x : v) mean += x;
-  mean /= static_cast<double>(v.size());
-  double sum = 0;
-  for (double x : v) sum += (x - mean) * (x - mean);
-  return std::sqrt(sum / static_cast<double>(v.size() - 1));
-}
-
-// Progress of a long benchmark on stderr: on a terminal a line rewritten in place
-// (from one second into a shape on), elsewhere one line per shape that took longer
-// than a few seconds. Nothing on short runs, nothing on stdout.
-class Progress {
- public:
-  Progress() : tty_(isatty(STDERR_FILENO) == 1), command_start_(Clock::now()) {}
-  void StartShape(const std::string& label) {
-    label_ = label;
-    shape_start_ = Clock::now();
-    last_print_ = shape_start_;
-  }
-  void Update(size_t done, size_t planned) {
-    if (!tty_ || SecondsSince(shape_start_) < 1.0 ||
-        std::chrono::duration<double>(Clock::now() - last_print_).count() < 0.25) {
-      return;
-    }
-    last_print_ = Clock::now();
-    std::fprintf(stderr, "\r\x1b[Kbench sdpa: %s: run %zu of %zu, %.1f s", label_.c_str(), done,
-                 planned, SecondsSince(shape_start_));
-    shown_ = true;
-  }
-  void EndShape(size_t runs) {
-    if (shown_) std::fprintf(stderr, "\r\x1b[K");
-    shown_ = false;
-    const double took = SecondsSince(shape_start_);
-    if (!tty_ && took >= 3.0) {
-      std::fprintf(stderr, "bench sdpa: %s: %zu runs in %.1f s (%.0f s so far)\n", label_.c_str(),
-                   runs, took, SecondsSince(command_start_));
-    }
-  }
-
- private:
-  bool tty_;
-  bool shown_ = false;
-  std::string label_;
-  Clock::time_point command_start_, shape_start_, last_print_;
-};
-
-// Warm-up runs (at least one; they also estimate one run's time), then the timed
-// runs: `repeats` of them, or when 0 as many as fit in `seconds` (at least
-// kMinRepeats). `seconds` is also a cap: the timed runs stop once it is spent,
-// after at least one. The median wall time is the headline number; stddev and
-// min show the noise. CPU time is kept too: on a machine shared with other work,
-// a one-thread run's CPU time is close to what its wall time would be alone.
-Timing TimeRuns(void (*run)(void*), void* context, size_t warmup, size_t repeats, double seconds,
-                Progress* progress) {
-  double estimate = TimeOnce(run, context).wall_ms;
-  for (size_t i = 1; i < warmup; ++i) estimate = std::min(estimate, TimeOnce(run, context).wall_ms);
-  size_t count = repeats;
-  if (count == 0) {
-    const double fit = seconds * 1000.0 / std::max(estimate, 1e-6);
-    count = static_cast<size_t>(std::clamp(fit, static_cast<double>(kMinRepeats), 1e6));
-  }
-  std::vector<double> wall, cpu;
-  wall.reserve(count);
-  cpu.reserve(count);
-  Timing timing;
-  const auto start = Clock::now();
-  for (size_t i = 0; i < count; ++i) {
-    const RunTime t = TimeOnce(run, context);
-    wall.push_back(t.wall_ms);
-    cpu.push_back(t.cpu_ms);
-    if (progress != nullptr) progress->Update(i + 1, count);
-    if (i + 1 < count && SecondsSince(start) >= seconds) break;
-  }
-  timing.runs = wall.size();
-  // Cut short of what was asked for: --repeats, or the minimum a budget promises.
-  timing.capped = timing.runs < (repeats > 0 ? repeats : kMinRepeats);
-  timing.min_ms = *std::min_element(wall.begin(), wall.end());
-  timing.median_ms = Median(wall);
-  timing.stddev_ms = SampleStddev(wall);
-  timing.cpu_median_ms = Median(cpu);
-  return timing;
-}
 
 std::vector<float> RandomFloats(size_t count, std::mt19937* rng) {
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -374,7 +248,7 @@ void PrintTable(std::FILE* f, const BenchSdpaOptions& o, const std::vector<nlohm
 
 int RunBenchSdpa(const BenchSdpaOptions& o) {
   ThreadPool pool(ResolveThreads(o.threads));
-  Progress progress;
+  Progress progress("bench sdpa");
   std::vector<nlohmann::ordered_json> rows;
   for (size_t seq : o.seqs) {
     nlohmann::ordered_json j;
@@ -494,10 +368,11 @@ void AddBenchPeak(CLI::App& bench, int* exit_code) {
 }  // namespace
 
 void AddBenchCommand(CLI::App& app, int* exit_code) {
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks: SDPA timing and the machine's FMA peak");
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks: SDPA timing, language model prefill/decode, the machine's FMA peak");
   bench->require_subcommand(1);
   AddBenchSdpa(*bench, exit_code);
   AddBenchPeak(*bench, exit_code);
+  AddBenchLmCommand(*bench, exit_code);
 }
 
 }  // namespace attnrt::cli

@@ -2,6 +2,7 @@
 // tensors (name, dtype, shape, offset, bytes) and checksum status. With --json
 // only one JSON object on stdout: file, file_bytes, format_version, alignment,
 // checksum, architecture, module, layers, causal, layout, config, tensors.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -29,7 +30,23 @@ void PrintMetadata(const WeightMetadata& md) {
 }
 
 const char* LayoutName(const ModelConfig& c) {
+  if (ArchitectureIsLanguageModel(c.arch)) return "tokens";
   return ArchitectureTakesImages(c.arch) ? "images" : c.batch_first ? "batch_first" : "seq_first";
+}
+
+// What a run takes and returns, in words.
+const char* LayoutText(const ModelConfig& c) {
+  if (ArchitectureIsLanguageModel(c.arch)) {
+    return "tokens (batch, seq) int ids -> logits (batch, seq, vocab); KV cache in the arena";
+  }
+  if (ArchitectureTakesImages(c.arch)) return "images (batch, channels, H, W) -> (batch, classes)";
+  return c.batch_first ? "batch_first (batch, seq, dim)"
+                       : "seq-first (seq, batch, dim), batch_first false";
+}
+
+// Llama without output.weight: the output layer reads the token embedding.
+bool TiedOutput(const Model& m) {
+  return m.token_embedding != nullptr && m.head.weight == m.token_embedding;
 }
 
 int InspectJson(const std::string& path, const OpenedModel& m) {
@@ -48,6 +65,7 @@ int InspectJson(const std::string& path, const OpenedModel& m) {
   j["layers"] = c.num_layers;
   j["causal"] = c.causal != CausalKind::kNone;
   j["layout"] = LayoutName(c);
+  if (ArchitectureIsLanguageModel(c.arch)) j["tied_embeddings"] = TiedOutput(m.model);
   nlohmann::ordered_json config = nlohmann::ordered_json::object();
   for (size_t i = 0; i < f.metadata_count(); ++i) {
     WeightMetadata md;
@@ -86,21 +104,29 @@ int InspectCommand(const std::string& path, bool json) {
   std::printf("architecture: %s (%s), %zu layer(s)%s\n", ArchitectureName(c.arch),
               ArchitectureModule(c.arch), c.num_layers,
               c.causal != CausalKind::kNone ? ", causal (applied on every run)" : "");
-  std::printf("layout: %s\n", ArchitectureTakesImages(c.arch) ? "images (batch, channels, H, W) -> (batch, classes)"
-                               : c.batch_first      ? "batch_first (batch, seq, dim)"
-                                                    : "seq-first (seq, batch, dim), batch_first false");
+  std::printf("layout: %s\n", LayoutText(c));
+  if (ArchitectureIsLanguageModel(c.arch)) {
+    std::printf("output: %s\n", TiedOutput(m.model) ? "tied to tok_embeddings.weight (no output.weight)"
+                                                    : "output.weight");
+  }
   std::printf("config:\n");
   for (size_t i = 0; i < f.metadata_count(); ++i) {
     WeightMetadata md;
     if (f.MetadataAt(i, &md).ok()) PrintMetadata(md);
   }
   std::printf("tensors (%zu):\n", f.tensor_count());
-  std::printf("  %-28s %-5s %-14s %10s %10s\n", "name", "dtype", "shape", "offset", "bytes");
+  size_t width = 4;  // the name column fits the longest name
+  for (size_t i = 0; i < f.tensor_count(); ++i) {
+    WeightTensor t;
+    if (f.TensorAt(i, &t).ok()) width = std::max(width, Printable(t.name).size());
+  }
+  const int w = static_cast<int>(std::min<size_t>(width, 96));
+  std::printf("  %-*s %-5s %-14s %10s %10s\n", w, "name", "dtype", "shape", "offset", "bytes");
   for (size_t i = 0; i < f.tensor_count(); ++i) {
     WeightTensor t;
     if (!f.TensorAt(i, &t).ok()) continue;
     const size_t offset = reinterpret_cast<const uint8_t*>(t.data) - m.mapping.data();
-    std::printf("  %-28s %-5s %-14s %10zu %10zu\n", Printable(t.name).c_str(), "f32",
+    std::printf("  %-*s %-5s %-14s %10zu %10zu\n", w, Printable(t.name).c_str(), "f32",
                 npy::ShapeString(ToVector(t.shape)).c_str(), offset, t.bytes);
   }
   return 0;

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
+#include "cli/lm_runner.h"
 #include "cli/model_file.h"
 #include "cli/thread_option.h"
 
@@ -21,7 +22,7 @@ namespace {
 
 struct PlanModelOptions {
   std::string model;
-  size_t seq = 0, batch = 1, threads = 0;
+  size_t seq = 0, batch = 1, threads = 0, max_seq = 0, chunk = 0;
   std::string kernel = "auto";
   bool weights = false, json = false;
 };
@@ -33,11 +34,59 @@ struct PlanSdpaOptions {
   bool weights = false, json = false;
 };
 
+// A language model's session: KV cache for --max-seq positions, RoPE table, one chunk.
+int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
+  const ModelConfig& c = m.model.config;
+  if (o.seq != 0 || o.weights || o.kernel != "auto") {
+    return ReportError("plan", std::string(ArchitectureName(c.arch)) +
+                                   " is a language model: plan it with --max-seq N [--batch B] "
+                                   "[--chunk C] (--seq, --weights and --kernel do not apply)");
+  }
+  LmShape shape;
+  shape.batch = o.batch;
+  shape.max_seq = o.max_seq != 0 ? o.max_seq : c.max_seq_len;
+  shape.chunk = o.chunk;
+  const size_t threads = ResolveThreads(o.threads);
+  LmPlan plan;
+  Status st = CheckLmShape(m.model, shape, &shape);
+  if (st.ok()) st = PlanLm(m.model, shape, threads, &plan);
+  if (!st.ok()) return ReportStatus("plan", st);
+  std::FILE* prose = ProseStream(o.json);
+  std::fprintf(prose, "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, %zu thread(s)\n",
+               ArchitectureName(c.arch), c.num_layers, shape.batch, shape.max_seq, shape.chunk,
+               threads);
+  std::fprintf(prose, "%s", LmPlanText(plan).c_str());
+  std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
+               m.file.file_size());
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["arena_bytes"] = plan.arena_bytes;
+    j["kv_cache_bytes"] = plan.kv_cache_bytes;
+    j["rope_table_bytes"] = plan.rope_table_bytes;
+    j["activation_bytes"] = plan.activation_bytes;
+    j["scratch_bytes"] = plan.scratch_bytes;
+    j["weight_file_bytes"] = m.file.file_size();
+    j["architecture"] = ArchitectureName(c.arch);
+    j["layers"] = c.num_layers;
+    j["batch"] = shape.batch;
+    j["max_seq"] = shape.max_seq;
+    j["chunk"] = shape.chunk;
+    j["threads"] = threads;
+    std::printf("%s\n", j.dump().c_str());
+  }
+  return 0;
+}
+
 int PlanModelCommand(const PlanModelOptions& o) {
   std::string error;
   OpenedModel m;
   if (!OpenModel(o.model, &m, &error)) return ReportError("plan", error);
   const ModelConfig& c = m.model.config;
+  if (ArchitectureIsLanguageModel(c.arch)) return PlanLanguageModel(o, m);
+  if (o.max_seq != 0 || o.chunk != 0) {
+    return ReportError("plan", "--max-seq and --chunk plan a language model's KV cache; " +
+                                   std::string(ArchitectureName(c.arch)) + " takes --seq N");
+  }
   const bool images = ArchitectureTakesImages(c.arch);
   if (!images && o.seq == 0) {
     return ReportError("plan", "give --seq N for a sequence model (" +
@@ -156,6 +205,12 @@ void AddPlanCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("model", mo->model, "Converted model file");
   cmd->add_option("--seq", mo->seq, "Sequence length (not for vit: its token count is fixed)")->check(WholeNumber(1, kMaxDim));
   cmd->add_option("--batch", mo->batch, "Batch size")->capture_default_str()->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--max-seq", mo->max_seq,
+                  "Language models: positions the KV cache holds (default: the model's max_seq_len)")
+      ->check(WholeNumber(1, kMaxDim));
+  cmd->add_option("--chunk", mo->chunk,
+                  "Language models: most prompt tokens per pass (default: min(max-seq, 256))")
+      ->check(WholeNumber(1, kMaxDim));
   AddThreadsOption(*cmd, &mo->threads);
   cmd->add_option("--kernel", mo->kernel,
                   "Plan for `run --kernel NAME` (see `attnrt kernels`), or auto")

@@ -1,4 +1,5 @@
-// attnrt run: one forward pass of a converted model on a (B, L, E) .npy input,
+// attnrt run: one forward pass of a converted model on a (B, L, E) .npy input
+// (or, for a language model, (B, T) token ids to (B, T, vocab) logits),
 // optionally with a chosen SDPA kernel (--kernel) and, for a single-layer model,
 // its attention weights (--weights-out), as `attnrt sdpa` takes them.
 #include <chrono>
@@ -9,6 +10,7 @@
 #include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
 #include "cli/key_padding_mask.h"
+#include "cli/lm_runner.h"
 #include "cli/model_file.h"
 #include "cli/thread_option.h"
 #include "host/aligned_buffer.h"
@@ -19,7 +21,7 @@ namespace attnrt::cli {
 namespace {
 
 struct RunOptions {
-  std::string model, input, out, weights_out, mask, key_padding_mask;
+  std::string model, input, tokens, out, weights_out, mask, key_padding_mask;
   std::string causal = "none";
   std::string kernel = "auto";
   size_t threads = 0;
@@ -44,17 +46,94 @@ bool LoadMasks(const RunOptions& o, size_t batch, size_t seq, npy::Array* mask,
   return true;
 }
 
+// A language model: (batch, T) token ids -> (batch, T, vocab) logits, through a
+// session whose cache holds exactly T positions.
+int RunLanguageModel(const RunOptions& o, const Model& model) {
+  const char* cmd = "run";
+  const ModelConfig& c = model.config;
+  std::string error;
+  if (o.tokens.empty()) {
+    return ReportError(cmd, std::string(ArchitectureName(c.arch)) +
+                                " is a language model: give --tokens T.npy ((batch, seq) int32 "
+                                "or int64 token ids), not --input");
+  }
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--input", &o.input},
+                                    {"--mask", &o.mask},
+                                    {"--key-padding-mask", &o.key_padding_mask},
+                                    {"--weights-out", &o.weights_out}}) {
+    if (!value->empty()) {
+      return ReportError(cmd, std::string(flag) + " does not apply to a language model (" +
+                                  ArchitectureName(c.arch) + " is causal and takes --tokens)");
+    }
+  }
+  if (o.kernel != "auto" || o.causal != "none") {
+    return ReportError(cmd, "--kernel and --causal do not apply to a language model: prefill "
+                            "runs the flash kernel, decode steps the decode kernel, always causal");
+  }
+  npy::Array ids;
+  if (!npy::ReadIntegerFile(o.tokens, &ids, &error)) return ReportError(cmd, error);
+  if (ids.shape.size() != 2 || ids.shape[0] == 0 || ids.shape[1] == 0) {
+    return ReportError(cmd, "tokens " + o.tokens + " must be (batch, seq) with both >= 1, got " +
+                                npy::ShapeString(ids.shape));
+  }
+  const size_t batch = ids.shape[0], seq = ids.shape[1];
+  std::vector<int32_t> tokens;
+  if (!TokenIds(ids.i64, seq, c.vocab_size, &tokens, &error)) {
+    return ReportError(cmd, o.tokens + ": " + error);
+  }
+  if (seq > c.max_seq_len) {
+    return ReportError(cmd, o.tokens + " has " + std::to_string(seq) +
+                                " tokens per sequence, more than the model's max_seq_len " +
+                                std::to_string(c.max_seq_len));
+  }
+  const std::vector<size_t> y_shape = {batch, seq, c.vocab_size};
+  std::vector<float> y;
+  if (!AllocateFloats(y_shape, "logits", &y, &error)) return ReportError(cmd, error);
+  ThreadPool pool(ResolveThreads(o.threads));
+  LmShape shape;
+  shape.batch = batch;
+  shape.max_seq = seq;
+  shape.all_logits = true;
+  LmRunner lm;
+  if (!StartLm(model, shape, pool.workers(), o.arena_bytes, &lm, &error)) {
+    return ReportError(cmd, error);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const Status st = lm.session.Feed(tokens.data(), seq, y.data(), &pool);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!st.ok()) {
+    const PlannedArena planned{lm.plan.activation_bytes + lm.plan.kv_cache_bytes,
+                               lm.plan.scratch_bytes, lm.plan.arena_bytes, lm.arena->capacity()};
+    return ReportError(cmd, RunFailureMessage(st, planned));
+  }
+  if (!npy::WriteFloat32(o.out, y_shape, y.data(), &error)) return ReportError(cmd, error);
+  std::printf("run: %s, %zu layer(s), tokens %s -> logits %s -> %s, %.3f ms, %zu thread(s)\n",
+              ArchitectureName(c.arch), c.num_layers, npy::ShapeString(ids.shape).c_str(),
+              npy::ShapeString(y_shape).c_str(), o.out.c_str(), ms, pool.workers());
+  std::printf("arena: planned %zu bytes (kv cache %zu, activations %zu, scratch %zu), used %zu\n",
+              lm.plan.arena_bytes, lm.plan.kv_cache_bytes, lm.plan.activation_bytes,
+              lm.plan.scratch_bytes, lm.arena->high_water());
+  return 0;
+}
+
 int RunModelCommand(const RunOptions& o) {
   const char* cmd = "run";
   std::string error;
-  if (!CheckOutputPaths({{"model", o.model}, {"--input", o.input}, {"--mask", o.mask},
-                         {"--key-padding-mask", o.key_padding_mask}},
+  if (!CheckOutputPaths({{"model", o.model}, {"--input", o.input}, {"--tokens", o.tokens},
+                         {"--mask", o.mask}, {"--key-padding-mask", o.key_padding_mask}},
                         {{"--out", o.out}, {"--weights-out", o.weights_out}}, &error)) {
     return ReportError(cmd, error);
   }
   OpenedModel m;
   if (!OpenModel(o.model, &m, &error)) return ReportError(cmd, error);
   const ModelConfig& c = m.model.config;
+  if (ArchitectureIsLanguageModel(c.arch)) return RunLanguageModel(o, m.model);
+  if (o.input.empty()) {
+    return ReportError(cmd, std::string("give --input X.npy (") + ArchitectureName(c.arch) +
+                                " takes float rows" +
+                                (o.tokens.empty() ? ")" : "; --tokens is for language models)"));
+  }
 
   npy::Array x, mask;
   if (!LoadNpy(o.input, "input", &x, &error)) return ReportError(cmd, error);
@@ -166,8 +245,10 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("model", o->model, "Converted model file (attnrt convert)")->required();
   cmd->add_option("--input", o->input,
                   "Input float32 .npy: (batch, seq, dim), or (seq, batch, dim) for a model "
-                  "converted with batch_first false, or (batch, 3, H, W) images for vit")
-      ->required();
+                  "converted with batch_first false, or (batch, 3, H, W) images for vit");
+  cmd->add_option("--tokens", o->tokens,
+                  "Language models (llama): (batch, seq) int32 or int64 token ids .npy; --out "
+                  "gets the float32 logits (batch, seq, vocab)");
   cmd->add_option("--out", o->out, "Output .npy to write (same layout; (batch, classes) for vit)")
       ->required();
   cmd->add_option("--weights-out", o->weights_out,

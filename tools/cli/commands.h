@@ -15,5 +15,8 @@ void AddEmbedCommand(CLI::App& app, int* exit_code);
 void AddConvertCommand(CLI::App& app, int* exit_code);
 void AddDemoCommand(CLI::App& app, int* exit_code);
 void AddBenchCommand(CLI::App& app, int* exit_code);
+void AddGenerateCommand(CLI::App& app, int* exit_code);
+// `bench lm`, registered under `bench` by AddBenchCommand.
+void AddBenchLmCommand(CLI::App& bench, int* exit_code);
 
 }  // namespace attnrt::cli

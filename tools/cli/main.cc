@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   attnrt::cli::AddSdpaCommand(app, &exit_code);
   attnrt::cli::AddKernelsCommand(app, &exit_code);
   attnrt::cli::AddRunCommand(app, &exit_code);
+  attnrt::cli::AddGenerateCommand(app, &exit_code);
   attnrt::cli::AddInspectCommand(app, &exit_code);
   attnrt::cli::AddPlanCommand(app, &exit_code);
   attnrt::cli::AddEmbedCommand(app, &exit_code);

@@ -2,10 +2,42 @@
 // out from an atomic counter so uneven items (causal rows) balance themselves.
 #include "host/thread_pool.h"
 
+#include <chrono>
 #include <string>
 #include <system_error>
 
 namespace attnrt {
+namespace {
+
+// About 50 microseconds of polling: longer than the gap between the jobs of one
+// decode step, far shorter than anything a person notices on an idle pool.
+constexpr auto kSpinTime = std::chrono::microseconds(50);
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  asm volatile("yield");
+#endif
+}
+
+// Polls `ready` for up to kSpinTime; false when it never became true. Between
+// rounds it yields, so on a machine with more runnable threads than cores the
+// spinner hands its core to whoever it is waiting for.
+template <typename Ready>
+bool SpinUntil(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int i = 0; i < 32; ++i) {
+      if (ready()) return true;
+      CpuRelax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return ready();
+    std::this_thread::yield();
+  }
+}
+
+}  // namespace
 
 size_t DefaultThreadCount() {
   const unsigned n = std::thread::hardware_concurrency();
@@ -30,7 +62,7 @@ ThreadPool::~ThreadPool() { StopWorkers(); }
 void ThreadPool::StopWorkers() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true, std::memory_order_release);
   }
   start_.notify_all();
   for (std::thread& t : threads_) t.join();
@@ -48,16 +80,22 @@ void ThreadPool::Drain(size_t worker) {
 
 void ThreadPool::WorkerLoop(size_t worker) {
   uint64_t seen = 0;
+  const auto job = [&] {
+    return stop_.load(std::memory_order_acquire) ||
+           generation_.load(std::memory_order_acquire) != seen;
+  };
   for (;;) {
-    {
+    if (!SpinUntil(job)) {
       std::unique_lock<std::mutex> lock(mutex_);
-      start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+      start_.wait(lock, job);
     }
+    if (stop_.load(std::memory_order_acquire)) return;
+    seen = generation_.load(std::memory_order_acquire);
     Drain(worker);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--busy_ == 0) done_.notify_one();
+    if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> lock(mutex_);  // the caller may be between its check and its wait
+      done_.notify_one();
+    }
   }
 }
 
@@ -76,13 +114,15 @@ void ThreadPool::ParallelFor(size_t items, WorkFn fn, void* context) {
     const size_t per = items / (workers() * 8);
     chunk_ = per == 0 ? 1 : per;
     next_.store(0, std::memory_order_relaxed);
-    busy_ = threads_.size();
-    ++generation_;
+    busy_.store(threads_.size(), std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);  // publishes the job to spinners
   }
   start_.notify_all();
   Drain(0);
+  const auto finished = [&] { return busy_.load(std::memory_order_acquire) == 0; };
+  if (SpinUntil(finished)) return;
   std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [&] { return busy_ == 0; });
+  done_.wait(lock, finished);
 }
 
 }  // namespace attnrt

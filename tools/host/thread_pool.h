@@ -1,5 +1,10 @@
 // ThreadPool: the host Executor. Threads start once and wait for jobs, so a run
 // spawns nothing and allocates nothing; the calling thread is worker 0.
+//
+// Waiting spins briefly before it sleeps: a decode step hands the pool dozens of
+// jobs a few tens of microseconds apart, and a condition-variable wake-up costs
+// about as much as such a job, so workers (and the caller, waiting for them)
+// poll for a short while first and only then block.
 #pragma once
 
 #include <atomic>
@@ -35,9 +40,10 @@ class ThreadPool final : public Executor {
   std::mutex mutex_;
   std::condition_variable start_;
   std::condition_variable done_;
-  uint64_t generation_ = 0;
-  size_t busy_ = 0;
-  bool stop_ = false;
+  // Written under mutex_ (so sleepers cannot miss them), read by spinners without it.
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<size_t> busy_{0};
+  std::atomic<bool> stop_{false};
 
   WorkFn fn_ = nullptr;
   void* context_ = nullptr;

@@ -247,7 +247,20 @@ class HeaderParser {
 };
 
 // Maps 'descr' to a supported dtype, or explains why it is not one.
-bool ResolveDType(const std::string& descr, DType* dtype, std::string* why) {
+bool ResolveDType(const std::string& descr, bool integers, DType* dtype, size_t* item_bytes,
+                  std::string* why) {
+  if (integers) {
+    if (descr == "<i4" || descr == "<i8" ||
+        (kHostLittleEndian && (descr == "=i4" || descr == "=i8"))) {
+      *dtype = DType::kInt64;
+      *item_bytes = descr[2] == '4' ? 4 : 8;
+      return true;
+    }
+    *why = "unsupported dtype '" + Printable(descr) +
+           "'; token ids must be little-endian int32 ('<i4') or int64 ('<i8')";
+    return false;
+  }
+  *item_bytes = descr == "|b1" ? 1 : 4;
   if (descr == "<f4" || (kHostLittleEndian && descr == "=f4")) {
     *dtype = DType::kFloat32;
     return true;
@@ -355,8 +368,8 @@ std::string ShapeString(const std::vector<size_t>& shape) {
   return s + ")";
 }
 
-static bool ParseImpl(const uint8_t* data, size_t size, const std::string& name, Array* out,
-                      std::string* error) {
+static bool ParseImpl(const uint8_t* data, size_t size, const std::string& name, bool integers,
+                      Array* out, std::string* error) {
   if (data == nullptr && size != 0) return Fail(error, name, "null data pointer");
   if (size == 0) return Fail(error, name, "empty file, not a .npy file");
   const size_t probe = std::min(size, kMagicSize);
@@ -415,10 +428,12 @@ static bool ParseImpl(const uint8_t* data, size_t size, const std::string& name,
                 "Fortran-order arrays are not supported; save with np.ascontiguousarray");
   }
   DType dtype;
-  if (!ResolveDType(h.descr, &dtype, &why)) return Fail(error, name, why);
-
-  const size_t item_bytes = dtype == DType::kFloat32 ? 4 : 1;
-  const char* type_name = dtype == DType::kFloat32 ? "float32" : "bool";
+  size_t item_bytes = 0;
+  if (!ResolveDType(h.descr, integers, &dtype, &item_bytes, &why)) return Fail(error, name, why);
+  const char* type_name = dtype == DType::kFloat32 ? "float32"
+                          : dtype == DType::kBool  ? "bool"
+                          : item_bytes == 4        ? "int32"
+                                                   : "int64";
   size_t count = 0, need = 0;
   if (!CountElements(h.shape, item_bytes, &count, &need)) {
     return Fail(error, name,
@@ -448,6 +463,14 @@ static bool ParseImpl(const uint8_t* data, size_t size, const std::string& name,
   if (dtype == DType::kFloat32) {
     result.f32.resize(count);
     DecodeFloat32(payload, count, result.f32.data());
+  } else if (dtype == DType::kInt64) {
+    result.i64.resize(count);
+    for (size_t i = 0; i < count; ++i) {  // little-endian on every host
+      uint64_t bits = 0;
+      for (size_t b = item_bytes; b-- > 0;) bits = bits << 8 | payload[i * item_bytes + b];
+      if (item_bytes == 4 && (bits & 0x80000000u) != 0) bits |= ~uint64_t{0xffffffffu};
+      result.i64[i] = static_cast<int64_t>(bits);
+    }
   } else {
     for (size_t i = 0; i < count; ++i) {
       if (payload[i] > 1) {
@@ -464,16 +487,21 @@ static bool ParseImpl(const uint8_t* data, size_t size, const std::string& name,
 
 // The public entry points catch std::bad_alloc so that nothing throws across the API; the
 // allocations themselves never exceed the input (or the caller's array) in size.
-bool Parse(const uint8_t* data, size_t size, const std::string& name, Array* out,
-           std::string* error) {
+static bool ParseChecked(const uint8_t* data, size_t size, const std::string& name,
+                         bool integers, Array* out, std::string* error) {
   try {
-    return ParseImpl(data, size, name, out, error);
+    return ParseImpl(data, size, name, integers, out, error);
   } catch (const std::bad_alloc&) {
     return Fail(error, name, "out of memory decoding " + std::to_string(size) + " bytes");
   }
 }
 
-bool ReadFile(const std::string& path, Array* out, std::string* error) {
+bool Parse(const uint8_t* data, size_t size, const std::string& name, Array* out,
+           std::string* error) {
+  return ParseChecked(data, size, name, false, out, error);
+}
+
+static bool ReadAndParse(const std::string& path, bool integers, Array* out, std::string* error) {
   // EOVERFLOW from open or fstat: 2 GiB or more, and this build's off_t is 32 bits (ARMv7 Linux).
   auto failure = [&](const char* what, int err) {
     return Fail(error, path,
@@ -529,7 +557,15 @@ bool ReadFile(const std::string& path, Array* out, std::string* error) {
   const int read_errno = errno;
   std::fclose(f);
   if (read_error) return Fail(error, path, std::string("cannot read: ") + std::strerror(read_errno));
-  return Parse(bytes.data(), bytes.size(), path, out, error);
+  return ParseChecked(bytes.data(), bytes.size(), path, integers, out, error);
+}
+
+bool ReadFile(const std::string& path, Array* out, std::string* error) {
+  return ReadAndParse(path, false, out, error);
+}
+
+bool ReadIntegerFile(const std::string& path, Array* out, std::string* error) {
+  return ReadAndParse(path, true, out, error);
 }
 
 static bool EncodeFloat32Impl(const std::vector<size_t>& shape, const float* data,

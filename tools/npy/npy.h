@@ -16,13 +16,16 @@
 namespace attnrt {
 namespace npy {
 
-enum class DType { kFloat32, kBool };
+// kInt64 holds int32 ('<i4') and int64 ('<i8') arrays, read only through
+// ReadIntegerFile (token ids); ReadFile and Parse accept float32 and bool only.
+enum class DType { kFloat32, kBool, kInt64 };
 
 struct Array {
   DType dtype = DType::kFloat32;
   std::vector<size_t> shape;  // empty = 0-d scalar
   std::vector<float> f32;     // filled when dtype == kFloat32
   std::vector<uint8_t> b8;    // filled when dtype == kBool (0 or 1 per element)
+  std::vector<int64_t> i64;   // filled when dtype == kInt64 (int32 files widened)
   size_t size() const;        // product of shape (1 for 0-d)
 };
 
@@ -33,6 +36,9 @@ bool Parse(const uint8_t* data, size_t size, const std::string& name, Array* out
 
 // Reads and parses the .npy file at `path`.
 bool ReadFile(const std::string& path, Array* out, std::string* error);
+// Reads an int32 or int64 .npy file (token ids) into out->i64; any other dtype is
+// refused by name.
+bool ReadIntegerFile(const std::string& path, Array* out, std::string* error);
 
 // Serializes a C-order float32 array as a version 1.0 .npy image laid out byte for byte as
 // numpy's np.save lays it out (data starts at a multiple of 64 bytes). `data` may be null

@@ -34,6 +34,7 @@ struct LayerWeights {
   LinearWeights q, k, v;  // projections to H * qk_dim, H * qk_dim, H * v_dim
   LinearWeights o;        // output projection
   LinearWeights ff1, ff2; // feed-forward
+  LinearWeights ff3;      // llama's SwiGLU up projection: ff2(silu(ff1 x) * ff3 x)
   const float* norm1_weight = nullptr;
   const float* norm1_bias = nullptr;
   const float* norm2_weight = nullptr;
@@ -48,7 +49,8 @@ struct Model {
   LinearWeights patch;                       // vit conv_proj as a (hidden, C*p*p) matrix
   const float* class_token = nullptr;        // vit (hidden)
   const float* pos_embedding = nullptr;      // vit (tokens, hidden)
-  LinearWeights head;                        // vit heads.head
+  LinearWeights head;                        // vit heads.head; llama output (or tok_embeddings)
+  const float* token_embedding = nullptr;    // llama tok_embeddings (vocab, dim)
 };
 
 // Reads the config from metadata, finds every expected tensor and checks its

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attnrt/kernels/rope.h"
 #include "attnrt/kernels/sdpa_params.h"
 #include "attnrt/runtime/status.h"
 
@@ -24,6 +25,7 @@ enum class Architecture : uint8_t {
   kSingleHead,     // seed 001 SingleHeadAttention: bias-free projections, always causal
   kEncoder,        // torch.nn.TransformerEncoder: num_layers encoder layers + optional norm
   kVit,            // torchvision.models.VisionTransformer, eval mode
+  kLlama,          // decoder-only Llama (Meta's reference code / llama2.c model.py names)
 };
 
 enum class Activation : uint8_t { kRelu, kGelu };
@@ -46,6 +48,7 @@ struct ModelConfig {
   Architecture arch = Architecture::kMha;
   size_t model_dim = 0;   // embed_dim / d_model / hidden_dim: width of a token
   size_t heads = 1;
+  size_t kv_heads = 1;    // key/value heads (grouped-query attention); == heads except llama
   size_t qk_dim = 0;      // per head
   size_t v_dim = 0;       // per head
   size_t out_dim = 0;     // width of an output row (num_classes for vit)
@@ -63,18 +66,27 @@ struct ModelConfig {
   size_t image_size = 0;
   size_t patch_size = 0;
   size_t channels = 0;
+  // llama: token ids in [0, vocab_size) -> logits (out_dim == vocab_size); RMSNorm
+  // with layer_norm_eps; RoPE; positions up to max_seq_len.
+  size_t vocab_size = 0;
+  size_t max_seq_len = 0;
+  double rope_theta = 10000.0;
+  RopeStyle rope_style = RopeStyle::kInterleaved;
 };
 
 // Longest layer stack a model may have (Model holds one LayerWeights per layer).
 constexpr size_t kMaxLayers = 32;
 
-// "mha", "encoder-layer", "self-attention", "single-head", "encoder", "vit".
+// "mha", "encoder-layer", "self-attention", "single-head", "encoder", "vit", "llama".
 const char* ArchitectureName(Architecture arch);
 // The PyTorch module an architecture reproduces, for messages and help.
 const char* ArchitectureModule(Architecture arch);
 Status ParseArchitecture(const char* name, Architecture* arch);
 // True for image models (vit): input (batch, channels, H, W) instead of token rows.
 bool ArchitectureTakesImages(Architecture arch);
+// True for language models (llama): token ids in, logits out, run through
+// language_model.h (a KV cache in the arena) instead of RunModel.
+bool ArchitectureIsLanguageModel(Architecture arch);
 // Every architecture name, comma separated, for help texts.
 const char* ArchitectureNames();
 size_t ArchitectureCount();

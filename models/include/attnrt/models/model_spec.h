@@ -16,6 +16,9 @@ constexpr size_t kMaxTensorName = 96;
 struct TensorSpec {
   char name[kMaxTensorName];
   TensorShape shape;
+  // May be absent from a checkpoint and a weight file (llama's output.weight:
+  // absent means the output shares tok_embeddings.weight).
+  bool optional = false;
 };
 
 // Number of tensors a model with this config has.

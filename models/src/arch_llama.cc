@@ -1,0 +1,124 @@
+// llama: a decoder-only Llama as Meta's reference code and llama2.c's model.py
+// name it (tok_embeddings, layers.{i}.attention.{wq,wk,wv,wo},
+// feed_forward.{w1,w2,w3}, attention_norm / ffn_norm / norm, output). RMSNorm,
+// RoPE (interleaved or half pairs), SwiGLU, grouped-query attention, causal, no
+// biases. It runs through language_model.h: tokens in, logits out, a KV cache in
+// the arena; the record has no batch forward of float rows.
+#include <cmath>
+#include <cstring>
+
+#include "architecture_record.h"
+#include "config_reader.h"
+
+namespace attnrt {
+namespace {
+
+// llama2.c's ModelArgs. n_kv_heads null (absent) means n_heads; multiple_of only
+// derives hidden_dim when hidden_dim is None, so with hidden_dim required it is
+// accepted and unused; dropout is ignored in inference.
+constexpr ConfigKey kLlamaKeys[] = {
+    {"dim", ConfigType::kInt, true, 0, nullptr},
+    {"n_layers", ConfigType::kInt, true, 0, nullptr},
+    {"n_heads", ConfigType::kInt, true, 0, nullptr},
+    {"n_kv_heads", ConfigType::kInt, false, 0, nullptr},
+    {"vocab_size", ConfigType::kInt, true, 0, nullptr},
+    {"hidden_dim", ConfigType::kInt, true, 0, nullptr},
+    {"norm_eps", ConfigType::kFloat, false, 1e-5, nullptr},
+    {"max_seq_len", ConfigType::kInt, true, 0, nullptr},
+    {"rope_theta", ConfigType::kFloat, false, 10000, nullptr},
+    {"rope_style", ConfigType::kString, false, 0, "interleaved"},
+    {"multiple_of", ConfigType::kInt, false, 256, nullptr},
+    {"dropout", ConfigType::kFloat, false, 0, nullptr},
+};
+
+constexpr TensorRecord kLlamaLayerTensors[] = {
+    {"attention_norm.weight", 1, {Dim::kModel}, When::kAlways, Slot::kNorm1Weight},
+    {"attention.wq.weight", 2, {Dim::kQkAll, Dim::kModel}, When::kAlways, Slot::kQWeight},
+    {"attention.wk.weight", 2, {Dim::kKvAll, Dim::kModel}, When::kAlways, Slot::kKWeight},
+    {"attention.wv.weight", 2, {Dim::kKvAll, Dim::kModel}, When::kAlways, Slot::kVWeight},
+    {"attention.wo.weight", 2, {Dim::kModel, Dim::kQkAll}, When::kAlways, Slot::kOutWeight},
+    {"ffn_norm.weight", 1, {Dim::kModel}, When::kAlways, Slot::kNorm2Weight},
+    {"feed_forward.w1.weight", 2, {Dim::kFf, Dim::kModel}, When::kAlways, Slot::kFf1Weight},
+    {"feed_forward.w2.weight", 2, {Dim::kModel, Dim::kFf}, When::kAlways, Slot::kFf2Weight},
+    {"feed_forward.w3.weight", 2, {Dim::kFf, Dim::kModel}, When::kAlways, Slot::kFf3Weight},
+};
+
+// Without output.weight the output layer shares tok_embeddings (tied embeddings).
+constexpr TensorRecord kLlamaTensors[] = {
+    {"tok_embeddings.weight", 2, {Dim::kVocab, Dim::kModel}, When::kAlways, Slot::kTokenEmbedding},
+    {"norm.weight", 1, {Dim::kModel}, When::kAlways, Slot::kFinalNormWeight},
+    {"output.weight", 2, {Dim::kVocab, Dim::kModel}, When::kOptional, Slot::kHeadWeight},
+};
+
+Status ReadKvHeads(const WeightFile& file, ModelConfig* c) {
+  int64_t kv;
+  ATTNRT_RETURN_IF_ERROR(file.GetInt("n_kv_heads", &kv));
+  if (kv == 0) return Status::Ok();  // absent: as many as the query heads
+  if (kv < 0 || static_cast<uint64_t>(kv) > c->heads || c->heads % static_cast<size_t>(kv) != 0) {
+    return Status::Error(StatusCode::kBadFile,
+                         "config n_kv_heads (%s%z) must divide n_heads (%z)", kv < 0 ? "-" : "",
+                         static_cast<size_t>(kv < 0 ? -(kv + 1) + 1 : kv), c->heads);
+  }
+  c->kv_heads = static_cast<size_t>(kv);
+  return Status::Ok();
+}
+
+Status ReadRope(const WeightFile& file, ModelConfig* c) {
+  double theta;
+  ATTNRT_RETURN_IF_ERROR(file.GetFloat("rope_theta", &theta));
+  if (!(theta > 0.0) || !std::isfinite(theta)) {
+    return Status::Error(StatusCode::kBadFile, "config rope_theta must be a positive number");
+  }
+  c->rope_theta = theta;
+  const char* style;
+  size_t len;
+  ATTNRT_RETURN_IF_ERROR(file.GetString("rope_style", &style, &len));
+  if (std::strcmp(style, "interleaved") == 0) {
+    c->rope_style = RopeStyle::kInterleaved;
+  } else if (std::strcmp(style, "half") == 0) {
+    c->rope_style = RopeStyle::kHalf;
+  } else {
+    return Status::Error(StatusCode::kBadFile,
+                         "config rope_style '%s' is not \"interleaved\" (Meta, llama2.c) or "
+                         "\"half\" (GPT-NeoX, Hugging Face rotate_half)",
+                         style);
+  }
+  if (c->qk_dim % 2 != 0) {
+    return Status::Error(StatusCode::kBadFile,
+                         "config dim / n_heads (%z) must be even: RoPE rotates pairs", c->qk_dim);
+  }
+  return Status::Ok();
+}
+
+Status ReadLlamaConfig(const WeightFile& file, ModelConfig* c) {
+  size_t dim, heads;
+  ATTNRT_RETURN_IF_ERROR(ReadDim(file, "dim", &dim));
+  ATTNRT_RETURN_IF_ERROR(ReadDim(file, "n_heads", &heads));
+  ATTNRT_RETURN_IF_ERROR(SplitHeads("dim", dim, heads, c));
+  ATTNRT_RETURN_IF_ERROR(ReadKvHeads(file, c));
+  ATTNRT_RETURN_IF_ERROR(ReadDim(file, "n_layers", &c->num_layers));
+  if (c->num_layers > kMaxLayers) {
+    return Status::Error(StatusCode::kBadFile, "config n_layers %z is more than attnrt's %z",
+                         c->num_layers, kMaxLayers);
+  }
+  ATTNRT_RETURN_IF_ERROR(ReadDim(file, "vocab_size", &c->vocab_size));
+  c->out_dim = c->vocab_size;
+  ATTNRT_RETURN_IF_ERROR(ReadDim(file, "hidden_dim", &c->ff_dim));
+  ATTNRT_RETURN_IF_ERROR(ReadEps(file, "norm_eps", &c->layer_norm_eps));
+  ATTNRT_RETURN_IF_ERROR(ReadDim(file, "max_seq_len", &c->max_seq_len));
+  ATTNRT_RETURN_IF_ERROR(ReadRope(file, c));
+  size_t multiple_of;
+  ATTNRT_RETURN_IF_ERROR(ReadDim(file, "multiple_of", &multiple_of));
+  ATTNRT_RETURN_IF_ERROR(ReadProbability(file, "dropout"));
+  c->causal = CausalKind::kUpperLeft;
+  return Status::Ok();
+}
+
+}  // namespace
+
+const ArchitectureRecord kLlamaRecord = {
+    Architecture::kLlama, "llama", "Llama (Meta reference / llama2.c Transformer)", kLlamaKeys,
+    CountOf(kLlamaKeys), ReadLlamaConfig, "layers.{i}.", kLlamaLayerTensors,
+    CountOf(kLlamaLayerTensors), kLlamaTensors, CountOf(kLlamaTensors), nullptr, false, true};
+
+}  // namespace attnrt

@@ -1,0 +1,259 @@
+// LmSession and PlanLm (see language_model.h): the llama forward pass over a
+// chunk of tokens, written against the step API so one code path plans and runs.
+//
+// Layout of a chunk: activations are row-major (batch * c, width), sequence b's
+// rows first. q, k and v land side by side in one (rows, (H + 2 KV) * hd) buffer;
+// RoPE rotates q and k together (they are adjacent), then k and v are copied
+// into the cache, whose per-head rows are contiguous so a decode step streams
+// each kv head's keys and values. SDPA reads q in place through strides and
+// writes the heads into a (rows, H * hd) buffer.
+#include "attnrt/models/language_model.h"
+
+#include "attnrt/runtime/checked_math.h"
+#include "forward_steps.h"
+
+namespace attnrt {
+namespace {
+
+// Bytes of one layer's keys (or values): batch * max_seq * kv_heads * head_dim floats.
+bool LayerCacheFloats(const ModelConfig& c, const LmShape& s, size_t* floats) {
+  size_t n;
+  return CheckedMul(s.batch, s.max_seq, &n) && CheckedMul(n, c.kv_heads, &n) &&
+         CheckedMul(n, c.qk_dim, floats);
+}
+
+}  // namespace
+
+Status CheckLmShape(const Model& model, const LmShape& shape, LmShape* resolved) {
+  const ModelConfig& c = model.config;
+  if (!ArchitectureIsLanguageModel(c.arch)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "%s is not a language model (token ids in, logits out)",
+                         ArchitectureName(c.arch));
+  }
+  if (shape.batch == 0 || shape.max_seq == 0) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "a language model session needs batch and max_seq >= 1 (got %z, %z)",
+                         shape.batch, shape.max_seq);
+  }
+  if (shape.max_seq > c.max_seq_len) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "%z positions is more than the model's max_seq_len %z", shape.max_seq,
+                         c.max_seq_len);
+  }
+  LmShape s = shape;
+  if (s.chunk == 0) s.chunk = s.max_seq < kDefaultLmChunk ? s.max_seq : kDefaultLmChunk;
+  if (s.chunk > s.max_seq) {
+    return Status::Error(StatusCode::kInvalidArgument, "chunk %z is longer than max_seq %z",
+                         s.chunk, s.max_seq);
+  }
+  size_t floats, bytes, rows, widest;
+  const size_t ld = (c.heads + 2 * c.kv_heads) * c.qk_dim;
+  if (!LayerCacheFloats(c, s, &floats) || !CheckedMul(floats, 2 * c.num_layers, &floats) ||
+      !CheckedMul(floats, sizeof(float), &bytes) || !CheckedMul(s.batch, s.chunk, &rows) ||
+      !CheckedMul(rows, ld + 2 * c.ff_dim + 3 * c.model_dim + c.vocab_size, &widest) ||
+      !CheckedMul(widest, sizeof(float), &widest) || RopeTableFloats(s.max_seq, c.qk_dim) == 0) {
+    return Status::Error(StatusCode::kOverflow,
+                         "batch %z x max_seq %z overflows the KV cache or activation size",
+                         s.batch, s.max_seq);
+  }
+  if (resolved != nullptr) *resolved = s;
+  return Status::Ok();
+}
+
+Status LmSession::Start(const Model& model, const LmShape& shape, Arena* arena) {
+  *this = LmSession{};
+  LmShape s;
+  ATTNRT_RETURN_IF_ERROR(CheckLmShape(model, shape, &s));
+  const ModelConfig& c = model.config;
+  size_t layer_floats = 0;
+  LayerCacheFloats(c, s, &layer_floats);  // checked by CheckLmShape
+  Forward f(arena, nullptr);
+  float* cache = nullptr;
+  float* table = nullptr;
+  ATTNRT_RETURN_IF_ERROR(f.Alloc(2 * c.num_layers, layer_floats, &cache));
+  ATTNRT_RETURN_IF_ERROR(f.Alloc(1, RopeTableFloats(s.max_seq, c.qk_dim), &table));
+  if (!f.measuring()) RopeTable(s.max_seq, c.qk_dim, c.rope_theta, table);
+  model_ = &model;
+  shape_ = s;
+  arena_ = arena;
+  kv_cache_ = cache;
+  rope_table_ = table;
+  layer_floats_ = layer_floats;
+  position_ = 0;
+  return Status::Ok();
+}
+
+Status LmSession::Feed(const int32_t* tokens, size_t n, float* logits, Executor* executor) {
+  if (model_ == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "the language model session is not started");
+  }
+  const ModelConfig& c = model_->config;
+  if (n == 0 || tokens == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "nothing to feed (%z tokens)", n);
+  }
+  if (n > shape_.max_seq - position_) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "feeding %z tokens at position %z would pass max_seq %z", n, position_,
+                         shape_.max_seq);
+  }
+  for (size_t b = 0; b < shape_.batch; ++b) {
+    for (size_t t = 0; t < n; ++t) {
+      const int32_t id = tokens[b * n + t];
+      if (id < 0 || static_cast<size_t>(id) >= c.vocab_size) {
+        return Status::Error(StatusCode::kInvalidArgument,
+                             "token id %s%z at (sequence %z, token %z) is outside the vocabulary "
+                             "[0, %z)",
+                             id < 0 ? "-" : "",
+                             static_cast<size_t>(id < 0 ? -static_cast<int64_t>(id) : id), b, t,
+                             c.vocab_size);
+      }
+    }
+  }
+  for (size_t t0 = 0; t0 < n; t0 += shape_.chunk) {
+    const size_t cn = n - t0 < shape_.chunk ? n - t0 : shape_.chunk;
+    const bool last = t0 + cn == n;
+    // Only the last chunk's last token has next-token logits, unless all are wanted.
+    float* out = (shape_.all_logits || last) ? logits : nullptr;
+    ATTNRT_RETURN_IF_ERROR(RunChunk(tokens + t0, n, cn, out, n, t0, executor));
+  }
+  return Status::Ok();
+}
+
+Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn, float* logits,
+                           size_t logits_rows, size_t first_row, Executor* executor) {
+  const Model& m = *model_;
+  const ModelConfig& c = m.config;
+  const size_t B = shape_.batch, N = shape_.max_seq, pos = position_;
+  const size_t dim = c.model_dim, hd = c.qk_dim, H = c.heads, KV = c.kv_heads, ff = c.ff_dim;
+  const size_t qw = H * hd, kvw = KV * hd, ld = qw + 2 * kvw, vocab = c.vocab_size;
+  const size_t rows = B * cn;  // checked by CheckLmShape (cn <= chunk)
+  const float eps = c.layer_norm_eps;
+
+  Forward f(arena_, executor);
+  const size_t mark = arena_->Mark();
+  float *x = nullptr, *h = nullptr, *qkv = nullptr, *att = nullptr, *gate = nullptr,
+        *up = nullptr;  // set by Alloc (arm-none-eabi-gcc cannot see it)
+  Status st = f.Alloc(rows, dim, &x);
+  if (st.ok()) st = f.Alloc(rows, dim, &h);
+  if (st.ok()) st = f.Alloc(rows, ld, &qkv);
+  if (st.ok()) st = f.Alloc(rows, qw, &att);
+  if (st.ok()) st = f.Alloc(rows, ff, &gate);
+  if (st.ok()) st = f.Alloc(rows, ff, &up);
+  if (!st.ok()) {
+    arena_->Reset(mark);
+    return st;
+  }
+  chunk_activation_bytes_ = arena_->used() - mark;
+
+  if (!f.measuring()) {  // a planning pass has no tokens to read
+    for (size_t b = 0; b < B; ++b) {
+      for (size_t t = 0; t < cn; ++t) {
+        const size_t id = static_cast<size_t>(tokens[b * token_stride + t]);
+        f.Copy(x + (b * cn + t) * dim, m.token_embedding + id * dim, dim);
+      }
+    }
+  }
+
+  SdpaParams p;
+  p.batch = B;
+  p.q_heads = H;
+  p.kv_heads = KV;
+  p.q_len = cn;
+  p.kv_len = pos + cn;
+  p.qk_dim = p.v_dim = hd;
+  p.scale = DefaultSdpaScale(hd);
+  p.causal = CausalKind::kLowerRight;  // the new queries are the last rows of the cache
+  p.q = qkv;
+  p.q_strides = Strides3{cn * ld, hd, ld};
+  p.k_strides = p.v_strides = Strides3{KV * N * hd, N * hd, hd};
+  p.out = att;
+  p.out_strides = Strides3{cn * qw, hd, qw};
+
+  for (size_t l = 0; l < c.num_layers && st.ok(); ++l) {
+    const LayerWeights& w = m.layers[l];
+    float* keys = kv_cache_ + 2 * l * layer_floats_;
+    float* values = keys + layer_floats_;
+    f.RmsNorm(x, dim, rows, dim, w.norm1_weight, eps, h, dim);
+    st = f.Linear(w.q, h, dim, rows, qkv, ld);
+    if (st.ok()) st = f.Linear(w.k, h, dim, rows, qkv + qw, ld);
+    if (st.ok()) st = f.Linear(w.v, h, dim, rows, qkv + qw + kvw, ld);
+    if (!st.ok()) break;
+    for (size_t b = 0; b < B; ++b) {
+      // q and k heads are adjacent in a row: one rotation covers both.
+      f.Rope(qkv + b * cn * ld, ld, cn, H + KV, hd, pos, rope_table_, c.rope_style);
+      for (size_t g = 0; g < KV; ++g) {
+        for (size_t t = 0; t < cn; ++t) {
+          const float* row = qkv + (b * cn + t) * ld + qw + g * hd;
+          const size_t at = ((b * KV + g) * N + pos + t) * hd;
+          f.Copy(keys + at, row, hd);
+          f.Copy(values + at, row + kvw, hd);
+        }
+      }
+    }
+    p.k = keys;
+    p.v = values;
+    st = f.Sdpa(p, nullptr);
+    if (st.ok()) st = f.Linear(w.o, att, qw, rows, h, dim);
+    if (!st.ok()) break;
+    f.Add(x, h, rows * dim);
+    f.RmsNorm(x, dim, rows, dim, w.norm2_weight, eps, h, dim);
+    st = f.Linear(w.ff1, h, dim, rows, gate, ff);
+    if (st.ok()) st = f.Linear(w.ff3, h, dim, rows, up, ff);
+    if (!st.ok()) break;
+    f.SiluMul(gate, up, rows * ff);
+    st = f.Linear(w.ff2, gate, ff, rows, h, dim);
+    f.Add(x, h, rows * dim);
+  }
+
+  if (st.ok() && logits != nullptr) {
+    if (shape_.all_logits) {
+      f.RmsNorm(x, dim, rows, dim, m.final_norm_weight, eps, h, dim);
+      for (size_t b = 0; b < B && st.ok(); ++b) {
+        st = f.Linear(m.head, h + b * cn * dim, dim, cn,
+                      logits + (b * logits_rows + first_row) * vocab, vocab);
+      }
+    } else {
+      // The last token of each sequence: rows cn - 1, 2 cn - 1, ... into B rows of h.
+      f.RmsNorm(x + (cn - 1) * dim, cn * dim, B, dim, m.final_norm_weight, eps, h, dim);
+      st = f.Linear(m.head, h, dim, B, logits, vocab);
+    }
+  }
+  arena_->Reset(mark);
+  if (st.ok()) position_ += cn;
+  return st;
+}
+
+Status PlanLm(const Model& model, const LmShape& shape, size_t workers, LmPlan* plan) {
+  LmShape s;
+  ATTNRT_RETURN_IF_ERROR(CheckLmShape(model, shape, &s));
+  Arena arena = Arena::Measuring();
+  PlanningExecutor executor(workers);
+  LmSession session;
+  ATTNRT_RETURN_IF_ERROR(session.Start(model, s, &arena));
+  const size_t persistent = arena.used();
+  // Any non-null addresses: a measuring pass reads no token and writes no logit.
+  const int32_t* tokens = reinterpret_cast<const int32_t*>(kArenaAlignment);
+  float* logits = reinterpret_cast<float*>(kArenaAlignment);
+  // Every chunk length up to 32 (the attention kernel changes with the query
+  // count) and the full chunk, each at the last position it can start from, where
+  // attention spans the whole cache.
+  size_t activation = 0;
+  const auto measure = [&](size_t cn) {
+    session.position_ = s.max_seq - cn;
+    const Status st = session.RunChunk(tokens, cn, cn, logits, cn, 0, &executor);
+    if (session.chunk_activation_bytes_ > activation) activation = session.chunk_activation_bytes_;
+    return st;
+  };
+  for (size_t cn = 1; cn <= s.chunk && cn <= 32; ++cn) ATTNRT_RETURN_IF_ERROR(measure(cn));
+  if (s.chunk > 32) ATTNRT_RETURN_IF_ERROR(measure(s.chunk));
+  const ModelConfig& c = model.config;
+  plan->kv_cache_bytes = 2 * c.num_layers * session.layer_floats_ * sizeof(float);
+  plan->rope_table_bytes = RopeTableFloats(s.max_seq, c.qk_dim) * sizeof(float);
+  plan->arena_bytes = arena.high_water();
+  plan->activation_bytes = activation;
+  plan->scratch_bytes = plan->arena_bytes - persistent - activation;
+  return Status::Ok();
+}
+
+}  // namespace attnrt
