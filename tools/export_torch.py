@@ -9,20 +9,23 @@ request, a random input and the module's float64 output for it).
                   [--input-out X.npy --output-out Y.npy --batch B --seq L
                    [--mask-out M.npy --mask-kind {bool,float}] [--causal] [--weights-out W.npy]]
 
-ARCH is one of mha, encoder-layer, self-attention, single-head, encoder, vit. Needs torch 1.13 and
-numpy (Debian's /usr/bin/python3), and torchvision for vit. The modules and the config keys are
-defined in tests/python/torch_modules.py (the PyTorch constructor arguments); config.json gets
-"architecture" and the resolved config (every default filled in), except is_causal when false and
-the keys attnrt accepts only at their default (add_bias_kv, add_zero_attn, kdim, vdim,
-representation_size), which are left out (see torch_modules.written_config).
+ARCH is one of mha, encoder-layer, self-attention, single-head, encoder, vit, llama. Needs torch
+1.13 and numpy (Debian's /usr/bin/python3), and torchvision for vit. The modules and the config
+keys are defined in tests/python/torch_modules.py (the PyTorch constructor arguments);
+config.json gets "architecture" and the resolved config (every default filled in), except
+is_causal when false and the keys attnrt accepts only at their default (add_bias_kv,
+add_zero_attn, kdim, vdim, representation_size), which are left out (see
+torch_modules.written_config).
 
 Existing modules (--module with a torch.save'd nn.Module, or export_module() from python): the
 config is read from the module itself, so batch_first, norm_first, activation, layer_norm_eps,
 biases, the final norm and so on cannot be forgotten or mistyped. Supported: nn.MultiheadAttention,
 nn.TransformerEncoderLayer, nn.TransformerEncoder (every layer configured alike; norm None or
 nn.LayerNorm), torchvision.models.VisionTransformer (representation_size None, no conv stem,
-torchvision's LayerNorm eps 1e-6) and the seed 001 / 003 classes. Anything attnrt does not run
-exactly as PyTorch would (add_zero_attn, add_bias_kv, kdim/vdim != embed_dim, an activation other
+torchvision's LayerNorm eps 1e-6), the seed 001 / 003 classes, and Llama models: torch_modules'
+Llama or llama2.c's model.py Transformer, recognised by class name and module tree (config from
+its params / attributes and weight shapes; llama2.c's RoPE is interleaved with theta 10000).
+Anything attnrt does not run exactly as PyTorch would (add_zero_attn, add_bias_kv, kdim/vdim != embed_dim, an activation other
 than relu / exact gelu, another norm class, ...) is refused with a message naming the setting.
 --is-causal records is_causal (PyTorch keeps causality out of the module: it is an argument of
 its forward; the converted model then applies the causal rule on every run). torch.load
@@ -31,6 +34,11 @@ script's __main__ loads only where that class can be imported.
 
 A state_dict (--module holding name -> tensor, or export_state_dict() from python) needs the
 architecture and config: its names and shapes are checked against the module that config builds.
+
+llama (tied embeddings): when output.weight is tok_embeddings.weight (the same storage, as
+llama2.c ties them, or equal values) or is absent, the file holds tok_embeddings.weight only and
+attnrt's llama uses it for the output as well; __metadata__ says tied_embeddings true / false.
+multiple_of and dropout are accepted in a llama config and not written (attnrt ignores them).
 
 A fresh module (--arch, --config): built with torch.manual_seed(seed). --init perturbed (default)
 adds U(-0.2, 0.2) to every 1-D parameter and every constant parameter after PyTorch's own
@@ -48,14 +56,15 @@ never leaves a half-written file.
 Reference run (fresh module; all of --input-out, --output-out, --batch and, except for vit,
 --seq): X is standard normal float32 from numpy's RandomState(seed), shaped as `attnrt run`
 takes it: (batch, seq, dim), (seq, batch, dim) when batch_first is false, (batch, 3, H, W) for
-vit; Y is the module's output for X computed in float64 (the float32 weights widened exactly),
-saved as float64. Masks are (seq, seq) and follow attnrt's `run --mask` semantics, those of
+vit; for llama X is int64 token ids (batch, seq), uniform over the vocabulary (`attnrt run
+--tokens`), and Y the logits (batch, seq, vocab_size). Y is the module's output for X computed
+in float64 (the float32 weights widened exactly), saved as float64. Masks are (seq, seq) and follow attnrt's `run --mask` semantics, those of
 F.scaled_dot_product_attention: bool True = may attend (about 70% True, diagonal always True so no
 row is empty), float = added to the scaled scores (standard normal, about 25% -inf off the
 diagonal). Masks apply to mha, encoder-layer and encoder only; --causal (upper-left, key j
-visible to query i iff j <= i) to those too, and single-head is always causal, as is a model
-whose config has is_causal true. --weights-out saves the attention weights: (batch, heads, seq,
-seq) per head for mha, (batch, seq, seq) for self-attention.
+visible to query i iff j <= i) to those too, and single-head and llama are always causal, as is
+a model whose config has is_causal true. --weights-out saves the attention weights: (batch,
+heads, seq, seq) per head for mha, (batch, seq, seq) for self-attention.
 
 Errors (a bad config, an unsupported module, an unreadable file, a wrong flag) print a message to
 stderr, without a traceback, and exit with status 1.
@@ -185,6 +194,42 @@ def expected_tensors(arch, resolved):
     return {name: tuple(t.shape) for name, t in module.state_dict().items()}
 
 
+def _same_tensor(a, b):
+    """Whether a and b are one tensor (the same storage, as a tied nn.Parameter gives) or equal."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.shape != b.shape:
+        return False
+    if a.data_ptr() == b.data_ptr() and a.stride() == b.stride() and a.dtype == b.dtype:
+        return True
+    return bool(torch.equal(a.detach().cpu(), b.detach().cpu()))
+
+
+def _is_causal_mask_buffer(tensor, max_seq_len):
+    """llama2.c's slow-attention path (torch < 2.0) registers layers.{i}.attention.mask: a
+    (1, 1, max_seq_len, max_seq_len) buffer, -inf above the diagonal and 0 elsewhere, which ends
+    up in its state_dict; attnrt applies that causal rule itself."""
+    if not isinstance(tensor, torch.Tensor) or tuple(tensor.shape) != (1, 1, max_seq_len, max_seq_len):
+        return False
+    future = torch.ones(max_seq_len, max_seq_len, dtype=torch.bool).triu(diagonal=1)
+    m = tensor.detach().cpu()[0, 0]
+    return bool(torch.isneginf(m[future]).all()) and bool((m[~future] == 0).all())
+
+
+def _llama_state_dict(state_dict, resolved, expected):
+    """For llama: drops llama2.c's causal mask buffers and a tied output.weight (absent, or the
+    same tensor as tok_embeddings.weight): attnrt's llama then shares tok_embeddings.weight.
+    Returns (state_dict, expected names -> shapes, tied)."""
+    state_dict = {k: v for k, v in state_dict.items()
+                  if not (isinstance(k, str) and k.startswith("layers.")
+                          and k.endswith(".attention.mask")
+                          and _is_causal_mask_buffer(v, resolved["max_seq_len"]))}
+    output, embeddings = state_dict.get("output.weight"), state_dict.get("tok_embeddings.weight")
+    tied = "output.weight" not in state_dict or _same_tensor(output, embeddings)
+    if tied:
+        state_dict.pop("output.weight", None)
+        expected = {k: v for k, v in expected.items() if k != "output.weight"}
+    return state_dict, expected, tied
+
+
 def export_state_dict(state_dict, arch, config, out_dir, metadata=None):
     """Writes out_dir/model.safetensors and out_dir/config.json for a state_dict of `arch`.
 
@@ -192,11 +237,20 @@ def export_state_dict(state_dict, arch, config, out_dir, metadata=None):
     resolve_config; an "architecture" key must agree with arch). The state_dict must hold exactly
     the tensors, with the shapes, of the module that config builds; otherwise ValueError naming
     them. Tensors are written in that module's order, as float32. Returns the resolved config.
+
+    llama: an output.weight that is tok_embeddings.weight (tied, as llama2.c does: the same
+    storage, or equal values) or that is absent is not written; attnrt's llama then uses
+    tok_embeddings.weight for the output too. llama2.c's causal mask buffers
+    (layers.{i}.attention.mask, in its state_dict under torch < 2.0) are left out.
     """
     resolved = tm.resolve_config(arch, config)
     expected = expected_tensors(arch, resolved)
     if not isinstance(state_dict, dict):
         raise ValueError(f"a state_dict is a dict of name -> tensor, not a {type(state_dict).__name__}")
+    if arch == "llama":
+        state_dict, expected, tied = _llama_state_dict(state_dict, resolved, expected)
+        metadata = {**(metadata or {"source": "state_dict"}),
+                    "tied_embeddings": "true" if tied else "false"}
     missing = [n for n in expected if n not in state_dict]
     unexpected = [n for n in state_dict if n not in expected]
     if missing or unexpected:
@@ -413,6 +467,99 @@ def _is_seed(module, class_name, names):
         type(module).__name__ == class_name and all(hasattr(module, n) for n in names))
 
 
+def _llama_attr(obj, names, where, default=None):
+    """The first of `names` that obj has (llama2.c and Meta name some things differently)."""
+    for name in names:
+        value = getattr(obj, name, None)
+        if value is not None:
+            return value
+    if default is not None:
+        return default
+    raise ValueError(f"{where} has none of the attributes {', '.join(names)}")
+
+
+def _rms_norm(norm, where, dim):
+    """The eps of an RMSNorm (llama2.c's / torch_modules' class: weight (dim,), eps, no bias)."""
+    if type(norm).__name__ != "RMSNorm":
+        raise ValueError(f"{where} is {type(norm).__name__}, expected an RMSNorm")
+    weight = getattr(norm, "weight", None)
+    if not isinstance(weight, torch.Tensor) or tuple(weight.shape) != (dim,):
+        raise ValueError(f"{where}.weight must have shape ({dim},)")
+    if getattr(norm, "bias", None) is not None:
+        raise _unsupported(where, ".bias", " (RMSNorm has a weight only)")
+    eps = getattr(norm, "eps", None)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+        raise ValueError(f"{where} has no numeric eps")
+    return float(eps)
+
+
+def _llama_config(model):
+    """The llama config of torch_modules' Llama or llama2.c's Transformer (duck-typed: its
+    module tree and attributes; Meta's reference names them alike)."""
+    emb = model.tok_embeddings
+    if not isinstance(emb, nn.Embedding):
+        raise ValueError(f"tok_embeddings is {type(emb).__name__}, expected nn.Embedding")
+    if emb.max_norm is not None:
+        raise _unsupported("tok_embeddings", f".max_norm={emb.max_norm}")
+    vocab, dim = (int(n) for n in emb.weight.shape)
+    layers = list(model.layers)
+    if not layers:
+        raise ValueError("the model has no layers")
+    params = getattr(model, "params", None)  # llama2.c's / Meta's ModelArgs
+    per_layer = None
+    for i, layer in enumerate(layers):
+        where = f"layers.{i}."
+        att, ff = layer.attention, layer.feed_forward
+        heads = int(_llama_attr(att, ("n_local_heads", "n_heads"), where + "attention"))
+        kv = int(_llama_attr(att, ("n_local_kv_heads", "n_kv_heads"), where + "attention", heads))
+        if heads <= 0 or kv <= 0 or dim % heads or heads % kv:
+            raise ValueError(f"{where}attention has {heads} heads and {kv} kv heads for dim {dim}")
+        hd = dim // heads
+        if int(getattr(att, "head_dim", hd)) != hd:
+            raise ValueError(f"{where}attention.head_dim is {att.head_dim}, not dim / n_heads = {hd}")
+        wq, wk, wv, wo = (_bias_free_linear(att, n, where + "attention.")
+                          for n in ("wq", "wk", "wv", "wo"))
+        _linear(wq, where + "attention.wq", dim, heads * hd)
+        _linear(wk, where + "attention.wk", dim, kv * hd)
+        _linear(wv, where + "attention.wv", dim, kv * hd)
+        _linear(wo, where + "attention.wo", heads * hd, dim)
+        w1, w2, w3 = (_bias_free_linear(ff, n, where + "feed_forward.") for n in ("w1", "w2", "w3"))
+        hidden = w1.out_features
+        _linear(w1, where + "feed_forward.w1", dim, hidden)
+        _linear(w2, where + "feed_forward.w2", hidden, dim)
+        _linear(w3, where + "feed_forward.w3", dim, hidden)
+        eps = _rms_norm(layer.attention_norm, where + "attention_norm", dim)
+        if _rms_norm(layer.ffn_norm, where + "ffn_norm", dim) != eps:
+            raise ValueError(f"{where}ffn_norm.eps differs from {where}attention_norm.eps: "
+                             f"attnrt has one norm_eps")
+        style = getattr(att, "rope_style", "interleaved")
+        this = {"n_heads": heads, "n_kv_heads": kv, "hidden_dim": hidden, "norm_eps": eps,
+                "rope_style": style}
+        if per_layer is None:
+            per_layer = this
+        for key in per_layer:
+            if this[key] != per_layer[key]:
+                raise ValueError(f"{where[:-1]} has {key} {json.dumps(this[key])} but layers.0 has "
+                                 f"{json.dumps(per_layer[key])}: differently configured layers "
+                                 f"are not supported by attnrt")
+    if _rms_norm(model.norm, "norm", dim) != per_layer["norm_eps"]:
+        raise ValueError("norm.eps differs from the layers' eps: attnrt has one norm_eps")
+    _linear(_bias_free_linear(model, "output"), "output", dim, vocab)
+    max_seq_len = getattr(model, "max_seq_len", None) or getattr(params, "max_seq_len", None)
+    if max_seq_len is None:
+        raise ValueError("the model has no max_seq_len (nor params.max_seq_len)")
+    # llama2.c hard-codes theta 10000 (precompute_freqs_cis); Meta's ModelArgs has rope_theta.
+    theta = getattr(model, "rope_theta", None) or getattr(params, "rope_theta", None) or 10000.0
+    return {"dim": dim, "n_layers": len(layers), "n_heads": per_layer["n_heads"],
+            "n_kv_heads": per_layer["n_kv_heads"], "vocab_size": vocab,
+            "hidden_dim": per_layer["hidden_dim"], "norm_eps": per_layer["norm_eps"],
+            "max_seq_len": int(max_seq_len), "rope_theta": float(theta),
+            "rope_style": per_layer["rope_style"]}
+
+
+_LLAMA_NAMES = ("tok_embeddings", "layers", "norm", "output")
+
+
 def module_config(module, *, causal=False):
     """(architecture, config) read from an existing module's own attributes; ValueError naming
     any setting attnrt does not implement exactly. causal sets is_causal (mha, encoder-layer,
@@ -441,14 +588,18 @@ def module_config(module, *, causal=False):
         _linear(k, "key_proj", dim, att)
         _linear(v, "value_proj", dim, att)
         arch, config = "single-head", {"embedding_dim": dim, "attention_dim": att}
+    elif _is_seed(module, "Llama", _LLAMA_NAMES) or (
+            type(module).__name__ == "Transformer" and all(hasattr(module, n) for n in _LLAMA_NAMES)):
+        arch, config = "llama", _llama_config(module)
     else:
         raise ValueError(f"unsupported module class {type(module).__module__}.{type(module).__name__} "
                          f"(supported: nn.MultiheadAttention, nn.TransformerEncoderLayer, "
                          f"nn.TransformerEncoder, torchvision VisionTransformer, seed 001 "
-                         f"SingleHeadAttention, seed 003 SelfAttention)")
+                         f"SingleHeadAttention, seed 003 SelfAttention, Llama / llama2.c "
+                         f"Transformer)")
     if "is_causal" in tm.CONFIG_KEYS[arch]:
         config["is_causal"] = bool(causal)
-    elif causal and arch != "single-head":
+    elif causal and arch not in ("single-head", "llama"):
         raise ValueError(f"{arch} has no causal option")
     return arch, config
 
@@ -457,7 +608,10 @@ def export_module(module, out_dir, *, causal=False):
     """Exports an existing module: writes out_dir/model.safetensors and out_dir/config.json.
 
     module is an nn.MultiheadAttention, nn.TransformerEncoderLayer, nn.TransformerEncoder,
-    torchvision.models.VisionTransformer or a seed 001 / 003 module, trained or not, in any mode.
+    torchvision.models.VisionTransformer, a seed 001 / 003 module, torch_modules' Llama or a
+    llama2.c model.py Transformer (recognised by its class name and module tree: tok_embeddings,
+    layers.{i}.attention / feed_forward / attention_norm / ffn_norm, norm, output), trained or
+    not, in any mode. A llama whose output.weight is tok_embeddings.weight is written tied.
     Its config (batch_first, norm_first, activation, eps, biases, layers, final norm, ...) is read
     from the module itself (module_config); settings attnrt does not implement raise ValueError
     naming them. causal=True records is_causal: PyTorch passes causality to forward, not to the
@@ -497,12 +651,16 @@ def export_model(arch, config, out_dir, seed, init):
 def export_reference(arch, module, resolved, args):
     """Writes the random input, optional mask and float64 output (and weights) for `module`."""
     rng = np.random.RandomState(args.seed)
-    x = rng.standard_normal(tm.input_shape(arch, resolved, args.batch, args.seq)).astype(np.float32)
+    if arch == "llama":  # token ids, uniform over the vocabulary
+        x = rng.randint(0, resolved["vocab_size"], size=(args.batch, args.seq)).astype(np.int64)
+    else:
+        x = rng.standard_normal(tm.input_shape(arch, resolved, args.batch, args.seq)).astype(np.float32)
     mask = random_mask(rng, args.seq, args.mask_kind) if args.mask_out else None
     module64 = module.double()
-    causal = (args.causal or tm.stored_causal(arch, resolved)) and arch != "single-head"
-    out, weights = tm.forward(arch, module64, torch.from_numpy(x.astype(np.float64)), mask,
-                              causal=causal)
+    causal = (args.causal or tm.stored_causal(arch, resolved)) and arch not in ("single-head",
+                                                                                  "llama")
+    inputs = torch.from_numpy(x if arch == "llama" else x.astype(np.float64))
+    out, weights = tm.forward(arch, module64, inputs, mask, causal=causal)
     save_npy(args.input_out, x)
     save_npy(args.output_out, out.numpy())
     if mask is not None:

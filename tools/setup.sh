@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   clang libclang-rt-14-dev
   python3 python3-numpy python3-torch python3-torchvision libopenblas0-pthread python3-matplotlib
+  bible-kjv bible-kjv-text
 )
 
 apt_install_missing "${packages[@]}"

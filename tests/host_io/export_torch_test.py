@@ -36,6 +36,8 @@ _spec = importlib.util.spec_from_file_location("attnrt_export_torch", EXPORT)
 export_torch = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(export_torch)
 
+tm_resolve = export_torch.tm.resolve_config
+
 WORK_DIR = None  # set from --work-dir; a temporary directory otherwise
 TOLERANCE = 1e-10  # both sides are float64 from the same float32 inputs
 
@@ -102,6 +104,57 @@ def encoder_reference(x, p, config, mask, causal):
     return n2(x + ff(x))
 
 
+def rms_norm(x, w, eps):
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
+
+
+def rope(x, style, theta):
+    """x (B, T, heads, hd) rotated by position as complex numbers: interleaved pairs (x0 + i x1,
+    x2 + i x3, ...) as Meta's reference, or half pairs (x_j + i x_{j + hd/2}) as rotate_half."""
+    hd = x.shape[-1]
+    angles = np.arange(x.shape[1])[:, None] * theta ** (-np.arange(0, hd, 2) / hd)[None, :]
+    turn = np.exp(1j * angles)[None, :, None, :]
+    if style == "interleaved":
+        z = (x[..., 0::2] + 1j * x[..., 1::2]) * turn
+        return np.stack([z.real, z.imag], axis=-1).reshape(x.shape)
+    z = (x[..., :hd // 2] + 1j * x[..., hd // 2:]) * turn
+    return np.concatenate([z.real, z.imag], axis=-1)
+
+
+def llama_reference(tokens, p, c):
+    """Logits (B, T, vocab) of a llama from its file's tensors (output.weight absent = tied)."""
+    heads, kv = c["n_heads"], c.get("n_kv_heads", c["n_heads"])
+    hd = c["dim"] // heads
+    batch, seq = tokens.shape
+    x = p["tok_embeddings.weight"][tokens]
+    for i in range(c["n_layers"]):
+        w = lambda n: p[f"layers.{i}.{n}.weight"]
+        h = rms_norm(x, w("attention_norm"), c["norm_eps"])
+        q = rope(linear(h, w("attention.wq")).reshape(batch, seq, heads, hd), c["rope_style"],
+                 c["rope_theta"])
+        k = rope(linear(h, w("attention.wk")).reshape(batch, seq, kv, hd), c["rope_style"],
+                 c["rope_theta"])
+        v = linear(h, w("attention.wv")).reshape(batch, seq, kv, hd)
+        out, _ = sdpa_reference(q.transpose(0, 2, 1, 3), k.transpose(0, 2, 1, 3),
+                                v.transpose(0, 2, 1, 3), causal="upper-left")  # GQA inside
+        x = x + linear(out.transpose(0, 2, 1, 3).reshape(batch, seq, heads * hd), w("attention.wo"))
+        h = rms_norm(x, w("ffn_norm"), c["norm_eps"])
+        gate = linear(h, w("feed_forward.w1"))
+        x = x + linear(gate / (1.0 + np.exp(-gate)) * linear(h, w("feed_forward.w3")),
+                       w("feed_forward.w2"))
+    x = rms_norm(x, p["norm.weight"], c["norm_eps"])
+    return linear(x, p.get("output.weight", p["tok_embeddings.weight"]))
+
+
+def llama_layer_names(n_layers, tied):
+    names = ["tok_embeddings.weight"]
+    for i in range(n_layers):
+        names += [f"layers.{i}.{n}.weight" for n in (
+            "attention.wq", "attention.wk", "attention.wv", "attention.wo", "feed_forward.w1",
+            "feed_forward.w2", "feed_forward.w3", "attention_norm", "ffn_norm")]
+    return names + ["norm.weight"] + ([] if tied else ["output.weight"])
+
+
 class ExportTest(unittest.TestCase):
     def run_export(self, name, arch, config, *extra, expect_ok=True, seed=3):
         """Runs export_torch.main in this process (importing torch once per export would dominate
@@ -142,7 +195,7 @@ class ExportTest(unittest.TestCase):
         with open(os.path.join(case_dir, "model", "config.json")) as f:
             written = json.load(f)
         x = np.load(files["x"])
-        self.assertEqual(x.dtype, np.float32)
+        self.assertEqual(x.dtype, np.int64 if arch == "llama" else np.float32)
         y = np.load(files["y"])
         self.assertEqual(y.dtype, np.float64)
         mask = np.load(files["m"]) if mask_kind else None
@@ -239,6 +292,106 @@ class ExportTest(unittest.TestCase):
                               capture_output=True, text=True)
         self.assertEqual(proc.returncode, 1)
         self.assertIn("export_torch.py: error:", proc.stderr)
+
+    def test_llama_gqa_interleaved(self):
+        config = {"dim": 32, "n_layers": 2, "n_heads": 4, "n_kv_heads": 2, "vocab_size": 40,
+                  "hidden_dim": 48, "max_seq_len": 16, "multiple_of": 32, "dropout": 0.1}
+        p, cfg, x, y, _, _ = self.run_reference("llama_gqa", "llama", config)
+        self.assertEqual(cfg, {"architecture": "llama", "dim": 32, "n_layers": 2, "n_heads": 4,
+                               "n_kv_heads": 2, "vocab_size": 40, "hidden_dim": 48,
+                               "norm_eps": 1e-5, "max_seq_len": 16, "rope_theta": 10000.0,
+                               "rope_style": "interleaved"})
+        self.assertEqual(list(p), llama_layer_names(2, tied=False))
+        tokens = np.load(os.path.join(WORK_DIR, "llama_gqa", "x.npy"))
+        self.assertEqual((tokens.dtype, tokens.shape), (np.int64, (2, 7)))
+        self.assertEqual(y.shape, (2, 7, 40))
+        self.assertClose(y, llama_reference(tokens, p, cfg))
+        # The rope style matters: the other one gives other logits.
+        other = dict(cfg, rope_style="half")
+        self.assertGreater(float(np.max(np.abs(y - llama_reference(tokens, p, other)))), 1e-3)
+
+    def test_llama_mqa_half_rope(self):
+        config = {"dim": 24, "n_layers": 1, "n_heads": 3, "n_kv_heads": 1, "vocab_size": 30,
+                  "hidden_dim": 40, "max_seq_len": 8, "rope_style": "half", "rope_theta": 500.0,
+                  "norm_eps": 1e-6}
+        p, cfg, _, y, _, _ = self.run_reference("llama_mqa", "llama", config)
+        self.assertEqual((cfg["rope_style"], cfg["rope_theta"], cfg["n_kv_heads"]), ("half", 500.0, 1))
+        self.assertEqual(p["layers.0.attention.wk.weight"].shape, (8, 24))
+        tokens = np.load(os.path.join(WORK_DIR, "llama_mqa", "x.npy"))
+        self.assertClose(y, llama_reference(tokens, p, cfg))
+
+    def test_llama_kv_cache_matches_full_forward(self):
+        c = tm_resolve("llama", {"dim": 16, "n_layers": 2, "n_heads": 4, "n_kv_heads": 1,
+                                 "vocab_size": 20, "hidden_dim": 24, "max_seq_len": 12,
+                                 "rope_style": "half"})
+        torch.manual_seed(1)
+        model = export_torch.tm.build_module("llama", c).double()
+        tokens = torch.randint(0, 20, (2, 12))
+        full = model(tokens).detach()
+        cache = model.new_cache(2)
+        parts = [model(tokens[:, a:b], a, cache).detach() for a, b in ((0, 5), (5, 6), (6, 12))]
+        self.assertLess(float((torch.cat(parts, 1) - full).abs().max()), 1e-12)
+        with self.assertRaisesRegex(ValueError, "max_seq_len"):
+            model(tokens[:, :1], 12, cache)
+        generated, logits = export_torch.tm.llama_generate(model, tokens[:, :3], 4)
+        self.assertEqual(tuple(generated.shape), (2, 4))
+        self.assertTrue(torch.equal(generated, logits.argmax(-1)))
+        self.assertTrue(torch.equal(generated[:, 0], full[:, 2].argmax(-1)))
+
+    def test_llama_tied_module_writes_no_output_weight(self):
+        c = tm_resolve("llama", {"dim": 16, "n_layers": 1, "n_heads": 2, "vocab_size": 20,
+                                 "hidden_dim": 24, "max_seq_len": 8})
+        torch.manual_seed(2)
+        model = export_torch.tm.Llama(c, tie_embeddings=True)
+        out_dir = os.path.join(WORK_DIR, "llama_tied")
+        arch, resolved = export_torch.export_module(model, out_dir)
+        self.assertEqual((arch, resolved["n_kv_heads"]), ("llama", 2))
+        p, metadata = read_safetensors(os.path.join(out_dir, "model.safetensors"))
+        self.assertEqual(list(p), llama_layer_names(1, tied=True))
+        self.assertEqual(metadata["tied_embeddings"], "true")
+        tokens = torch.randint(0, 20, (1, 8))
+        want = model.double()(tokens).detach().numpy()
+        self.assertClose(llama_reference(tokens.numpy(), p, resolved), want)
+
+    def test_llama_state_dict_tied_by_value_or_absent(self):
+        c = {"dim": 16, "n_layers": 1, "n_heads": 2, "vocab_size": 20, "hidden_dim": 24,
+             "max_seq_len": 8}
+        torch.manual_seed(3)
+        sd = export_torch.tm.build_module("llama", tm_resolve("llama", c)).state_dict()
+        for name, change, tied in [("untied", lambda d: d, False),
+                                   ("equal", lambda d: {**d, "output.weight":
+                                                        d["tok_embeddings.weight"].clone()}, True),
+                                   ("absent", lambda d: {k: v for k, v in d.items()
+                                                         if k != "output.weight"}, True)]:
+            with self.subTest(name):
+                out_dir = os.path.join(WORK_DIR, "llama_sd_" + name)
+                export_torch.export_state_dict(change(dict(sd)), "llama", c, out_dir)
+                p, metadata = read_safetensors(os.path.join(out_dir, "model.safetensors"))
+                self.assertEqual(list(p), llama_layer_names(1, tied))
+                self.assertEqual(metadata["tied_embeddings"], "true" if tied else "false")
+        with self.assertRaisesRegex(ValueError, "output.weight"):
+            bad = {**sd, "output.weight": torch.zeros(20, 8)}
+            export_torch.export_state_dict(bad, "llama", c, os.path.join(WORK_DIR, "llama_bad"))
+
+    def test_llama_config_errors(self):
+        base = {"dim": 16, "n_layers": 1, "n_heads": 4, "vocab_size": 8, "hidden_dim": 8,
+                "max_seq_len": 4}
+        for name, change, needle in [
+            ("kv", {"n_kv_heads": 3}, "n_kv_heads"),
+            ("style", {"rope_style": "neox"}, "rope_style"),
+            ("odd", {"dim": 12, "n_heads": 4}, "even"),
+            ("theta", {"rope_theta": 0}, "rope_theta"),
+            ("missing", {"hidden_dim": None}, "hidden_dim"),
+            ("unknown", {"tie_embeddings": True}, "tie_embeddings"),
+        ]:
+            with self.subTest(name):
+                config = {k: v for k, v in {**base, **change}.items() if v is not None}
+                _, _, stderr = self.run_export("llama_err_" + name, "llama", config,
+                                               expect_ok=False)
+                self.assertIn(needle, stderr)
+        _, _, stderr = self.run_export("llama_err_mask", "llama", base, "--mask-out", "m.npy",
+                                       expect_ok=False)
+        self.assertIn("takes no mask", stderr)
 
     def test_config_errors_name_the_key(self):
         cases = [

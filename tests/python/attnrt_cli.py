@@ -95,3 +95,54 @@ def max_abs_error(got, want):
     if not finite.any():
         return 0.0, scale
     return float(np.max(np.abs(got[finite] - want[finite]))), scale
+
+
+# ---- language models (llama): convert, run --tokens, generate ------------------------------
+
+def run_cli(cmd, timeout=120):
+    """subprocess.run with captured text output; a CompletedProcess with returncode None and the
+    reason in stderr when attnrt could not be started or did not finish in time."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(cmd, None, "", f"did not finish within {timeout} s")
+    except OSError as e:  # e.g. the binary is being relinked by a concurrent build
+        return subprocess.CompletedProcess(cmd, None, "", f"could not start {cmd[0]}: {e}")
+
+
+def convert_model(attnrt, directory, out=None, arch=None):
+    """`attnrt convert --config DIR/config.json DIR/model.safetensors -o OUT` (the config names
+    the architecture unless arch is given); returns (CompletedProcess, OUT)."""
+    out = out or os.path.join(directory, "model.attnrt")
+    cmd = [attnrt, "convert", "--config", os.path.join(directory, "config.json"),
+           os.path.join(directory, "model.safetensors"), "-o", out]
+    if arch:
+        cmd[2:2] = ["--arch", arch]
+    return run_cli(cmd), out
+
+
+def run_tokens(attnrt, model, tokens, workdir, threads=None, name="tokens"):
+    """`attnrt run MODEL --tokens T.npy --out LOGITS.npy`; tokens is an array (written as .npy)
+    or the path of an existing file. Returns (CompletedProcess, logits or None)."""
+    path = tokens if isinstance(tokens, str) else write_npy(workdir, name, tokens)
+    out = os.path.join(workdir, name + "_logits.npy")
+    if os.path.exists(out):
+        os.remove(out)
+    cmd = [attnrt, "run", model, "--tokens", path, "--out", out]
+    if threads is not None:
+        cmd += ["--threads", str(threads)]
+    proc = run_cli(cmd)
+    return proc, (np.load(out) if proc.returncode == 0 else None)
+
+
+def generate(attnrt, model, prompt_tokens, max_new_tokens, extra_args=()):
+    """`attnrt generate MODEL --prompt-tokens a,b,c --max-new-tokens N --json ...`; returns
+    (CompletedProcess, the JSON object of its last stdout line or None)."""
+    cmd = [attnrt, "generate", model, "--prompt-tokens", ",".join(str(int(t)) for t in prompt_tokens),
+           "--max-new-tokens", str(max_new_tokens), "--json", *extra_args]
+    proc = run_cli(cmd)
+    result = None
+    if proc.returncode == 0:
+        lines = proc.stdout.strip().splitlines()
+        result = json.loads(lines[-1]) if lines else None
+    return proc, result

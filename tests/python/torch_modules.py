@@ -10,6 +10,9 @@ Architectures (the `--arch` names of export_torch.py and `attnrt convert`):
   encoder         torch.nn.TransformerEncoder(TransformerEncoderLayer(...), num_layers,
                   norm=nn.LayerNorm(d_model, eps=final_norm_eps) if final_norm else None), eval
   vit             torchvision.models.VisionTransformer, eval mode: images (B, 3, H, W) -> logits
+  llama           Llama below (llama2.c's model.py / Meta's reference names): token ids (B, T)
+                  -> logits (B, T, vocab_size); RMSNorm, RoPE ("interleaved" or "half" pairs),
+                  SwiGLU, grouped-query attention, always causal, with an optional KV cache
 
 Config keys are the PyTorch constructor arguments; resolve_config() checks them and fills in the
 defaults, build_module() constructs the module, forward() runs it with attnrt's mask semantics.
@@ -45,7 +48,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-ARCHITECTURES = ("mha", "encoder-layer", "self-attention", "single-head", "encoder", "vit")
+ARCHITECTURES = ("mha", "encoder-layer", "self-attention", "single-head", "encoder", "vit",
+                 "llama")
 
 _REQUIRED = object()  # marks a config key without a default
 
@@ -102,6 +106,206 @@ class SelfAttention(nn.Module):
         return self.W_o(attended_values), attention_weights
 
 
+# ---- llama ---------------------------------------------------------------------------------
+# The Llama family as llama2.c's model.py (and Meta's reference code) writes it: the same module
+# tree, so the same state_dict names, and the same attribute names (n_local_heads,
+# n_local_kv_heads, n_rep, head_dim, eps) that export_torch.py reads from a llama2.c Transformer.
+
+ROPE_STYLES = ("interleaved", "half")
+
+
+class RMSNorm(nn.Module):
+    """x * rsqrt(mean(x^2) + eps) * weight, in x's dtype (llama2.c computes in float32 and
+    casts back; here the module's dtype is the compute dtype)."""
+
+    def __init__(self, dim, eps):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rope_tables(head_dim, theta, start, length, dtype):
+    """(cos, sin), each (length, head_dim / 2): angle (start + t) * freq_i with
+    freq_i = 1 / theta^(2i / head_dim), computed in float64 and cast to dtype."""
+    freqs = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float64)[: head_dim // 2]
+                             / head_dim))
+    t = torch.arange(start, start + length, dtype=torch.float64)
+    angles = torch.outer(t, freqs)
+    return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
+
+
+def apply_rope(x, cos, sin, style):
+    """Rotates x (B, T, heads, head_dim) by position. interleaved (Meta, llama2.c) rotates the
+    pairs (x0, x1), (x2, x3), ...; half (GPT-NeoX, Hugging Face rotate_half) rotates
+    (x_i, x_{i + head_dim/2}). Pair i turns by angle t * freq_i in both."""
+    cos, sin = cos[None, :, None, :], sin[None, :, None, :]
+    if style == "interleaved":
+        a, b = x[..., 0::2], x[..., 1::2]
+        return torch.stack((a * cos - b * sin, a * sin + b * cos), dim=-1).flatten(-2)
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat((a * cos - b * sin, b * cos + a * sin), dim=-1)
+
+
+def repeat_kv(x, n_rep):
+    """llama2.c's repeat_kv: (B, S, kv_heads, hd) -> (B, S, kv_heads * n_rep, hd); kv head g
+    serves query heads g * n_rep ... (g + 1) * n_rep - 1 (torch.repeat_interleave on dim 2)."""
+    if n_rep == 1:
+        return x
+    b, s, kv, hd = x.shape
+    return x[:, :, :, None, :].expand(b, s, kv, n_rep, hd).reshape(b, s, kv * n_rep, hd)
+
+
+class LlamaKVCache:
+    """Keys and values of every layer for positions 0 .. max_seq_len - 1, as Meta's reference
+    keeps them: per layer (batch, max_seq_len, n_kv_heads, head_dim) tensors, keys after RoPE."""
+
+    def __init__(self, model, batch, dtype=None):
+        attention = model.layers[0].attention
+        dtype = dtype or model.tok_embeddings.weight.dtype
+        shape = (batch, model.max_seq_len, attention.n_local_kv_heads, attention.head_dim)
+        self.batch = batch
+        self.k = [torch.zeros(shape, dtype=dtype) for _ in model.layers]
+        self.v = [torch.zeros(shape, dtype=dtype) for _ in model.layers]
+
+
+class LlamaAttention(nn.Module):
+    def __init__(self, dim, n_heads, n_kv_heads, rope_style):
+        super().__init__()
+        self.n_local_heads = n_heads
+        self.n_local_kv_heads = n_kv_heads
+        self.n_rep = n_heads // n_kv_heads
+        self.head_dim = dim // n_heads
+        self.rope_style = rope_style
+        self.wq = nn.Linear(dim, n_heads * self.head_dim, bias=False)
+        self.wk = nn.Linear(dim, n_kv_heads * self.head_dim, bias=False)
+        self.wv = nn.Linear(dim, n_kv_heads * self.head_dim, bias=False)
+        self.wo = nn.Linear(n_heads * self.head_dim, dim, bias=False)
+
+    def forward(self, x, cos, sin, start_pos=0, cache=None, layer=0):
+        b, t, _ = x.shape
+        q = self.wq(x).view(b, t, self.n_local_heads, self.head_dim)
+        k = self.wk(x).view(b, t, self.n_local_kv_heads, self.head_dim)
+        v = self.wv(x).view(b, t, self.n_local_kv_heads, self.head_dim)
+        q, k = apply_rope(q, cos, sin, self.rope_style), apply_rope(k, cos, sin, self.rope_style)
+        if cache is not None:
+            cache.k[layer][:, start_pos:start_pos + t] = k
+            cache.v[layer][:, start_pos:start_pos + t] = v
+            k, v = cache.k[layer][:, :start_pos + t], cache.v[layer][:, :start_pos + t]
+        k, v = repeat_kv(k, self.n_rep), repeat_kv(v, self.n_rep)
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # (B, heads, len, hd)
+        # q / sqrt(hd) @ k^T: the scale applied to the (len, hd) queries rather than the
+        # (len, len) scores, which halves the elementwise work on scores in training.
+        scores = (q * (1.0 / math.sqrt(self.head_dim))) @ k.transpose(2, 3)
+        s = k.shape[2]
+        if t > 1:  # query start_pos + i sees keys j <= start_pos + i
+            future = torch.ones(t, s, dtype=torch.bool).triu(diagonal=start_pos + 1)
+            scores = scores.masked_fill(future, float("-inf"))
+        out = F.softmax(scores, dim=-1) @ v
+        return self.wo(out.transpose(1, 2).reshape(b, t, -1))
+
+
+class LlamaFeedForward(nn.Module):
+    """SwiGLU: w2(silu(w1 x) * w3 x)."""
+
+    def __init__(self, dim, hidden_dim):
+        super().__init__()
+        self.w1 = nn.Linear(dim, hidden_dim, bias=False)
+        self.w2 = nn.Linear(hidden_dim, dim, bias=False)
+        self.w3 = nn.Linear(dim, hidden_dim, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class LlamaBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention = LlamaAttention(c["dim"], c["n_heads"], c["n_kv_heads"], c["rope_style"])
+        self.feed_forward = LlamaFeedForward(c["dim"], c["hidden_dim"])
+        self.attention_norm = RMSNorm(c["dim"], c["norm_eps"])
+        self.ffn_norm = RMSNorm(c["dim"], c["norm_eps"])
+
+    def forward(self, x, cos, sin, start_pos, cache, layer):
+        h = x + self.attention(self.attention_norm(x), cos, sin, start_pos, cache, layer)
+        return h + self.feed_forward(self.ffn_norm(h))
+
+
+class Llama(nn.Module):
+    """A decoder-only Llama for a resolved "llama" config (see resolve_config). tie_embeddings
+    makes output.weight the same Parameter as tok_embeddings.weight (llama2.c always ties;
+    export_torch.py then writes tok_embeddings.weight only).
+
+    forward(tokens, start_pos=0, cache=None, last_only=False): tokens (B, T) int64 -> logits
+    (B, T, vocab_size) in the weights' dtype ((B, 1, vocab_size) with last_only: only the last
+    position's, as llama2.c and attnrt compute them when generating). With a cache
+    (new_cache()), the tokens sit at positions start_pos .. start_pos + T - 1 and attend to the
+    cached keys before them; start_pos + T may not exceed max_seq_len."""
+
+    def __init__(self, config, tie_embeddings=False):
+        super().__init__()
+        c = dict(config)
+        self.config = c
+        self.max_seq_len = c["max_seq_len"]
+        self.rope_theta = c["rope_theta"]
+        self.tok_embeddings = nn.Embedding(c["vocab_size"], c["dim"])
+        self.layers = nn.ModuleList(LlamaBlock(c) for _ in range(c["n_layers"]))
+        self.norm = RMSNorm(c["dim"], c["norm_eps"])
+        self.output = nn.Linear(c["dim"], c["vocab_size"], bias=False)
+        if tie_embeddings:
+            self.output.weight = self.tok_embeddings.weight
+
+    def new_cache(self, batch, dtype=None):
+        return LlamaKVCache(self, batch, dtype)
+
+    def forward(self, tokens, start_pos=0, cache=None, last_only=False):
+        b, t = tokens.shape
+        if start_pos < 0 or start_pos + t > self.max_seq_len:
+            raise ValueError(f"positions {start_pos} .. {start_pos + t - 1} exceed max_seq_len "
+                             f"{self.max_seq_len}")
+        if cache is not None and cache.batch != b:
+            raise ValueError(f"the cache holds batch {cache.batch}, the tokens {b}")
+        h = self.tok_embeddings(tokens)
+        cos, sin = rope_tables(self.layers[0].attention.head_dim, self.rope_theta, start_pos, t,
+                               h.dtype)
+        for i, layer in enumerate(self.layers):
+            h = layer(h, cos, sin, start_pos, cache, i)
+        return self.output(self.norm(h[:, -1:] if last_only else h))
+
+
+def llama_generate(model, prompt, max_new_tokens, temperature=0.0, top_k=None, generator=None):
+    """Continues each row of prompt (B, P) int64 with a KV cache: one prefill of the prompt, then
+    one token per step. temperature 0 is greedy (argmax; the lowest id on an exact tie).
+    Returns (tokens (B, max_new_tokens), logits (B, max_new_tokens, vocab)): the logits each new
+    token was chosen from."""
+    prompt = torch.as_tensor(prompt, dtype=torch.int64)
+    if prompt.dim() == 1:
+        prompt = prompt[None]
+    cache = model.new_cache(prompt.shape[0])
+    chosen, logits_seen = [], []
+    with torch.no_grad():
+        logits = model(prompt, 0, cache, last_only=True)[:, -1]
+        pos = prompt.shape[1]
+        for step in range(max_new_tokens):
+            logits_seen.append(logits)
+            if temperature == 0:
+                nxt = torch.argmax(logits, dim=-1)
+            else:
+                scaled = logits.to(torch.float64) / temperature
+                if top_k:
+                    kth = torch.topk(scaled, min(top_k, scaled.shape[-1]), dim=-1).values[:, -1:]
+                    scaled = scaled.masked_fill(scaled < kth, float("-inf"))
+                nxt = torch.multinomial(F.softmax(scaled, dim=-1), 1, generator=generator)[:, 0]
+            chosen.append(nxt)
+            if step + 1 < max_new_tokens:
+                logits = model(nxt[:, None], pos, cache, last_only=True)[:, -1]
+                pos += 1
+    return torch.stack(chosen, dim=1), torch.stack(logits_seen, dim=1)
+
+
 # Per architecture: key -> default (or _REQUIRED), in constructor order.
 _ENCODER_LAYER_KEYS = {
     "d_model": _REQUIRED, "nhead": _REQUIRED, "dim_feedforward": 2048, "dropout": 0.0,
@@ -128,6 +332,15 @@ CONFIG_KEYS = {
         "num_heads": _REQUIRED, "hidden_dim": _REQUIRED, "mlp_dim": _REQUIRED, "dropout": 0.0,
         "attention_dropout": 0.0, "num_classes": 1000, "representation_size": None,
     },
+    # llama2.c's ModelArgs plus rope_theta (Meta's) and rope_style; n_kv_heads None resolves to
+    # n_heads. hidden_dim is required (llama2.c derives it from multiple_of when None; attnrt
+    # does not): multiple_of and dropout are accepted and ignored, and not written.
+    "llama": {
+        "dim": _REQUIRED, "n_layers": _REQUIRED, "n_heads": _REQUIRED, "n_kv_heads": None,
+        "vocab_size": _REQUIRED, "hidden_dim": _REQUIRED, "norm_eps": 1e-5,
+        "max_seq_len": _REQUIRED, "rope_theta": 10000.0, "rope_style": "interleaved",
+        "multiple_of": None, "dropout": 0.0,
+    },
 }
 
 # Keys accepted only at their default (attnrt does not implement the alternative). kdim and vdim
@@ -136,12 +349,17 @@ _FIXED = {"add_bias_kv", "add_zero_attn", "kdim", "vdim", "representation_size"}
 # Keys whose value is a positive integer (None allowed where the default is None).
 _POSITIVE_INTS = {"embed_dim", "num_heads", "d_model", "nhead", "dim_feedforward", "d_k", "d_v",
                   "embedding_dim", "attention_dim", "num_layers", "image_size", "patch_size",
-                  "hidden_dim", "mlp_dim", "num_classes", "kdim", "vdim", "representation_size"}
+                  "hidden_dim", "mlp_dim", "num_classes", "kdim", "vdim", "representation_size",
+                  "dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size", "max_seq_len",
+                  "multiple_of"}
 _BOOLS = {"bias", "batch_first", "norm_first", "is_causal", "final_norm", "enable_nested_tensor",
           "add_bias_kv", "add_zero_attn"}
-_FLOATS = {"dropout", "attention_dropout", "layer_norm_eps", "final_norm_eps"}
+_FLOATS = {"dropout", "attention_dropout", "layer_norm_eps", "final_norm_eps", "norm_eps",
+           "rope_theta"}
 _PROBABILITIES = {"dropout", "attention_dropout"}
-_EPSILONS = {"layer_norm_eps", "final_norm_eps"}
+_EPSILONS = {"layer_norm_eps", "final_norm_eps", "norm_eps"}
+# Keys attnrt's llama accepts and ignores (it derives nothing from them); not written.
+_IGNORED = {"llama": {"multiple_of", "dropout"}}
 _ACTIVATIONS = ("relu", "gelu")  # gelu is the exact (erf) GELU, F.gelu's default
 VIT_NORM_EPS = 1e-6  # torchvision's norm_layer default, the only one attnrt's vit implements
 VIT_CHANNELS = 3
@@ -189,6 +407,9 @@ def _check_value(key, value, default):
     elif key == "activation":
         if value not in _ACTIVATIONS:
             raise ValueError(f"config key 'activation' must be one of {_ACTIVATIONS}, got {value!r}")
+    elif key == "rope_style":
+        if value not in ROPE_STYLES:
+            raise ValueError(f"config key 'rope_style' must be one of {ROPE_STYLES}, got {value!r}")
     return value
 
 
@@ -209,9 +430,26 @@ def _check_combination(arch, c):
              "encoder": ("d_model", "nhead"), "vit": ("hidden_dim", "num_heads")}.get(arch)
     if heads and c[heads[0]] % c[heads[1]] != 0:
         raise ValueError(f"{heads[0]} {c[heads[0]]} is not divisible by {heads[1]} {c[heads[1]]}")
+    if arch == "llama":
+        _check_llama(c)
     if arch == "vit" and c["image_size"] % c["patch_size"] != 0:
         raise ValueError(f"image_size {c['image_size']} is not divisible by patch_size "
                          f"{c['patch_size']}")
+
+
+def _check_llama(c):
+    if c["n_kv_heads"] is None:
+        c["n_kv_heads"] = c["n_heads"]
+    if c["dim"] % c["n_heads"] != 0:
+        raise ValueError(f"dim {c['dim']} is not divisible by n_heads {c['n_heads']}")
+    if c["n_heads"] % c["n_kv_heads"] != 0:
+        raise ValueError(f"n_heads {c['n_heads']} is not divisible by n_kv_heads "
+                         f"{c['n_kv_heads']}")
+    if (c["dim"] // c["n_heads"]) % 2 != 0:
+        raise ValueError(f"the head size dim / n_heads = {c['dim'] // c['n_heads']} must be even "
+                         f"(RoPE rotates pairs)")
+    if not c["rope_theta"] > 0.0:
+        raise ValueError(f"config key 'rope_theta' must be positive, got {c['rope_theta']!r}")
 
 
 def json_name(value):
@@ -224,13 +462,14 @@ def written_config(arch, resolved):
     resolved config without the keys that only restate attnrt's defaults and that older readers
     do not know: the keys accepted only at their default (add_bias_kv, add_zero_attn, kdim, vdim,
     representation_size; attnrt records nothing for them either) and is_causal when false."""
+    ignored = _IGNORED.get(arch, ())
     return {k: v for k, v in resolved.items()
-            if k not in _FIXED and not (k == "is_causal" and not v)}
+            if k not in _FIXED and k not in ignored and not (k == "is_causal" and not v)}
 
 
 def stored_causal(arch, config):
     """True when the converted model applies the causal rule on every run by itself."""
-    return arch == "single-head" or bool(config.get("is_causal", False))
+    return arch in ("single-head", "llama") or bool(config.get("is_causal", False))
 
 
 def _drop_parameter(module, name):
@@ -295,6 +534,8 @@ def build_module(arch, config):
         module = SelfAttention(c["d_model"], c["d_k"], c["d_v"])
     elif arch == "single-head":
         module = SingleHeadAttention(c["embedding_dim"], c["attention_dim"])
+    elif arch == "llama":
+        module = Llama(c)
     else:
         raise ValueError(f"unknown architecture {arch!r}")
     return module.eval()
@@ -319,13 +560,15 @@ def model_dim(arch, config):
     """The feature size of a token: the last input dimension (for vit, the hidden size)."""
     return config[{"mha": "embed_dim", "encoder-layer": "d_model", "self-attention": "d_model",
                    "single-head": "embedding_dim", "encoder": "d_model",
-                   "vit": "hidden_dim"}[arch]]
+                   "vit": "hidden_dim", "llama": "dim"}[arch]]
 
 
 def input_shape(arch, config, batch, seq):
     """The shape `attnrt run --input` takes (seq is ignored for vit: its images are square)."""
     if arch == "vit":
         return (batch, VIT_CHANNELS, config["image_size"], config["image_size"])
+    if arch == "llama":  # token ids (`attnrt run --tokens`)
+        return (batch, seq)
     if config.get("batch_first", True):
         return (batch, seq, model_dim(arch, config))
     return (seq, batch, model_dim(arch, config))
@@ -400,7 +643,8 @@ def forward(arch, module, x, mask=None, causal=False, key_padding_mask=None):
 
     weights is (batch, heads, seq, seq) for mha (per head, not averaged), (batch, seq, seq) for
     self-attention, and None otherwise. x's dtype sets the compute dtype: call module.double()
-    and pass float64 for a float64 reference.
+    and pass float64 for a float64 reference. For llama, x is token ids (batch, seq) and out the
+    logits (batch, seq, vocab_size) in the module's dtype (always causal, no mask).
 
     Autograd stays on because torch 1.13's eval-mode fast paths (taken under no_grad) support
     neither bias-free layers nor some dtypes, and TransformerEncoder's nested-tensor path would
@@ -410,6 +654,9 @@ def forward(arch, module, x, mask=None, causal=False, key_padding_mask=None):
         raise ValueError(f"{arch} takes no mask")
     if arch in ("self-attention", "vit") and causal:
         raise ValueError(f"{arch} has no causal option")
+    if arch == "llama":  # token ids in, logits out; always causal
+        with torch.no_grad():
+            return module(torch.as_tensor(x, dtype=torch.int64)).detach(), None
     with torch.enable_grad():
         if supports_mask(arch):
             attn_mask, kpm = _torch_masks(arch, module, x, mask, causal, key_padding_mask)

@@ -263,6 +263,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["prompt_tokens"] = prompt_len;
   j["prefill_ms"] = prefill_time.median_ms;
   j["prefill_stddev_ms"] = prefill_time.stddev_ms;
+  j["prefill_cpu_ms"] = prefill_time.cpu_median_ms;
   j["prefill_runs"] = prefill_time.runs;
   j["prefill_tokens_per_s"] = 1000.0 * P / prefill_time.median_ms;
   j["prefill_gflops"] = gflops;
@@ -286,9 +287,10 @@ int RunBenchLm(const BenchLmOptions& o) {
                o.model.c_str(), c.model_dim, c.num_layers, c.heads, c.kv_heads, c.ff_dim,
                c.vocab_size, pool.workers(), LinearIsa());
   std::fprintf(prose,
-               "  prefill %zu tokens: %.2f ms (stddev %.2f, %zu runs), %.0f tokens/s, %.1f GFLOP/s "
-               "= %.0f%% of the FMA peak (%.1f GFLOP/s per core)\n",
+               "  prefill %zu tokens: %.2f ms (stddev %.2f, %zu runs; CPU %.2f ms), %.0f tokens/s, "
+               "%.1f GFLOP/s = %.0f%% of the FMA peak (%.1f GFLOP/s per core)\n",
                prompt_len, prefill_time.median_ms, prefill_time.stddev_ms, prefill_time.runs,
+               prefill_time.cpu_median_ms,
                1000.0 * P / prefill_time.median_ms, gflops, 100.0 * peak_fraction,
                peak.measured_gflops);
   std::fprintf(prose,

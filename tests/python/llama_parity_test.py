@@ -1,0 +1,400 @@
+#!/usr/bin/env python3
+"""attnrt's llama against PyTorch: random-weight Llama models (tests/python/torch_modules.py's
+Llama, PyTorch's default initialisation with the RMSNorm weights perturbed) exported with
+tools/export_torch.py, converted with `attnrt convert`, and
+
+  run       `attnrt run MODEL --tokens T.npy` on (2, T) tokens, once as int32 and once as int64,
+            against the module's logits in float64 (the float32 weights widened exactly):
+            max|attnrt - torch| <= 1e-4 * max(1, max|torch|);
+  generate  `attnrt generate --prompt-tokens ... --max-new-tokens 20 --temperature 0 --json`
+            against torch's greedy continuation in float64 with a KV cache: the tokens must be
+            equal up to the first step where torch's two largest logits are within 1e-4 of each
+            other (a near tie, where float32 rounding may pick either); comparing stops there and
+            the summary counts such stops.
+
+Models: MHA (n_kv_heads = n_heads), GQA (4 heads, 2 kv heads) and MQA (1 kv head), each with
+rope_style interleaved and half, each with a tied and an untied output (12 models), and
+models/lm (the
+trained byte-level model) when it is there.
+
+Refusals: a token id outside [0, vocab) (run and generate: non-zero exit, the message names
+the value and, for run, its (batch, position)); more tokens than max_seq_len (run) and a
+prompt + max_new_tokens past max_seq_len (generate: refused before any work, nothing on stdout;
+exactly max_seq_len is accepted); float tokens.npy; a tokens.npy that is not (batch, T).
+
+Usage: llama_parity_test.py --attnrt PATH [--threads N]. Exits 77 (CTest skip) without torch.
+The last line is "N passed, N failed"."""
+import argparse
+import copy
+import importlib.util
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+
+try:
+    import numpy as np
+    import torch
+except ImportError as e:
+    print(f"skipped: {e}")
+    sys.exit(77)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import attnrt_cli  # noqa: E402
+
+EXPORT = os.path.join(ROOT, "tools", "export_torch.py")
+_spec = importlib.util.spec_from_file_location("attnrt_export_torch", EXPORT)
+export_torch = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(export_torch)
+tm = export_torch.tm  # tests/python/torch_modules.py
+
+TOLERANCE = 1e-4
+NEAR_TIE = 1e-4
+NEW_TOKENS = 20
+
+# (label, config without rope_style, [(seq of the run, prompt length)])
+SHAPES = [
+    ("mha", {"dim": 32, "n_layers": 2, "n_heads": 4, "n_kv_heads": 4, "vocab_size": 50,
+             "hidden_dim": 64, "max_seq_len": 40}, 9, 5),
+    ("gqa", {"dim": 64, "n_layers": 2, "n_heads": 4, "n_kv_heads": 2, "vocab_size": 300,
+             "hidden_dim": 96, "max_seq_len": 48, "norm_eps": 1e-6, "rope_theta": 500.0}, 17, 7),
+    ("mqa", {"dim": 48, "n_layers": 2, "n_heads": 4, "n_kv_heads": 1, "vocab_size": 97,
+             "hidden_dim": 80, "max_seq_len": 64}, 20, 3),
+]
+
+
+class Failure(Exception):
+    pass
+
+
+class Stats:
+    def __init__(self):
+        self.passed = self.failed = 0
+        self.run_error = 0.0            # largest relative logits error of `attnrt run`
+        self.runs = 0
+        self.compared = self.generated = 0  # greedy tokens compared / asked for
+        self.near_ties = []             # (case, step) where comparing stopped
+        self.refusals = 0
+
+
+# ---- models and references -----------------------------------------------------------------
+
+def build(config, tied, seed):
+    """PyTorch's default initialisation, RMSNorm weights perturbed, the attention projections
+    doubled and a tied embedding scaled by 0.25: with PyTorch's defaults the N(0, 1) embedding
+    dominates the residual stream (and, tied, makes every step repeat the current token), so the
+    greedy choice would hardly depend on attention, RoPE or the KV cache."""
+    resolved = tm.resolve_config("llama", config)
+    torch.manual_seed(seed)
+    model = tm.Llama(resolved, tie_embeddings=tied).eval()
+    tm.perturb_constant_parameters(model, torch.Generator().manual_seed(seed + 1))
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith(("wq.weight", "wk.weight", "wv.weight", "wo.weight")):
+                p.mul_(2.0)
+        if tied:
+            model.tok_embeddings.weight.mul_(0.25)
+    return model, resolved
+
+
+def other_rope(model64):
+    """A copy of the model with the other rope style (for the sensitivity check)."""
+    other = copy.deepcopy(model64)
+    for layer in other.layers:
+        layer.attention.rope_style = "half" if layer.attention.rope_style == "interleaved" \
+            else "interleaved"
+    return other
+
+
+def reference_logits(model64, tokens):
+    with torch.no_grad():
+        return model64(torch.from_numpy(tokens.astype(np.int64))).numpy()
+
+
+def relative_error(got, want):
+    err, scale = attnrt_cli.max_abs_error(got, want)
+    return err / scale
+
+
+def expect_ok(proc, what):
+    if proc.returncode != 0:
+        raise Failure(f"{what} failed (exit {proc.returncode}): {proc.stderr.strip()[-600:]}")
+
+
+def convert(ctx, d):
+    proc, model = attnrt_cli.convert_model(ctx.attnrt, d)
+    expect_ok(proc, "attnrt convert")
+    return model
+
+
+def check_run(ctx, stats, model_file, model64, resolved, seq, seed, d):
+    """attnrt run on (2, seq) tokens as int32 and int64 against torch."""
+    rng = np.random.RandomState(seed)
+    tokens = rng.randint(0, resolved["vocab_size"], size=(2, seq))
+    tokens[0, 0], tokens[1, -1] = 0, resolved["vocab_size"] - 1  # both ends of the vocabulary
+    want = reference_logits(model64, tokens)
+    if np.abs(want).max() < 0.1:
+        raise Failure("torch's logits are all near zero: the case tests nothing")
+    for dtype in (np.int32, np.int64):
+        proc, got = attnrt_cli.run_tokens(ctx.attnrt, model_file, tokens.astype(dtype), d,
+                                          ctx.threads, name=f"tokens_{np.dtype(dtype).name}")
+        expect_ok(proc, f"attnrt run --tokens ({np.dtype(dtype).name})")
+        if got.dtype != np.float32:
+            raise Failure(f"logits are {got.dtype}, expected float32")
+        err = relative_error(got, want)
+        stats.runs += 1
+        stats.run_error = max(stats.run_error, err)
+        if not err <= TOLERANCE:
+            raise Failure(f"run ({np.dtype(dtype).name}, batch 2, seq {seq}): relative error "
+                          f"{err:.3g} > {TOLERANCE}")
+
+
+def check_greedy(ctx, stats, label, model_file, model64, prompt, new_tokens=NEW_TOKENS):
+    """attnrt's greedy tokens against torch's, up to torch's first near tie."""
+    want, logits = tm.llama_generate(model64, torch.tensor([prompt]), new_tokens)
+    want, logits = want[0].tolist(), logits[0]
+    top2 = torch.topk(logits, 2, dim=-1).values
+    gaps = (top2[:, 0] - top2[:, 1]).tolist()
+    proc, result = attnrt_cli.generate(ctx.attnrt, model_file, prompt, new_tokens,
+                                       ["--temperature", "0", "--threads", str(ctx.threads)])
+    expect_ok(proc, "attnrt generate")
+    if result is None:
+        raise Failure("attnrt generate --json printed no JSON line")
+    missing = [k for k in ("tokens", "prefill_ms", "decode_ms_per_token", "tokens_per_s")
+               if k not in result]
+    if missing:
+        raise Failure(f"generate's JSON lacks {', '.join(missing)}: {json.dumps(result)[:300]}")
+    got = result["tokens"]
+    if len(got) != new_tokens:
+        raise Failure(f"generate returned {len(got)} tokens, asked for {new_tokens}: {got}")
+    stats.generated += new_tokens
+    for step, (g, w, gap) in enumerate(zip(got, want, gaps)):
+        if gap < NEAR_TIE:
+            stats.near_ties.append((label, step))
+            return
+        if g != w:
+            raise Failure(f"greedy token {step} is {g}, torch's is {w} (torch's top-two gap "
+                          f"{gap:.3g}); attnrt {got}, torch {want}")
+        stats.compared += 1
+
+
+# ---- cases ---------------------------------------------------------------------------------
+
+def random_case(ctx, stats, index, label, config, rope_style, tied, seq, prompt_len):
+    d = ctx.new_dir(f"{label}_{rope_style}_{'tied' if tied else 'untied'}")
+    model, resolved = build({**config, "rope_style": rope_style}, tied, seed=10 + index)
+    export_torch.export_module(model, d)
+    with open(os.path.join(d, "config.json")) as f:
+        written = json.load(f)
+    if written.get("rope_style") != rope_style or written.get("n_kv_heads") != config["n_kv_heads"]:
+        raise Failure(f"config.json is {written}")
+    if ("output.weight" in read_safetensors(os.path.join(d, "model.safetensors"))) == tied:
+        raise Failure(f"output.weight {'written' if tied else 'missing'} for a "
+                      f"{'tied' if tied else 'untied'} model")
+    model_file = convert(ctx, d)
+    model64 = copy.deepcopy(model).double()
+    check_run(ctx, stats, model_file, model64, resolved, seq, seed=100 + index, d=d)
+    rng = np.random.RandomState(200 + index)
+    prompt = rng.randint(0, resolved["vocab_size"], size=prompt_len).tolist()
+    # The greedy tokens must depend on the positions: the other rope style changes them.
+    same = torch.equal(tm.llama_generate(model64, torch.tensor([prompt]), NEW_TOKENS)[0],
+                       tm.llama_generate(other_rope(model64), torch.tensor([prompt]), NEW_TOKENS)[0])
+    if same:
+        raise Failure("torch's greedy tokens do not depend on the rope style: the case tests "
+                      "little")
+    check_greedy(ctx, stats, d, model_file, model64, prompt)
+    return model_file, resolved
+
+
+def trained_case(ctx, stats):
+    """models/lm (tools/train_byte_llama.py), when present: run and greedy from "And God said"."""
+    src = os.path.join(ROOT, "models", "lm")
+    if not os.path.exists(os.path.join(src, "model.safetensors")):
+        return "skipped (no models/lm)"
+    with open(os.path.join(src, "config.json")) as f:
+        config = json.load(f)
+    resolved = tm.resolve_config("llama", config)
+    d = ctx.new_dir("models_lm")
+    proc, model_file = attnrt_cli.convert_model(ctx.attnrt, src, os.path.join(d, "lm.attnrt"))
+    expect_ok(proc, "attnrt convert models/lm")
+    tensors = read_safetensors(os.path.join(src, "model.safetensors"))
+    tied = "output.weight" not in tensors
+    model64 = tm.Llama(resolved, tie_embeddings=tied)
+    model64.load_state_dict({k: torch.from_numpy(v) for k, v in tensors.items()}, strict=not tied)
+    model64 = model64.double().eval()
+    text = np.frombuffer(b"In the beginning God created the heaven and the earth.", np.uint8)
+    check_run(ctx, stats, model_file, model64, resolved, 2, seed=400, d=d)
+    tokens = np.stack([text[:24], text[-24:]]).astype(np.int64)
+    want = reference_logits(model64, tokens)
+    proc, got = attnrt_cli.run_tokens(ctx.attnrt, model_file, tokens, d, ctx.threads, "text")
+    expect_ok(proc, "attnrt run models/lm")
+    err = relative_error(got, want)
+    stats.run_error, stats.runs = max(stats.run_error, err), stats.runs + 1
+    if not err <= TOLERANCE:
+        raise Failure(f"models/lm run: relative error {err:.3g} > {TOLERANCE}")
+    check_greedy(ctx, stats, "models/lm", model_file, model64, list(b"And God said"), 40)
+    # --prompt TEXT is the same prompt as its bytes.
+    by_ids = attnrt_cli.generate(ctx.attnrt, model_file, list(b"And God said"), 40,
+                                 ["--temperature", "0"])[1]
+    proc = attnrt_cli.run_cli([ctx.attnrt, "generate", model_file, "--prompt", "And God said",
+                               "--max-new-tokens", "40", "--temperature", "0", "--json"])
+    expect_ok(proc, "attnrt generate --prompt")
+    by_text = json.loads(proc.stdout.strip().splitlines()[-1])
+    if by_text["tokens"] != by_ids["tokens"]:
+        raise Failure(f"--prompt TEXT gave {by_text['tokens']}, --prompt-tokens {by_ids['tokens']}")
+    return "greedy: " + repr(bytes(by_text["tokens"]).decode("ascii", "replace"))
+
+
+def read_safetensors(path):
+    """name -> float32 array of a safetensors file export_torch.py wrote (F32 only)."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    n = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8:8 + n])
+    header.pop("__metadata__", None)
+    data = blob[8 + n:]
+    return {name: np.frombuffer(data[e["data_offsets"][0]:e["data_offsets"][1]], "<f4")
+            .reshape(e["shape"]).copy() for name, e in header.items()}
+
+
+# ---- refusals ------------------------------------------------------------------------------
+
+def expect_refusal(proc, what, needles=(), patterns=()):
+    """Non-zero exit (not a crash), no traceback-like noise, stderr naming the needles."""
+    if proc.returncode is None:
+        raise Failure(f"{what}: {proc.stderr}")
+    if proc.returncode == 0:
+        raise Failure(f"{what}: accepted (exit 0)")
+    if proc.returncode < 0:
+        raise Failure(f"{what}: killed by signal {-proc.returncode}: {proc.stderr.strip()[-300:]}")
+    for needle in needles:
+        if needle not in proc.stderr:
+            raise Failure(f"{what}: stderr does not name {needle!r}: {proc.stderr.strip()}")
+    for pattern in patterns:
+        if not re.search(pattern, proc.stderr):
+            raise Failure(f"{what}: stderr does not match {pattern!r}: {proc.stderr.strip()}")
+
+
+def refusal_cases(ctx, stats, model_file, resolved):
+    d = ctx.new_dir("refusals")
+    vocab, max_len = resolved["vocab_size"], resolved["max_seq_len"]
+    checks = 0
+    for value, (b, t), dtype in [(vocab, (1, 4), np.int64), (-3, (0, 2), np.int32),
+                                 (2 ** 40, (1, 0), np.int64)]:
+        tokens = np.zeros((2, 6), dtype=dtype)
+        tokens[b, t] = value
+        proc, _ = attnrt_cli.run_tokens(ctx.attnrt, model_file, tokens, d, name="bad_id")
+        expect_refusal(proc, f"run with token id {value} at ({b}, {t})", [str(value)],
+                       [rf"\b{b}\b\D{{0,24}}\b{t}\b"])  # "(1, 4)", "(sequence 1, token 4)"
+        checks += 1
+    proc, _ = attnrt_cli.generate(ctx.attnrt, model_file, [1, vocab + 5, 2], 3)
+    expect_refusal(proc, f"generate with prompt token {vocab + 5}", [str(vocab + 5)])
+    checks += 1
+    proc, _ = attnrt_cli.generate(ctx.attnrt, model_file, [1, -1, 2], 3)
+    if proc.returncode == 0:
+        raise Failure("generate accepted prompt token -1")
+    checks += 1
+    # Past max_seq_len: refused before any work (nothing on stdout); exactly max_seq_len works.
+    started = time.monotonic()
+    proc, _ = attnrt_cli.generate(ctx.attnrt, model_file, [1, 2, 3], max_len - 2)
+    expect_refusal(proc, f"generate 3 + {max_len - 2} tokens past max_seq_len {max_len}",
+                   ["max_seq_len"])
+    if proc.stdout.strip():
+        raise Failure(f"generate past max_seq_len printed on stdout: {proc.stdout[:200]!r}")
+    refused_in = time.monotonic() - started
+    proc, result = attnrt_cli.generate(ctx.attnrt, model_file, [1, 2, 3], max_len - 3,
+                                       ["--temperature", "0"])
+    expect_ok(proc, f"generate 3 + {max_len - 3} = max_seq_len tokens")
+    if result is None or len(result.get("tokens", [])) != max_len - 3:
+        raise Failure(f"generate up to max_seq_len returned {result}")
+    proc, _ = attnrt_cli.generate(ctx.attnrt, model_file, list(range(max_len + 1)), 1)
+    expect_refusal(proc, "generate with a prompt longer than max_seq_len", ["max_seq_len"])
+    checks += 3
+    proc, _ = attnrt_cli.run_tokens(ctx.attnrt, model_file,
+                                    np.zeros((1, max_len + 1), np.int64), d, name="too_long")
+    expect_refusal(proc, f"run with {max_len + 1} tokens > max_seq_len {max_len}",
+                   ["max_seq_len"])
+    checks += 1
+    for dtype in (np.float32, np.float64):
+        proc, _ = attnrt_cli.run_tokens(ctx.attnrt, model_file, np.ones((2, 5), dtype), d,
+                                        name="float_tokens")
+        expect_refusal(proc, f"run with {np.dtype(dtype).name} tokens.npy")
+        checks += 1
+    proc, _ = attnrt_cli.run_tokens(ctx.attnrt, model_file, np.ones((2, 3, 4), np.int64), d,
+                                    name="rank3_tokens")
+    expect_refusal(proc, "run with (2, 3, 4) tokens.npy (not (batch, T))")
+    checks += 1
+    stats.refusals += checks
+    return f"{checks} refusals ({refused_in * 1e3:.0f} ms to refuse generating past max_seq_len)"
+
+
+# ---- driver --------------------------------------------------------------------------------
+
+class Context:
+    def __init__(self, attnrt, threads, workdir):
+        self.attnrt, self.threads, self.workdir = attnrt, threads, workdir
+        self.count = 0
+
+    def new_dir(self, label):
+        self.count += 1
+        d = os.path.join(self.workdir, f"{self.count:03d}_{label}")
+        os.makedirs(d)
+        return d
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attnrt", required=True)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    started = time.monotonic()
+    stats = Stats()
+    with tempfile.TemporaryDirectory(prefix="attnrt_llama_") as workdir:
+        ctx = Context(args.attnrt, args.threads, workdir)
+        checks, index, first = [], 0, {}
+        for label, config, seq, prompt_len in SHAPES:
+            for rope_style in tm.ROPE_STYLES:
+                for tied in (False, True):
+                    index += 1
+                    desc = (f"{label} rope {rope_style} {'tied' if tied else 'untied'} "
+                            f"{json.dumps(config)}")
+                    checks.append((desc, lambda a=(index, label, config, rope_style, tied, seq,
+                                                   prompt_len):
+                                   first.setdefault("model", random_case(ctx, stats, *a))))
+        checks.append(("models/lm (trained byte-level model)", lambda: trained_case(ctx, stats)))
+        def refusals():
+            if "model" not in first:
+                raise Failure("no model was converted to test the refusals on")
+            return refusal_cases(ctx, stats, *first["model"])
+
+        checks.append(("refusals", refusals))
+        for desc, check in checks:
+            try:
+                note = check()
+            except Failure as e:
+                stats.failed += 1
+                print(f"FAIL {desc}: {e}", flush=True)
+                continue
+            except Exception as e:  # a bug in the test or in export_torch.py: report, go on
+                stats.failed += 1
+                print(f"FAIL {desc}: {type(e).__name__}: {e}", flush=True)
+                continue
+            stats.passed += 1
+            if isinstance(note, str):
+                print(f"ok   {desc}: {note}", flush=True)
+    ties = ", ".join(f"{os.path.basename(c)} step {s}" for c, s in stats.near_ties) or "none"
+    print(f"llama parity: {stats.runs} runs, largest relative logits error "
+          f"{stats.run_error:.3g} (tolerance {TOLERANCE}); greedy {stats.compared} of "
+          f"{stats.generated} tokens compared, all equal; near-tie stops: {ties}; "
+          f"{stats.refusals} refusals checked ({time.monotonic() - started:.1f} s)")
+    print(f"{stats.passed} passed, {stats.failed} failed")
+    return 1 if stats.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
