@@ -124,8 +124,31 @@ void Forward::Rope(float* x, size_t x_stride, size_t rows, size_t heads, size_t 
   if (!measuring()) RopeRows(x, x_stride, rows, heads, head_dim, first_position, table, style);
 }
 
-void Forward::SiluMul(float* gate, const float* up, size_t n) {
-  if (!measuring()) SiluMulInPlace(gate, up, n);
+namespace {
+
+struct SiluMulParams {
+  float* gate;
+  const float* up;
+  size_t n;
+};
+constexpr size_t kElementwiseBlock = 4096;  // floats per work item
+
+void RunSiluMulRange(const void* params, size_t begin, size_t end, float*) {
+  const auto& p = *static_cast<const SiluMulParams*>(params);
+  const size_t from = begin * kElementwiseBlock;
+  const size_t to = end * kElementwiseBlock < p.n ? end * kElementwiseBlock : p.n;
+  SiluMulInPlace(p.gate + from, p.up + from, to - from);
+}
+
+}  // namespace
+
+Status Forward::SiluMul(float* gate, const float* up, size_t n) {
+  const SiluMulParams p{gate, up, n};
+  WorkItems work;
+  work.count = (n + kElementwiseBlock - 1) / kElementwiseBlock;
+  work.run = RunSiluMulRange;
+  work.params = &p;
+  return RunWorkItems(work, arena_, executor_);
 }
 
 void Forward::Copy(float* dst, const float* src, size_t n) {

@@ -36,8 +36,9 @@ class Forward {
   // RoPE of `heads` heads per row, row r at position first_position + r (rope.h).
   void Rope(float* x, size_t x_stride, size_t rows, size_t heads, size_t head_dim,
             size_t first_position, const float* table, RopeStyle style);
-  // gate = silu(gate) * up (SwiGLU).
-  void SiluMul(float* gate, const float* up, size_t n);
+  // gate = silu(gate) * up (SwiGLU), spread over the workers (a prefill chunk's
+  // gate is rows x hidden floats, each an exp: serial, it would cap the speed-up).
+  Status SiluMul(float* gate, const float* up, size_t n);
   // n floats from src to dst (gathers and cache writes).
   void Copy(float* dst, const float* src, size_t n);
   void Add(float* y, const float* x, size_t n);

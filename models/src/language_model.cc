@@ -201,8 +201,8 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
     st = f.Linear(w.ff1, h, dim, rows, gate, ff);
     if (st.ok()) st = f.Linear(w.ff3, h, dim, rows, up, ff);
     if (!st.ok()) break;
-    f.SiluMul(gate, up, rows * ff);
-    st = f.Linear(w.ff2, gate, ff, rows, h, dim);
+    st = f.SiluMul(gate, up, rows * ff);
+    if (st.ok()) st = f.Linear(w.ff2, gate, ff, rows, h, dim);
     f.Add(x, h, rows * dim);
   }
 
