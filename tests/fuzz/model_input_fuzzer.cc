@@ -4,9 +4,14 @@
 // the plan, and a run in an arena of exactly the planned size. Small models of every
 // architecture come from the tests' fixture (random weights, built once).
 //
+// Language models (llama) take another path: a session shape (batch, max_seq,
+// chunk, all logits) planned with PlanLm, then a series of Feeds of fuzzed token
+// ids (in and out of the vocabulary) and lengths (zero, past max_seq).
+//
 // Invariants (abort on violation, ASan catches the rest): a run in the planned arena
 // never fails for lack of arena, and touches only the buffers its shapes describe
-// (allocated exactly that large).
+// (allocated exactly that large); a refused Feed leaves the position unchanged, an
+// accepted one advances it by its length, never past max_seq.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +23,7 @@
 #include "attnrt/runtime/checked_math.h"
 #include "fuzz_input.h"
 #include "cli/key_padding_mask.h"
+#include "attnrt/models/language_model.h"
 #include "models/model_fixture.h"
 
 namespace attnrt {
@@ -76,8 +82,74 @@ bool ReadArray(Reader* r, std::vector<size_t> dims, bool is_bool, npy::Array* a)
   return true;
 }
 
+const testing::ModelFixture& LanguageModel() {
+  static std::unique_ptr<testing::ModelFixture> fixture;
+  if (!fixture) {
+    fixture = std::make_unique<testing::ModelFixture>();
+    std::string error;
+    if (!testing::MakeModel(Architecture::kLlama, false, true, fixture.get(), &error)) {
+      Die("fixture", error.c_str());
+    }
+  }
+  return *fixture;
+}
+
+// Token ids: mostly valid, sometimes just outside the vocabulary or far off.
+int32_t ReadToken(Reader* r, size_t vocab) {
+  const uint8_t b = r->Next();
+  switch (b & 7) {
+    case 0: return -1;
+    case 1: return static_cast<int32_t>(vocab);
+    case 2: return b & 8 ? INT32_MIN : INT32_MAX;
+    default: return static_cast<int32_t>(b % vocab);
+  }
+}
+
+void FuzzLanguageModel(Reader* r) {
+  const Model& m = LanguageModel().model;
+  const size_t vocab = m.config.vocab_size;
+  constexpr size_t kSeqs[8] = {0, 1, 2, 5, 16, 48, 49, SIZE_MAX};
+  LmShape shape;
+  shape.batch = r->Next() % 4;
+  shape.max_seq = kSeqs[r->Next() & 7];
+  shape.chunk = kSeqs[r->Next() & 7] % 64;
+  shape.all_logits = r->Next() & 1;
+  LmPlan plan;
+  if (!PlanLm(m, shape, 1, &plan).ok() || plan.arena_bytes > (size_t{64} << 20)) return;
+  LmShape resolved;
+  if (!CheckLmShape(m, shape, &resolved).ok()) Die("plan", "PlanLm accepted what CheckLmShape refuses");
+  std::vector<uint8_t> storage;
+  Arena arena = fuzz::ExactArena(plan.arena_bytes, &storage);
+  SerialExecutor executor;
+  LmSession session;
+  Status st = session.Start(m, shape, &arena);
+  if (!st.ok()) Die("start in the planned arena", st.message());
+  for (size_t feed = 0; feed < 8 && r->at < r->size; ++feed) {
+    const size_t n = r->Next() % 24;
+    std::vector<int32_t> tokens(shape.batch * n);
+    for (int32_t& t : tokens) t = ReadToken(r, vocab);
+    std::vector<float> logits((shape.all_logits ? n : 1) * shape.batch * vocab);
+    const size_t before = session.position();
+    st = session.Feed(n == 0 ? nullptr : tokens.data(), n, logits.data(), &executor);
+    if (!st.ok() && std::strstr(st.message(), "arena") != nullptr) {
+      Die("planned arena too small", st.message());
+    }
+    const size_t want = st.ok() ? before + n : before;
+    if (session.position() != want || session.position() > shape.max_seq) {
+      Die("position", st.ok() ? "an accepted feed did not advance by its length"
+                              : "a refused feed moved the position");
+    }
+    if (r->Next() % 5 == 0) session.Reset();
+  }
+}
+
 void FuzzOne(Reader* r) {
-  const testing::ModelFixture& fx = Fixture(r->Next() % kArchCount);
+  const size_t choice = r->Next() % (kArchCount + 1);
+  if (choice == kArchCount) {
+    FuzzLanguageModel(r);
+    return;
+  }
+  const testing::ModelFixture& fx = Fixture(choice);
   const ModelConfig& c = fx.model.config;
   TensorShape x_shape;
   const std::vector<size_t> x_dims = ReadDims(r, 5);
