@@ -25,12 +25,13 @@ Timings on a loaded machine are noisy; the load average is printed with them.
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from machine_info import cpu_model, load_average as loadavg  # noqa: E402
 
 # id, L, S, causal, threads, target text. The checks are in judge().
 CASES = [
@@ -114,25 +115,6 @@ def judge(case_id, row, rows):
         return row["read_ratio"] <= 1.3, (f"{row['read_ratio']:.2f}x read of {row['read_ms']:.3f} ms; "
                                           f"CPU {cpu_ratio:.2f}x")
     return None, ""
-
-
-def loadavg():
-    try:
-        with open("/proc/loadavg") as f:
-            return " ".join(f.read().split()[:3])
-    except OSError:
-        return "unknown"
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def fmt(x, spec):

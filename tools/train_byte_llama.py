@@ -30,7 +30,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import re
 import shlex
 import subprocess
@@ -49,6 +48,7 @@ import torch.nn.functional as F  # noqa: E402
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _REPO = os.path.dirname(_HERE)
 sys.path.insert(0, _HERE)
+from machine_info import cpu_model  # noqa: E402
 import export_torch  # noqa: E402  (tools/export_torch.py; loads tests/python/torch_modules.py)
 
 tm = export_torch.tm
@@ -243,17 +243,6 @@ def train(model, train_data, args):
     return step, seconds, losses
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def write_readme(path, info):
     c = info["config"]
     size = info["file_bytes"]
@@ -362,7 +351,7 @@ def main(argv=None):
             "text_source": source, "command": command.strip(), "steps": steps, "lr": args.lr,
             "min_lr_ratio": args.min_lr_ratio, "weight_decay": args.weight_decay,
             "batch_bytes": args.batch * args.seq, "short": short, "seed": args.seed,
-            "threads": args.threads, "cpu": cpu_name(), "train_seconds": train_seconds,
+            "threads": args.threads, "cpu": cpu_model(), "train_seconds": train_seconds,
             "wall_seconds": wall, "steps_note": steps_note, "eval_bytes": args.eval_tokens,
             "train_loss": train_loss, "val_loss": val_loss,
             "last_loss": sum(losses[-20:]) / len(losses[-20:]), "sample": sample}
