@@ -199,6 +199,28 @@ def check_run_weights(attnrt, model, demo_dir, work):
     check(same.returncode != 0 and "same file" in same.stderr, "--out and --weights-out must differ")
 
 
+def check_demo_png(attnrt, work):
+    """demo --png: a compressed PNG with room for axes and a colour bar (larger than the bare
+    32 x 32 matrix at any cell size the old writer used), no temporary file left; a target in a
+    missing directory fails with a message and leaves nothing behind."""
+    png = os.path.join(work, "heat.png")
+    run(attnrt, "demo", "--png", png)
+    with open(png, "rb") as f:
+        data = f.read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", "demo --png: not a PNG signature")
+    width, height = struct.unpack(">II", data[16:24])
+    check(width >= 500 and height >= 400, f"demo --png: {width}x{height} has no room for axes")
+    # A stored (uncompressed) 8-bit RGB image would be at least width * height * 3 bytes.
+    check(len(data) < width * height * 3 // 2, f"demo --png: {len(data)} bytes is not compressed")
+    check(sorted(os.listdir(work)) == ["heat.png"],
+          f"demo --png left other files: {os.listdir(work)}")
+    bad = os.path.join(work, "missing", "heat.png")
+    proc = run(attnrt, "demo", "--png", bad, ok=False)
+    check(proc.returncode != 0 and "heat.png" in proc.stderr,
+          f"demo --png into a missing directory: exit {proc.returncode}, {proc.stderr[-200:]!r}")
+    check(sorted(os.listdir(work)) == ["heat.png"], f"a failed --png left files: {os.listdir(work)}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)
@@ -210,6 +232,9 @@ def main():
         check_default_threads_and_arena(args.attnrt, args.model,
                                         os.path.join(args.demo_dir, "input.npy"), work)
         check_run_weights(args.attnrt, args.model, args.demo_dir, work)
+        png_dir = os.path.join(work, "png")
+        os.mkdir(png_dir)
+        check_demo_png(args.attnrt, png_dir)
     if failures:
         print(f"cli_behaviour_test: {len(failures)} failure(s)")
         return 1

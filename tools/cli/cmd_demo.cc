@@ -12,11 +12,17 @@
 #include "cli/model_file.h"
 #include "cli/thread_option.h"
 #include "host/aligned_buffer.h"
-#include "host/png_writer.h"
+#include "host/run_program.h"
 #include "host/thread_pool.h"
 
 #ifndef ATTNRT_DEMO_MODEL
 #define ATTNRT_DEMO_MODEL "models/demo.attnrt"
+#endif
+#ifndef ATTNRT_PYTHON
+#define ATTNRT_PYTHON "/usr/bin/python3"
+#endif
+#ifndef ATTNRT_TOOLS_DIR
+#define ATTNRT_TOOLS_DIR "tools"
 #endif
 #ifndef ATTNRT_DEMO_DIR
 #define ATTNRT_DEMO_DIR "models/demo"
@@ -54,20 +60,25 @@ void PrintHeatmap(const float* w, size_t rows, size_t cols) {
   }
 }
 
+// --png: the head's matrix goes to a temporary .npy beside the PNG, and
+// tools/plot_heatmap.py (matplotlib) draws it with axes, labels and a colour bar,
+// rows scaled to their maximum as in the terminal.
 bool SaveHeatmapPng(const std::string& path, const float* w, size_t rows, size_t cols,
-                    std::string* error) {
-  const size_t cell = std::max<size_t>(1, 512 / std::max(rows, cols));
-  const size_t width = cols * cell, height = rows * cell;
-  float max = 0.0f;
-  for (size_t i = 0; i < rows * cols; ++i) max = std::max(max, w[i]);
-  std::vector<uint8_t> rgb(width * height * 3);
-  for (size_t y = 0; y < height; ++y) {
-    for (size_t x = 0; x < width; ++x) {
-      const float t = max > 0.0f ? w[(y / cell) * cols + x / cell] / max : 0.0f;
-      HeatColor(t, &rgb[(y * width + x) * 3]);
-    }
+                    size_t head, std::string* error) {
+  const std::string npy_path = path + ".weights.tmp.npy";
+  if (!npy::WriteFloat32(npy_path, {rows, cols}, w, error)) return false;
+  const std::string title = "attnrt demo: attention weights of head " + std::to_string(head) +
+                            " (" + std::to_string(rows) + " queries x " + std::to_string(cols) +
+                            " keys)";
+  const std::vector<std::string> argv = {ATTNRT_PYTHON, std::string(ATTNRT_TOOLS_DIR) +
+                                         "/plot_heatmap.py", npy_path, path, "--title", title};
+  const int status = RunProgram(argv, error);
+  std::remove(npy_path.c_str());
+  if (status != 0 && error->empty()) {
+    *error = "--png: " + argv[1] + " failed (exit " + std::to_string(status) +
+             "; it needs python3-matplotlib, which tools/setup.sh installs)";
   }
-  return WritePngRgb(path, width, height, rgb, error);
+  return status == 0;
 }
 
 int DemoCommand(const DemoOptions& o) {
@@ -142,7 +153,9 @@ int DemoCommand(const DemoOptions& o) {
               o.head, in.seq, in.seq);
   PrintHeatmap(head, in.seq, in.seq);
   if (!o.png.empty()) {
-    if (!SaveHeatmapPng(o.png, head, in.seq, in.seq, &error)) return ReportError(cmd, error);
+    if (!SaveHeatmapPng(o.png, head, in.seq, in.seq, o.head, &error)) {
+      return ReportError(cmd, error);
+    }
     std::printf("heatmap written to %s\n", o.png.c_str());
   }
   return pass ? 0 : kExitFailure;
@@ -156,7 +169,9 @@ void AddDemoCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--model", o->model, "Converted model")->capture_default_str();
   cmd->add_option("--input", o->input, "Input .npy")->capture_default_str();
   cmd->add_option("--expected", o->expected, "Expected output .npy (PyTorch's)")->capture_default_str();
-  cmd->add_option("--png", o->png, "Also write the heatmap as a PNG");
+  cmd->add_option("--png", o->png,
+                  "Also write the heatmap as a PNG with axes and a colour bar (drawn by "
+                  "tools/plot_heatmap.py with matplotlib)");
   cmd->add_option("--head", o->head, "Attention head to show")->capture_default_str()->check(WholeNumber(0, kMaxDim));
   AddThreadsOption(*cmd, &o->threads);
   cmd->add_option("--repeats", o->repeats, "Timed runs")->capture_default_str()->check(WholeNumber(1, 100000));
