@@ -20,7 +20,13 @@ import collections
 import json
 import sys
 
+import os
+
 import matplotlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tools"))
+from machine_info import cpu_model  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -35,6 +41,7 @@ def parse_args():
     ap.add_argument("--gbench", required=True, help="Google Benchmark JSON of sdpa_bench")
     ap.add_argument("--torch", help="torch_peer.py JSON over the same seq values")
     ap.add_argument("--out", required=True, help="PNG to write")
+    ap.add_argument("--cpu", help="CPU named in the title (default: this machine's)")
     ap.add_argument("--time", choices=["real", "cpu"], default="real",
                     help="wall time (default) or process CPU time, which other load on a "
                          "shared machine disturbs less")
@@ -93,11 +100,17 @@ def load_torch(path, time_key):
     return out, data.get("threads", 1)
 
 
+# Distinct markers and dashes: several variants overlap almost exactly (the same scratch
+# bytes, times within a few percent), and only shape tells them apart there.
+MARKERS = "oDv^s<>pPX*h"
+DASHES = ["-", "--", "-.", ":"]
+
+
 def draw_line(ax, points, column, label, style, color):
     points = sorted(p for p in points if p[column] > 0)
     if points:
         ax.plot([p[0] for p in points], [p[column] for p in points], style, label=label,
-                color=color)
+                color=color, markersize=5, markerfacecolor="none", linewidth=1.2)
 
 
 def main():
@@ -109,14 +122,16 @@ def main():
     labels = sorted({label for row in series.values() for label in row})
     palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     color = {label: palette[i % len(palette)] for i, label in enumerate(labels)}
+    style = {label: MARKERS[i % len(MARKERS)] + DASHES[i % len(DASHES)]
+             for i, label in enumerate(labels)}
     rows = [r for r in ROWS if series.get(r[0])]
     if not rows:
         sys.exit(f"plot_sweep: no sdpa/decode benchmarks in {args.gbench}")
-    fig, axes = plt.subplots(len(rows), 2, figsize=(12, 4.2 * len(rows)), squeeze=False)
+    fig, axes = plt.subplots(len(rows), 2, figsize=(15, 4.2 * len(rows)), squeeze=False)
     for (key, title), (ax_time, ax_mem) in zip(rows, axes):
         for label, points in sorted(series[key].items()):
-            draw_line(ax_time, points, 1, label, "o-", color[label])
-            draw_line(ax_mem, points, 2, label, "o-", color[label])
+            draw_line(ax_time, points, 1, label, style[label], color[label])
+            draw_line(ax_mem, points, 2, label, style[label], color[label])
         if key in torch_series:
             label = f"PyTorch eager ({torch_threads} thread)"
             draw_line(ax_time, torch_series[key], 1, label, "s--", "black")
@@ -130,11 +145,13 @@ def main():
             ax.set_yscale("log")
             ax.set_xlabel("seq_len")
             ax.grid(True, which="both", alpha=0.3)
-            if ax.lines:
-                ax.legend(fontsize=8)
-    fig.suptitle("attnrt SDPA sweep: B=1, H=8, E=Ev=64, fp32")
+        handles, names = ax_time.get_legend_handles_labels()
+        if handles:  # one legend per row, outside the axes, right of the memory panel
+            ax_mem.legend(handles, names, fontsize=8, loc="upper left",
+                          bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    fig.suptitle(f"attnrt SDPA sweep on {args.cpu or cpu_model()}: B=1, H=8, E=Ev=64, fp32")
     fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
+    fig.savefig(args.out, dpi=110, bbox_inches="tight")
     print(f"plot_sweep: wrote {args.out}")
     return 0
 
