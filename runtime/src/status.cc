@@ -4,12 +4,6 @@
 namespace attnrt {
 namespace {
 
-struct Arg {
-  bool is_string;
-  const char* s;
-  size_t n;
-};
-
 class MessageWriter {
  public:
   MessageWriter(char* buf, size_t cap) : buf_(buf), cap_(cap) {}
@@ -20,7 +14,7 @@ class MessageWriter {
   void PutString(const char* s) {
     for (; s != nullptr && *s != '\0'; ++s) Put(*s);
   }
-  void PutNumber(size_t n) {
+  void PutNumber(uint64_t n) {
     char digits[24];
     int count = 0;
     do {
@@ -36,7 +30,7 @@ class MessageWriter {
   size_t len_ = 0;
 };
 
-void Format(char* buf, size_t cap, const char* format, const Arg* args, size_t num_args) {
+void Format(char* buf, size_t cap, const char* format, const StatusArg* args, size_t num_args) {
   MessageWriter out(buf, cap);
   size_t next = 0;
   for (const char* p = format; *p != '\0'; ++p) {
@@ -47,7 +41,7 @@ void Format(char* buf, size_t cap, const char* format, const Arg* args, size_t n
     }
     ++p;
     if (next < num_args) {
-      const Arg& arg = args[next++];
+      const StatusArg& arg = args[next++];
       if (arg.is_string) {
         out.PutString(arg.s);
       } else {
@@ -72,55 +66,13 @@ const char* StatusCodeName(StatusCode code) {
   return "unknown";
 }
 
-static void FormatInto(char* buf, const char* format, const Arg* args, size_t n) {
-  Format(buf, Status::kMaxMessage, format, args, n);
-}
-
-#define ATTNRT_STATUS_BODY(...)                                        \
-  Status st;                                                           \
-  st.code_ = code == StatusCode::kOk ? StatusCode::kInvalidArgument : code; \
-  const Arg args[] = {__VA_ARGS__};                                    \
-  FormatInto(st.message_, format, args, sizeof(args) / sizeof(args[0])); \
-  return st;
-
-Status Status::Error(StatusCode code, const char* format) {
+Status Status::FromArgs(StatusCode code, const char* format, const StatusArg* args,
+                        size_t count) {
   Status st;
   st.code_ = code == StatusCode::kOk ? StatusCode::kInvalidArgument : code;
-  FormatInto(st.message_, format, nullptr, 0);
+  Format(st.message_, kMaxMessage, format, args, count);
   return st;
 }
-Status Status::Error(StatusCode code, const char* format, size_t a) {
-  ATTNRT_STATUS_BODY(Arg{false, nullptr, a})
-}
-Status Status::Error(StatusCode code, const char* format, size_t a, size_t b) {
-  ATTNRT_STATUS_BODY(Arg{false, nullptr, a}, Arg{false, nullptr, b})
-}
-Status Status::Error(StatusCode code, const char* format, size_t a, size_t b, size_t c) {
-  ATTNRT_STATUS_BODY(Arg{false, nullptr, a}, Arg{false, nullptr, b}, Arg{false, nullptr, c})
-}
-Status Status::Error(StatusCode code, const char* format, const char* s) {
-  ATTNRT_STATUS_BODY(Arg{true, s, 0})
-}
-Status Status::Error(StatusCode code, const char* format, const char* s, size_t a) {
-  ATTNRT_STATUS_BODY(Arg{true, s, 0}, Arg{false, nullptr, a})
-}
-Status Status::Error(StatusCode code, const char* format, const char* s, size_t a, size_t b) {
-  ATTNRT_STATUS_BODY(Arg{true, s, 0}, Arg{false, nullptr, a}, Arg{false, nullptr, b})
-}
-Status Status::Error(StatusCode code, const char* format, const char* s, const char* t) {
-  ATTNRT_STATUS_BODY(Arg{true, s, 0}, Arg{true, t, 0})
-}
-Status Status::Error(StatusCode code, const char* format, const char* s, size_t a, size_t b,
-                     size_t c) {
-  ATTNRT_STATUS_BODY(Arg{true, s, 0}, Arg{false, nullptr, a}, Arg{false, nullptr, b},
-                     Arg{false, nullptr, c})
-}
-Status Status::Error(StatusCode code, const char* format, const char* s, size_t a, size_t b,
-                     size_t c, size_t d) {
-  ATTNRT_STATUS_BODY(Arg{true, s, 0}, Arg{false, nullptr, a}, Arg{false, nullptr, b},
-                     Arg{false, nullptr, c}, Arg{false, nullptr, d})
-}
 
-#undef ATTNRT_STATUS_BODY
 
 }  // namespace attnrt

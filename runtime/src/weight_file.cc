@@ -1,4 +1,5 @@
-// Flat weight file reader: header and section checks, per-entry decoding, lookups, CRC32C.
+// Flat weight file reader: header and section checks, per-entry decoding, lookups, the
+// checksum (CRC32C from crc32c.h).
 //
 // Every multi-byte field is decoded byte by byte as little-endian, so the tables need no alignment
 // and a hostile file cannot cause an unaligned load. Tables are sorted by name, which lets Open()
@@ -6,17 +7,9 @@
 #include "attnrt/runtime/weight_file.h"
 
 #include <cstring>
-#include <type_traits>
 
 #include "attnrt/runtime/checked_math.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <nmmintrin.h>
-#define ATTNRT_CRC32C_SSE42 1
-#elif defined(__aarch64__) && defined(__ARM_FEATURE_CRC32)
-#include <arm_acle.h>
-#define ATTNRT_CRC32C_ARMV8 1
-#endif
 
 namespace attnrt {
 
@@ -25,24 +18,9 @@ namespace {
 using Layout = WeightFileLayout;
 
 constexpr bool kHostLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
-constexpr uint32_t kCrc32cPolynomial = 0x82F63B78u;  // Castagnoli, bit-reflected
 constexpr uint8_t kFirstReservedDType = 2;           // f16, bf16, int8 with scales
 constexpr uint8_t kLastReservedDType = 4;
 constexpr size_t kF32Bytes = 4;
-
-// Header field offsets (FORMAT.md, "Header").
-constexpr size_t kVersionAt = 8;
-constexpr size_t kHeaderSizeAt = 12;
-constexpr size_t kFileSizeAt = 16;
-constexpr size_t kFlagsAt = 24;
-constexpr size_t kAlignmentAt = 28;
-constexpr size_t kTensorCountAt = 32;
-constexpr size_t kMetadataCountAt = 36;
-constexpr size_t kTensorTableAt = 40;  // offset u64, then size u64
-constexpr size_t kMetadataTableAt = 56;
-constexpr size_t kStringTableAt = 72;
-constexpr size_t kDataSectionAt = 88;
-constexpr size_t kReservedAt = 108;
 
 uint32_t LoadU32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
@@ -53,55 +31,10 @@ uint64_t LoadU64(const uint8_t* p) {
   return static_cast<uint64_t>(LoadU32(p)) | static_cast<uint64_t>(LoadU32(p + 4)) << 32;
 }
 
-// One argument of a kBadFile message: a string, or a number printed in full as a u64. Status's
-// own %z takes size_t, which on a 32-bit target would cut a damaged file's u64 field (2^40
-// would print as 4294967295), so these messages are formatted here with the same rules: "%s"
-// and "%z" take the arguments in order, other text is copied, the result is cut to fit.
-struct MessageArg {
-  MessageArg(const char* text) : is_string(true), s(text) {}
-  template <typename T, typename = std::enable_if_t<std::is_integral<T>::value>>
-  MessageArg(T v) : n(static_cast<uint64_t>(v)) {}
-  bool is_string = false;
-  const char* s = nullptr;
-  uint64_t n = 0;
-};
-
-Status FormatBadFile(const char* format, const MessageArg* args, size_t count) {
-  char text[Status::kMaxMessage];
-  size_t len = 0;
-  auto put = [&](char c) {
-    if (len + 1 < sizeof text) text[len++] = c;
-  };
-  size_t next = 0;
-  for (const char* p = format; *p != '\0'; ++p) {
-    if (p[0] != '%' || (p[1] != 's' && p[1] != 'z')) {
-      put(*p);
-      continue;
-    }
-    ++p;
-    if (next == count) continue;
-    const MessageArg& arg = args[next++];
-    if (arg.is_string) {
-      for (const char* c = arg.s; *c != '\0'; ++c) put(*c);
-      continue;
-    }
-    char digits[20];  // 2^64 - 1 has 20 digits
-    size_t n = 0;
-    uint64_t v = arg.n;
-    do {
-      digits[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    while (n > 0) put(digits[--n]);
-  }
-  text[len] = '\0';
-  return Status::Error(StatusCode::kBadFile, "%s", text);
-}
-
+// Every validation failure is a kBadFile status; numbers print in full as u64.
 template <typename... Args>
 Status BadFile(const char* format, Args... args) {
-  const MessageArg list[] = {MessageArg(args)..., MessageArg("")};  // never empty
-  return FormatBadFile(format, list, sizeof...(Args));
+  return Status::Error(StatusCode::kBadFile, format, args...);
 }
 
 bool IsPowerOfTwo(size_t v) { return v != 0 && (v & (v - 1)) == 0; }
@@ -207,67 +140,7 @@ Status FindByName(const char* name, const char* null_message, const char* missin
   return BadFile(missing_format, name);
 }
 
-// Table entry b: the CRC register after shifting byte b through bit by bit.
-// Built at compile time; 1 KiB of const data (flash on firmware) that makes the
-// portable path about 8x fewer instructions than the bitwise loop (measured on
-// the Cortex-M7 image, where it checks the whole embedded model at start-up).
-struct Crc32cTable {
-  uint32_t entry[256];
-  constexpr Crc32cTable() : entry() {
-    for (uint32_t b = 0; b < 256; ++b) {
-      uint32_t crc = b;
-      for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (kCrc32cPolynomial & (0u - (crc & 1u)));
-      entry[b] = crc;
-    }
-  }
-};
-constexpr Crc32cTable kCrc32cTable;
-
-#if defined(ATTNRT_CRC32C_SSE42)
-__attribute__((target("sse4.2"))) uint32_t Crc32cSse42(uint32_t crc, const uint8_t* p, size_t n) {
-  crc = ~crc;
-  for (; n > 0 && reinterpret_cast<uintptr_t>(p) % 8 != 0; --n) crc = _mm_crc32_u8(crc, *p++);
-  uint64_t wide = crc;
-  for (; n >= 8; n -= 8, p += 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);
-    wide = _mm_crc32_u64(wide, word);
-  }
-  crc = static_cast<uint32_t>(wide);
-  for (; n > 0; --n) crc = _mm_crc32_u8(crc, *p++);
-  return ~crc;
-}
-#elif defined(ATTNRT_CRC32C_ARMV8)
-uint32_t Crc32cArmv8(uint32_t crc, const uint8_t* p, size_t n) {
-  crc = ~crc;
-  for (; n >= 8; n -= 8, p += 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);
-    crc = __crc32cd(crc, word);
-  }
-  for (; n > 0; --n) crc = __crc32cb(crc, *p++);
-  return ~crc;
-}
-#endif
-
 }  // namespace
-
-uint32_t Crc32c(uint32_t crc, const void* data, size_t size) {
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-#if defined(ATTNRT_CRC32C_SSE42)
-  if (__builtin_cpu_supports("sse4.2")) return Crc32cSse42(crc, p, size);
-#elif defined(ATTNRT_CRC32C_ARMV8)
-  return Crc32cArmv8(crc, p, size);
-#endif
-  return Crc32cPortable(crc, p, size);
-}
-
-uint32_t Crc32cPortable(uint32_t crc, const void* data, size_t size) {
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  crc = ~crc;
-  for (size_t i = 0; i < size; ++i) crc = (crc >> 8) ^ kCrc32cTable.entry[(crc ^ p[i]) & 0xFFu];
-  return ~crc;
-}
 
 uint32_t WeightFileChecksum(const void* data, size_t size) {
   const uint8_t* p = static_cast<const uint8_t*>(data);
@@ -283,17 +156,17 @@ Status WeightFile::CheckHeader(const uint8_t* p, size_t size) {
   if (std::memcmp(p, Layout::kMagic, sizeof Layout::kMagic) != 0) {
     return BadFile("weight file: bad magic (first 8 bytes are not \"ATTNRTWF\")");
   }
-  const uint32_t version = LoadU32(p + kVersionAt);
+  const uint32_t version = LoadU32(p + Layout::kVersionAt);
   if (version != Layout::kVersion) {
     return BadFile("weight file: header version %z not supported (this reader reads version %z)",
                    version, Layout::kVersion);
   }
-  const uint32_t header_size = LoadU32(p + kHeaderSizeAt);
+  const uint32_t header_size = LoadU32(p + Layout::kHeaderSizeAt);
   if (header_size != Layout::kHeaderSize) {
     return BadFile("weight file: header header_size %z, version 1 needs %z", header_size,
                    Layout::kHeaderSize);
   }
-  const uint64_t file_size = LoadU64(p + kFileSizeAt);
+  const uint64_t file_size = LoadU64(p + Layout::kFileSizeAt);
   if (file_size < size) {
     return BadFile("weight file: header file_size %z but the buffer holds %z bytes (bytes appended "
                    "after the end of the file?)",
@@ -319,14 +192,14 @@ Status WeightFile::CheckHeader(const uint8_t* p, size_t size) {
         "contents (file damaged)",
         stored, computed);
   }
-  const uint32_t flags = LoadU32(p + kFlagsAt);
+  const uint32_t flags = LoadU32(p + Layout::kFlagsAt);
   if (flags != 0) {
     return BadFile("weight file: header flags %z has bits version 1 does not define", flags);
   }
-  for (size_t i = kReservedAt; i < Layout::kHeaderSize; ++i) {
+  for (size_t i = Layout::kReservedAt; i < Layout::kHeaderSize; ++i) {
     if (p[i] != 0) return BadFile("weight file: header reserved byte %z is %z, must be 0", i, p[i]);
   }
-  const uint32_t alignment = LoadU32(p + kAlignmentAt);
+  const uint32_t alignment = LoadU32(p + Layout::kAlignmentAt);
   if (!IsPowerOfTwo(alignment) || alignment < Layout::kMinDataAlignment ||
       alignment > Layout::kMaxDataAlignment) {
     return BadFile("weight file: header alignment %z must be a power of two in [%z, %z]", alignment,
@@ -343,12 +216,12 @@ Status WeightFile::CheckHeader(const uint8_t* p, size_t size) {
 // Bounds, sizes, alignment and overlaps of the four sections; needs CheckHeader() first.
 Status WeightFile::LocateSections() {
   Section tensors, metadata, strings, tensor_data;
-  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, kTensorTableAt, "tensor_table", size_, &tensors));
-  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, kMetadataTableAt, "metadata_table", size_, &metadata));
-  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, kStringTableAt, "string_table", size_, &strings));
-  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, kDataSectionAt, "data", size_, &tensor_data));
-  const size_t tensor_count = LoadU32(base_ + kTensorCountAt);
-  const size_t metadata_count = LoadU32(base_ + kMetadataCountAt);
+  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, Layout::kTensorTableAt, "tensor_table", size_, &tensors));
+  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, Layout::kMetadataTableAt, "metadata_table", size_, &metadata));
+  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, Layout::kStringTableAt, "string_table", size_, &strings));
+  ATTNRT_RETURN_IF_ERROR(ReadSection(base_, Layout::kDataSectionAt, "data", size_, &tensor_data));
+  const size_t tensor_count = LoadU32(base_ + Layout::kTensorCountAt);
+  const size_t metadata_count = LoadU32(base_ + Layout::kMetadataCountAt);
   ATTNRT_RETURN_IF_ERROR(CheckTableSize(
       tensors, tensor_count, Layout::kTensorEntrySize,
       "weight file: header tensor_count %z needs tensor_table_size = count x 64, header says %z"));
@@ -477,9 +350,9 @@ Status WeightFile::CheckString(const char* what, size_t index, uint64_t offset, 
 Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
   const uint8_t* e = base_ + tensor_table_ + i * Layout::kTensorEntrySize;
   WeightTensor t;
-  t.name_len = LoadU32(e + 4);
-  ATTNRT_RETURN_IF_ERROR(CheckString("tensor name", i, LoadU32(e), t.name_len, false, &t.name));
-  const uint8_t dtype = e[8];
+  t.name_len = LoadU32(e + Layout::kEntryNameLengthAt);
+  ATTNRT_RETURN_IF_ERROR(CheckString("tensor name", i, LoadU32(e + Layout::kEntryNameOffsetAt), t.name_len, false, &t.name));
+  const uint8_t dtype = e[Layout::kEntryTypeAt];
   if (dtype >= kFirstReservedDType && dtype <= kLastReservedDType) {
     return BadFile(
         "weight file: tensor '%s': dtype %z is reserved (f16/bf16/int8) and not "
@@ -490,12 +363,12 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
     return BadFile("weight file: tensor '%s': unknown dtype %z", t.name, dtype);
   }
   t.dtype = WeightDType::kF32;
-  const size_t rank = e[9];
+  const size_t rank = e[Layout::kTensorRankAt];
   if (rank > TensorShape::kMaxRank) {
     return BadFile("weight file: tensor '%s': rank %z exceeds the maximum %z", t.name, rank,
                    TensorShape::kMaxRank);
   }
-  for (size_t b = 10; b < 16; ++b) {
+  for (size_t b = Layout::kTensorReservedAt; b < Layout::kTensorDimsAt; ++b) {
     if (e[b] != 0)
       return BadFile("weight file: tensor '%s': reserved entry byte %z is not 0", t.name, b);
   }
@@ -506,7 +379,7 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
   uint64_t elements = 1, expected_bytes = 0;
   bool overflow = false;
   for (size_t d = 0; d < TensorShape::kMaxRank; ++d) {
-    dims[d] = LoadU64(e + 16 + 8 * d);
+    dims[d] = LoadU64(e + Layout::kTensorDimsAt + 8 * d);
     if (d >= rank && dims[d] != 0) {
       return BadFile("weight file: tensor '%s': dims[%z] = %z beyond the rank must be 0", t.name, d,
                      dims[d]);
@@ -528,8 +401,8 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
     return BadFile("weight file: tensor '%s': dims product x 4 bytes = %z does not fit this "
                    "platform's %z-bit size_t", t.name, expected_bytes, kSizeBits);
   }
-  const uint64_t offset = LoadU64(e + 48);
-  const uint64_t bytes = LoadU64(e + 56);
+  const uint64_t offset = LoadU64(e + Layout::kTensorDataOffsetAt);
+  const uint64_t bytes = LoadU64(e + Layout::kTensorByteSizeAt);
   if (bytes != expected_bytes) {
     return BadFile("weight file: tensor '%s': byte_size %z but dims product x 4 bytes is %z",
                    t.name, bytes, expected_bytes);
@@ -557,14 +430,14 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
 Status WeightFile::DecodeMetadata(size_t i, WeightMetadata* out) const {
   const uint8_t* e = base_ + metadata_table_ + i * Layout::kMetadataEntrySize;
   WeightMetadata m;
-  m.key_len = LoadU32(e + 4);
-  ATTNRT_RETURN_IF_ERROR(CheckString("metadata key", i, LoadU32(e), m.key_len, false, &m.key));
-  const uint8_t type = e[8];
-  for (size_t b = 9; b < 16; ++b) {
+  m.key_len = LoadU32(e + Layout::kEntryNameLengthAt);
+  ATTNRT_RETURN_IF_ERROR(CheckString("metadata key", i, LoadU32(e + Layout::kEntryNameOffsetAt), m.key_len, false, &m.key));
+  const uint8_t type = e[Layout::kEntryTypeAt];
+  for (size_t b = Layout::kMetadataReservedAt; b < Layout::kMetadataValueAt; ++b) {
     if (e[b] != 0)
       return BadFile("weight file: metadata '%s': reserved entry byte %z is not 0", m.key, b);
   }
-  const uint64_t value = LoadU64(e + 16);
+  const uint64_t value = LoadU64(e + Layout::kMetadataValueAt);
   switch (type) {
     case static_cast<uint8_t>(WeightMetadataType::kInt):
       m.type = WeightMetadataType::kInt;

@@ -186,32 +186,34 @@ bool WeightFileWriter::SerializeImpl(std::vector<uint8_t>* out, std::string* err
   file.assign(static_cast<size_t>(end), 0);
   uint8_t* h = file.data();
   std::memcpy(h, Layout::kMagic, sizeof Layout::kMagic);
-  PutU32(h + 8, Layout::kVersion);
-  PutU32(h + 12, Layout::kHeaderSize);
-  PutU64(h + 16, end);
-  PutU32(h + 24, 0);  // flags
-  PutU32(h + 28, alignment_);
-  PutU32(h + 32, tensors_.size());
-  PutU32(h + 36, metadata_.size());
-  PutU64(h + 40, tensor_table);
-  PutU64(h + 48, tensor_table_size);
-  PutU64(h + 56, metadata_table);
-  PutU64(h + 64, metadata_table_size);
-  PutU64(h + 72, string_table);
-  PutU64(h + 80, strings.size());
-  PutU64(h + 88, data_section);
-  PutU64(h + 96, end - data_section);
+  PutU32(h + Layout::kVersionAt, Layout::kVersion);
+  PutU32(h + Layout::kHeaderSizeAt, Layout::kHeaderSize);
+  PutU64(h + Layout::kFileSizeAt, end);
+  PutU32(h + Layout::kFlagsAt, 0);
+  PutU32(h + Layout::kAlignmentAt, alignment_);
+  PutU32(h + Layout::kTensorCountAt, tensors_.size());
+  PutU32(h + Layout::kMetadataCountAt, metadata_.size());
+  PutU64(h + Layout::kTensorTableAt, tensor_table);
+  PutU64(h + Layout::kTensorTableAt + 8, tensor_table_size);
+  PutU64(h + Layout::kMetadataTableAt, metadata_table);
+  PutU64(h + Layout::kMetadataTableAt + 8, metadata_table_size);
+  PutU64(h + Layout::kStringTableAt, string_table);
+  PutU64(h + Layout::kStringTableAt + 8, strings.size());
+  PutU64(h + Layout::kDataSectionAt, data_section);
+  PutU64(h + Layout::kDataSectionAt + 8, end - data_section);
 
   size_t i = 0;
   for (const auto& [name, t] : tensors_) {
     uint8_t* e = h + tensor_table + i * Layout::kTensorEntrySize;
-    PutU32(e, name_offsets[i]);
-    PutU32(e + 4, name.size());
-    e[8] = static_cast<uint8_t>(WeightDType::kF32);
-    e[9] = static_cast<uint8_t>(t.shape.size());
-    for (size_t d = 0; d < t.shape.size(); ++d) PutU64(e + 16 + 8 * d, t.shape[d]);
-    PutU64(e + 48, data_offsets[i]);
-    PutU64(e + 56, t.data.size() * sizeof(float));
+    PutU32(e + Layout::kEntryNameOffsetAt, name_offsets[i]);
+    PutU32(e + Layout::kEntryNameLengthAt, name.size());
+    e[Layout::kEntryTypeAt] = static_cast<uint8_t>(WeightDType::kF32);
+    e[Layout::kTensorRankAt] = static_cast<uint8_t>(t.shape.size());
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      PutU64(e + Layout::kTensorDimsAt + 8 * d, t.shape[d]);
+    }
+    PutU64(e + Layout::kTensorDataOffsetAt, data_offsets[i]);
+    PutU64(e + Layout::kTensorByteSizeAt, t.data.size() * sizeof(float));
     if (!t.data.empty()) {
       std::memcpy(h + data_offsets[i], t.data.data(), t.data.size() * sizeof(float));
     }
@@ -220,14 +222,14 @@ bool WeightFileWriter::SerializeImpl(std::vector<uint8_t>* out, std::string* err
   i = 0;
   for (const auto& [key, v] : metadata_) {
     uint8_t* e = h + metadata_table + i * Layout::kMetadataEntrySize;
-    PutU32(e, key_offsets[i]);
-    PutU32(e + 4, key.size());
-    e[8] = v.type;
+    PutU32(e + Layout::kEntryNameOffsetAt, key_offsets[i]);
+    PutU32(e + Layout::kEntryNameLengthAt, key.size());
+    e[Layout::kEntryTypeAt] = v.type;
     if (v.type == static_cast<uint8_t>(WeightMetadataType::kString)) {
-      PutU32(e + 16, value_offsets[i]);
-      PutU32(e + 20, v.text.size());
+      PutU32(e + Layout::kMetadataValueAt, value_offsets[i]);
+      PutU32(e + Layout::kMetadataValueAt + 4, v.text.size());
     } else {
-      PutU64(e + 16, v.bits);
+      PutU64(e + Layout::kMetadataValueAt, v.bits);
     }
     ++i;
   }

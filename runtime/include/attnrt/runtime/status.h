@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace attnrt {
 
@@ -23,6 +24,16 @@ enum class StatusCode : uint8_t {
 
 const char* StatusCodeName(StatusCode code);
 
+// One argument of a status message: a string for "%s", a number for "%z".
+struct StatusArg {
+  StatusArg(const char* text) : is_string(true), s(text) {}
+  template <typename T, typename = std::enable_if_t<std::is_integral<T>::value>>
+  StatusArg(T v) : n(static_cast<uint64_t>(v)) {}
+  bool is_string = false;
+  const char* s = nullptr;
+  uint64_t n = 0;
+};
+
 class Status {
  public:
   static constexpr size_t kMaxMessage = 200;
@@ -30,21 +41,21 @@ class Status {
   Status() = default;
   static Status Ok() { return Status(); }
 
-  // `format` understands "%s" (const char*) and "%z" (size_t), in that order of
-  // appearance as given by the arguments; other text is copied as is. Kept tiny
-  // on purpose: printf-family formatting drags heap use into newlib firmware.
-  static Status Error(StatusCode code, const char* format);
-  static Status Error(StatusCode code, const char* format, size_t a);
-  static Status Error(StatusCode code, const char* format, size_t a, size_t b);
-  static Status Error(StatusCode code, const char* format, size_t a, size_t b, size_t c);
-  static Status Error(StatusCode code, const char* format, const char* s);
-  static Status Error(StatusCode code, const char* format, const char* s, size_t a);
-  static Status Error(StatusCode code, const char* format, const char* s, size_t a, size_t b);
-  static Status Error(StatusCode code, const char* format, const char* s, const char* t);
-  static Status Error(StatusCode code, const char* format, const char* s, size_t a, size_t b,
-                      size_t c);
-  static Status Error(StatusCode code, const char* format, const char* s, size_t a, size_t b,
-                      size_t c, size_t d);
+  // `format` understands "%s" (const char*) and "%z" (any integer, printed in
+  // full as an unsigned 64-bit number, so a damaged file's u64 field reads the
+  // same on a 32-bit target), filled from the arguments in order; other text is
+  // copied as is and the result is cut to kMaxMessage. Kept tiny on purpose:
+  // printf-family formatting drags heap use into newlib firmware.
+  static Status Error(StatusCode code, const char* format) {
+    return FromArgs(code, format, nullptr, 0);
+  }
+  template <typename... Args>
+  static Status Error(StatusCode code, const char* format, Args... args) {
+    const StatusArg list[] = {StatusArg(args)...};
+    return FromArgs(code, format, list, sizeof...(Args));
+  }
+  // The formatter behind Error, for callers that gather their arguments first.
+  static Status FromArgs(StatusCode code, const char* format, const StatusArg* args, size_t count);
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

@@ -12,18 +12,49 @@
 #include <cstdint>
 
 #include "attnrt/runtime/status.h"
+#include "attnrt/runtime/crc32c.h"
 #include "attnrt/runtime/tensor_shape.h"
 
 namespace attnrt {
 
 // Byte layout of version 1; FORMAT.md is the normative description, these mirror it.
+// The reader (runtime) and the writer (tools/convert) both address fields through
+// these names, so the two cannot drift apart.
 struct WeightFileLayout {
   static constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'R', 'T', 'W', 'F'};
   static constexpr uint32_t kVersion = 1;
   static constexpr size_t kHeaderSize = 128;
+  // Header fields (byte offsets; u32 unless noted).
+  static constexpr size_t kVersionAt = 8;
+  static constexpr size_t kHeaderSizeAt = 12;
+  static constexpr size_t kFileSizeAt = 16;  // u64
+  static constexpr size_t kFlagsAt = 24;
+  static constexpr size_t kAlignmentAt = 28;
+  static constexpr size_t kTensorCountAt = 32;
+  static constexpr size_t kMetadataCountAt = 36;
+  // Sections: u64 offset, then u64 size.
+  static constexpr size_t kTensorTableAt = 40;
+  static constexpr size_t kMetadataTableAt = 56;
+  static constexpr size_t kStringTableAt = 72;
+  static constexpr size_t kDataSectionAt = 88;
   static constexpr size_t kChecksumOffset = 104;  // u32 CRC32C, read as zero while summing
+  static constexpr size_t kReservedAt = 108;      // zeros up to kHeaderSize
+  // Tensor table entry: name (u32 string offset, u32 length), dtype u8, rank u8,
+  // reserved zeros, dims u64[kMaxRank], data offset u64, byte size u64.
   static constexpr size_t kTensorEntrySize = 64;
+  static constexpr size_t kEntryNameOffsetAt = 0;
+  static constexpr size_t kEntryNameLengthAt = 4;
+  static constexpr size_t kEntryTypeAt = 8;
+  static constexpr size_t kTensorRankAt = 9;
+  static constexpr size_t kTensorReservedAt = 10;
+  static constexpr size_t kTensorDimsAt = 16;
+  static constexpr size_t kTensorDataOffsetAt = 48;
+  static constexpr size_t kTensorByteSizeAt = 56;
+  // Metadata table entry: key (u32 offset, u32 length), value type u8, reserved
+  // zeros, value u64 (a string value: u32 offset, then u32 length).
   static constexpr size_t kMetadataEntrySize = 24;
+  static constexpr size_t kMetadataReservedAt = 9;
+  static constexpr size_t kMetadataValueAt = 16;
   static constexpr size_t kTableAlignment = 8;  // tensor and metadata tables start on it
   static constexpr size_t kMinDataAlignment = 64;
   static constexpr size_t kMaxDataAlignment = 65536;
@@ -108,15 +139,6 @@ class WeightFile {
   size_t data_ = 0;
   size_t data_size_ = 0;
 };
-
-// CRC32C (Castagnoli, reflected polynomial 0x82F63B78) of `size` bytes, continuing from `crc`
-// (start with 0). Uses the SSE4.2 crc32 instruction or ARMv8 CRC when present,
-// Crc32cPortable otherwise.
-uint32_t Crc32c(uint32_t crc, const void* data, size_t size);
-
-// The same with one table lookup per byte: the path on CPUs without a CRC32C
-// instruction (32-bit Arm, Cortex-M); declared here so every host tests it.
-uint32_t Crc32cPortable(uint32_t crc, const void* data, size_t size);
 
 // The weight-file checksum: CRC32C of the whole file with the 4 checksum bytes read as zero.
 // `size` must be at least WeightFileLayout::kHeaderSize.
