@@ -6,12 +6,12 @@
 #   4. cross builds under emulation (AArch64 CTest under qemu-user, Cortex-M
 #      firmware images under qemu-system-arm), when their toolchain files exist.
 # Each stage runs even if an earlier one failed; the exit code is non-zero if
-# any stage failed. ATTNRT_FUZZ_SECONDS (default 60) bounds each fuzzer.
+# any stage failed. ATTNRT_FUZZ_SECONDS (default 30) bounds each fuzzer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 jobs=2
-fuzz_seconds=${ATTNRT_FUZZ_SECONDS:-60}
+fuzz_seconds=${ATTNRT_FUZZ_SECONDS:-30}
 
 passed=0
 failed=0
