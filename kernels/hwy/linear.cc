@@ -1,7 +1,7 @@
 // hwy Linear: y = x W^T + bias, W in torch.nn.Linear layout (N x K, row-major).
 //
 // Work item = (panel of nr output columns, block of kRowsPerItem rows), numbered
-// panel-major: a worker's contiguous range of items mostly covers one panel over
+// panel-major (the dot path below: a group of 8 output columns): a worker's contiguous range of items mostly covers one panel over
 // many rows, so the panel is packed once for all of them.
 //
 // Packed path (M > kDotMaxRows). For each depth block of kc k values: pack
@@ -158,13 +158,28 @@ size_t LinearScratchFloats(const LinearParams& p) { return MakeLayout(p).total; 
 
 HWY_INLINE size_t RowBlocks(const LinearParams& p) { return DivCeil(p.rows, kRowsPerItem); }
 
-size_t LinearWorkItems(const LinearParams& p) { return DivCeil(p.out, PanelCols()) * RowBlocks(p); }
+// The dot path's items are groups of kDotGroup output columns (all rows at once):
+// finer than a panel, so a decode step's small matrices (N = 288: 36 items, not 9)
+// still split evenly over the workers.
+constexpr size_t kDotGroup = 8;
+
+size_t LinearWorkItems(const LinearParams& p) {
+  if (p.rows == 0) return 0;
+  if (p.rows <= kDotMaxRows) return DivCeil(p.out, kDotGroup);
+  return DivCeil(p.out, PanelCols()) * RowBlocks(p);
+}
 
 void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   const size_t nr = PanelCols();
   const size_t blocks = RowBlocks(p);
   if (blocks == 0) return;  // no rows: no items
-  const bool dot = p.rows <= kDotMaxRows;
+  if (p.rows <= kDotMaxRows) {
+    // One pass over the range's columns: the prefetches run ahead across groups.
+    const size_t n0 = begin * kDotGroup;
+    const size_t n1 = HWY_MIN(p.out, end * kDotGroup);
+    if (n0 < n1) DotPanel(p, n0, n1 - n0, 0, p.rows);
+    return;
+  }
   size_t item = begin;
   while (item < end) {
     // Consecutive items of one panel merge into one row range (one packing).
@@ -174,11 +189,7 @@ void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) 
     const size_t r1 = HWY_MIN(p.rows, (stop - panel * blocks) * kRowsPerItem);
     const size_t n0 = panel * nr;
     const size_t cols = HWY_MIN(nr, p.out - n0);
-    if (dot) {
-      DotPanel(p, n0, cols, r0, r1);
-    } else {
-      PackedPanel(p, n0, cols, r0, r1, scratch);
-    }
+    PackedPanel(p, n0, cols, r0, r1, scratch);
     item = stop;
   }
 }
