@@ -20,8 +20,8 @@
 
 #include <cstddef>
 
-#include "attnrt/kernels/sdpa_blocks.h"
-#include "attnrt/kernels/sdpa_mask.h"
+#include "kernels/blocked/sdpa_blocks.h"
+#include "kernels/blocked/sdpa_mask.h"
 #include "attnrt/kernels/sdpa_params.h"
 #include "kernels/blocked/block_scratch.h"
 #include "kernels/blocked/sdpa_tile_masks.h"

@@ -13,7 +13,7 @@
 
 #include <cstddef>
 
-#include "attnrt/kernels/sdpa_blocks.h"
+#include "kernels/blocked/sdpa_blocks.h"
 #include "attnrt/kernels/sdpa_params.h"
 #include "kernels/blocked/block_scratch.h"
 #include "kernels/blocked/sdpa_tile_masks.h"

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/sdpa_mask.h"
+#include "kernels/blocked/sdpa_mask.h"
 #include "attnrt/kernels/sdpa_params.h"
 #include "kernels/blocked/block_scratch.h"
 

@@ -31,8 +31,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/sdpa_blocks.h"
-#include "attnrt/kernels/sdpa_mask.h"
+#include "kernels/blocked/sdpa_blocks.h"
+#include "kernels/blocked/sdpa_mask.h"
 #include "kernels/helium/exp_mve.h"
 
 namespace attnrt {

@@ -8,7 +8,7 @@
 #define HWY_TARGET_INCLUDE "kernels/hwy/sdpa_flash.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
-#include "attnrt/kernels/sdpa_blocks.h"
+#include "kernels/blocked/sdpa_blocks.h"
 #include "kernels/blocked/sdpa_flash_blocks.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
 

@@ -10,7 +10,7 @@
 #define HWY_TARGET_INCLUDE "kernels/hwy/sdpa_materialized.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
-#include "attnrt/kernels/sdpa_blocks.h"
+#include "kernels/blocked/sdpa_blocks.h"
 #include "kernels/blocked/sdpa_materialized_blocks.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
 

@@ -22,7 +22,7 @@
 
 #include <cstddef>
 
-#include "attnrt/kernels/sdpa_mask.h"
+#include "kernels/blocked/sdpa_mask.h"
 #include "attnrt/kernels/sdpa_params.h"
 #include "hwy/highway.h"
 #include "kernels/blocked/block_scratch.h"

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "attnrt/kernels/sdpa_kernel.h"
-#include "attnrt/kernels/sdpa_mask.h"
+#include "kernels/blocked/sdpa_mask.h"
 
 namespace attnrt {
 namespace {

@@ -3,7 +3,7 @@
 // blocked driver (kernels/blocked/) bound to one ISA's tile table. Compiled
 // without ISA flags: available() asks the CPU (cpu_features.h) before any ISA
 // code runs, and the drivers' inline code is safe on any CPU.
-#include "attnrt/kernels/sdpa_blocks.h"
+#include "kernels/blocked/sdpa_blocks.h"
 #include "attnrt/kernels/sdpa_kernel.h"
 #include "kernels/blocked/sdpa_flash_blocks.h"
 #include "kernels/blocked/sdpa_materialized_blocks.h"

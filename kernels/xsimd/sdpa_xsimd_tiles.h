@@ -23,7 +23,7 @@
 
 // Only the constant kMaskedScore is used here; the
 // header's inline functions must not be called from ISA files (sdpa_xsimd_ops.h).
-#include "attnrt/kernels/sdpa_mask.h"
+#include "kernels/blocked/sdpa_mask.h"
 #include "kernels/blocked/exp_polynomial.h"
 #include "kernels/xsimd/sdpa_xsimd_ops.h"
 

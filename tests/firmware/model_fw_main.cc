@@ -4,8 +4,8 @@
 // the image links no heap.
 //
 // Generated headers (tests/firmware/CMakeLists.txt):
-//   model_data.h   `attnrt embed`: attnrt_model_data[], ATTNRT_MODEL_PLAN_BATCH/SEQ and
-//                  ATTNRT_MODEL_ARENA_BYTES (the plan on the build host's CPU)
+//   model_data.c/h `attnrt embed`: attnrt_model_data[] (defined once, in the .c) and
+//                  ATTNRT_MODEL_PLAN_BATCH/SEQ, the shape to plan for
 //   device_plan.h  ATTNRT_DEVICE_ARENA_BYTES: the plan made by this target's kernels
 //                  (plan_fw_main.cc run under qemu at build time)
 //   model_io.h     npy_to_header.py: model_input[], model_expected[] (PyTorch's output)
@@ -109,7 +109,6 @@ int main() {
   PrintSize(" (activations=", plan.activation_bytes);
   PrintSize(" scratch=", plan.scratch_bytes);
   PrintSize(") arena_used=", arena.high_water());
-  PrintSize(" host_plan=", ATTNRT_MODEL_ARENA_BYTES);
   Print("\n");
   Print("fw: max_abs_error=");
   semihost_write_float(max_error, 9);

@@ -2,8 +2,9 @@
 // prints the result as C #defines, which tests/firmware/device_plan.cmake turns into
 // device_plan.h for the test image (model_fw_main.cc).
 //
-// Why not the host's plan (ATTNRT_MODEL_ARENA_BYTES from `attnrt embed`): kernel scratch
-// depends on the vector width the kernels run with (tile panels are two vectors wide),
+// Why not the build host's plan (`attnrt embed` writes an arena size only from a plan made
+// on the target, --plan-from): kernel scratch depends on the vector width the kernels run
+// with (tile panels are two vectors wide),
 // so a plan made on an AVX-512 host is not the plan of a Cortex-M's SCALAR kernels.
 // Running this image under qemu at build time gives the device's exact numbers.
 #include "embedded_model.h"

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "attnrt/kernels/sdpa_kernel.h"
-#include "attnrt/kernels/sdpa_mask.h"
+#include "kernels/blocked/sdpa_mask.h"
 #include "attnrt/runtime/arena.h"
 #include "attnrt/runtime/executor.h"
 #include "attnrt/runtime/sdpa.h"

@@ -143,9 +143,12 @@ def embed_over_model(env):
     with open(env.model, "rb") as src, open(model, "wb") as dst:
         dst.write(src.read())
     before = digest(model)
+    os.symlink("m.attnrt", env.path("link.c"))
     os.symlink("m.attnrt", env.path("link.h"))
-    for out in ("m.attnrt", "link.h", "./m.attnrt"):
-        env.refused("embed", "m.attnrt", "-o", out, needle="refusing to overwrite an input")
+    # embed writes a .c and a .h: each may be the model under another name.
+    for outs in (["-o", "link.c"], ["-o", "./link.c"], ["-o", "x.c", "--header", "link.h"]):
+        env.refused("embed", "m.attnrt", *outs, needle="refusing to overwrite an input")
+    env.refused("embed", "m.attnrt", "-o", "m.attnrt", needle="must name the .c file")
     if digest(model) != before:
         raise Failure("the model changed")
 
@@ -305,16 +308,16 @@ def conventions(env):
 
 @case("8 embed --batch 0 / --seq -1; plan sdpa with 2^32 dims, --dim -1, heads 2 vs kv 8, a model file")
 def plan_and_embed_ranges(env):
-    env.refused("embed", env.model, "-o", "e.h", "--seq", "4", "--batch", "0", needle="--batch")
-    env.refused("embed", env.model, "-o", "e.h", "--seq", "-1", needle="--seq")
+    env.refused("embed", env.model, "-o", "e.c", "--seq", "4", "--batch", "0", needle="--batch")
+    env.refused("embed", env.model, "-o", "e.c", "--seq", "-1", needle="--seq")
     env.refused("plan", "sdpa", "--batch", str(2**32), "--heads", str(2**32), "--seq", "4", "--dim", "4",
                 needle="--batch")
     env.refused("plan", "sdpa", "--seq", "4", "--dim", "-1", needle="--dim")
     env.refused("plan", "sdpa", "--seq", "4", "--dim", "4", "--heads", "2", "--kv-heads", "8",
                 needle="multiple of key/value heads")
     env.refused("plan", env.model, "sdpa", "--seq", "4", "--dim", "4", needle="takes no model file")
-    if os.path.exists(env.path("e.h")):
-        raise Failure("embed wrote a header for a refused plan")
+    if os.path.exists(env.path("e.h")) or os.path.exists(env.path("e.c")):
+        raise Failure("embed wrote files for a refused plan")
 
 
 # ---- 9. the scale --------------------------------------------------------------------------
@@ -362,11 +365,13 @@ def untrusted_bytes(env):
     model = "m\nint evil;\n.attnrt"
     with open(env.model, "rb") as src, open(env.path(model), "wb") as dst:
         dst.write(src.read())
-    env.ok("embed", model, "-o", "model_data.h")
-    with open(env.path("model_data.h")) as f:
-        text = f.read()
+    env.ok("embed", model, "-o", "model_data.c")
+    text = ""
+    for generated in ("model_data.h", "model_data.c"):
+        with open(env.path(generated)) as f:
+            text += f.read()
     if any(line.startswith("int evil") for line in text.splitlines()):
-        raise Failure("the model path's newline put code into the header")
+        raise Failure("the model path's newline put code into the generated files")
 
 
 def main():

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "attnrt/kernels/elementwise.h"
-#include "attnrt/kernels/sdpa_mask.h"
+#include "kernels/blocked/sdpa_mask.h"
 #include "kernels_nn/nn_target_fixture.h"
 #include "kernels_nn/nn_test_buffers.h"
 

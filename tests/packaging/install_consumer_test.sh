@@ -1,15 +1,66 @@
 #!/usr/bin/env bash
-# Installs the build tree into a scratch prefix, then configures, builds and runs
-# the out-of-tree consumer against it with find_package(attnrt).
+# Installs the build tree into a scratch prefix, then builds three consumers of
+# it and runs them on the bundled models:
+#   consumer/    a C++ project (find_package(attnrt), attnrt::attnrt, the C++ API)
+#   consumer_c/  a C-only project (project(x C), attnrt::attnrt, the C API,
+#                -std=c99 -Wall -Wextra -Werror -pedantic)
+#   the same C file built by plain cc with `pkg-config --cflags --libs attnrt`
+# All three must print the same lines (model output sum, generated text), and
+# kernel-internal headers must not be installed. README.md's "Using the
+# library" shows these files verbatim: the test checks that too.
 # Usage: install_consumer_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1
 src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-test -f "$work/prefix/lib/cmake/attnrt/attnrtConfig.cmake"
-cmake -S "$src/tests/packaging/consumer" -B "$work/build" -G Ninja \
-  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
-cmake --build "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-"$work/build/consumer"
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+test -f "$prefix/lib/cmake/attnrt/attnrtConfig.cmake"
+test -f "$prefix/include/attnrt/attnrt.h"
+test -f "$prefix/include/attnrt/thread_pool.h"
+test -f "$prefix/include/attnrt/host/thread_pool.h"
+for internal in sdpa_blocks.h sdpa_mask.h; do
+  if find "$prefix/include" -name "$internal" | grep -q .; then
+    echo "kernel-internal header $internal is installed" >&2
+    exit 1
+  fi
+done
+
+models=("$build/models/demo.attnrt" "$build/models/lm.attnrt")
+for project in consumer consumer_c; do
+  cmake -S "$src/tests/packaging/$project" -B "$work/$project" -G Ninja \
+    -DCMAKE_PREFIX_PATH="$prefix" >"$work/$project.log" 2>&1 || { cat "$work/$project.log"; exit 1; }
+  cmake --build "$work/$project" >"$work/$project.log" 2>&1 || { cat "$work/$project.log"; exit 1; }
+  "$work/$project/example" "${models[@]}" >"$work/$project.out"
+  cat "$work/$project.out"
+done
+
+# Non-CMake build of the C example with pkg-config.
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+cc -std=c99 -Wall -Wextra -Werror -pedantic $(pkg-config --cflags attnrt) \
+  "$src/tests/packaging/consumer_c/main.c" -o "$work/pc_example" $(pkg-config --libs attnrt)
+"$work/pc_example" "${models[@]}" >"$work/pc.out"
+pkg-config --libs attnrt-threads | grep -q -- -lattnrt_threads
+
+# Same answers through all three, and real ones.
+cmp "$work/consumer.out" "$work/consumer_c.out"
+cmp "$work/consumer.out" "$work/pc.out"
+grep -q '^model: arena [1-9][0-9]* bytes, output sum -\?[0-9]' "$work/consumer.out"
+grep -q '^lm: In the beginning.\{16\}$' "$work/consumer.out"
+
+# README.md quotes the two programs verbatim (the block after a
+# "<!-- file: PATH -->" line is PATH's contents).
+for file in tests/packaging/consumer_c/main.c tests/packaging/consumer/main.cc; do
+  awk -v marker="<!-- file: $file -->" '
+    $0 == marker { found = 1; next }
+    found == 1 && /^```/ { found = 2; next }
+    found == 2 && /^```/ { exit }
+    found == 2 { print }' "$src/README.md" >"$work/quoted"
+  if ! cmp -s "$work/quoted" "$src/$file"; then
+    echo "README.md does not quote $file verbatim" >&2
+    diff "$work/quoted" "$src/$file" | head -20 >&2
+    exit 1
+  fi
+done
+echo "install_and_find_package: C++, C and pkg-config consumers agree"

@@ -1,26 +1,38 @@
-// attnrt embed: a converted model as a 64-byte aligned const C array, so
-// firmware reads it in place from flash. With --seq the header also carries the
-// exact arena size for that batch, sequence length and worker count (--threads,
-// the same default as plan and run: all hardware threads; firmware without
-// threads wants --threads 1), so the firmware can size a static arena at
-// compile time from the same plan.
+// attnrt embed: a converted model as a const C array for firmware, read in place
+// from flash. Writes a .c/.h pair: the array is defined once, in the .c, and the
+// header declares it `extern`, so any number of files may include the header
+// without a second copy of the model in flash. --section and --align place it.
+//
+// The arena size in the header is the *target's* plan, never this host's: kernel
+// scratch depends on the vector width the kernels run with, so a plan made here
+// (AVX-512, say) is not a Cortex-M's. --plan-from takes the JSON that
+// `attnrt plan --json` printed on the target (or the same numbers from the
+// target's own PlanModel/PlanLm); without it the header carries only the model
+// and, with --seq/--batch, the shape the firmware should plan for itself.
 #include <cstdio>
+#include <fstream>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/model_file.h"
-#include "cli/thread_option.h"
 #include "output/output_file.h"
 
 namespace attnrt::cli {
 namespace {
 
 struct EmbedOptions {
-  std::string model, out;
+  std::string model, out, header, section, plan_from;
   std::string name = "attnrt_model";
-  size_t seq = 0, batch = 1, threads = 0;
+  size_t seq = 0, batch = 1, align = 64;
+};
+
+// The target's plan as read from `attnrt plan --json`.
+struct TargetPlan {
+  size_t arena_bytes = 0, batch = 0, seq = 0, max_seq = 0, threads = 0;
 };
 
 bool IsIdentifier(const std::string& s) {
@@ -49,38 +61,148 @@ std::string CommentSafe(const std::string& path) {
   return safe;
 }
 
+// A section name the linker takes and a C string literal holds verbatim.
+bool IsSectionName(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '$') {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool EndsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A whole number field of the plan JSON; false (with *error) when missing or not one.
+bool JsonSize(const nlohmann::json& j, const char* key, bool required, size_t* out,
+              std::string* error) {
+  if (!j.contains(key)) {
+    if (required) *error = std::string("the plan has no \"") + key + "\"";
+    return !required;
+  }
+  const nlohmann::json& v = j[key];
+  if (!v.is_number_unsigned()) {
+    *error = std::string("the plan's \"") + key + "\" is not a whole number";
+    return false;
+  }
+  *out = v.get<size_t>();
+  return true;
+}
+
+// Reads the target's plan and checks it was made for this model file.
+bool ReadTargetPlan(const std::string& path, const OpenedModel& m, TargetPlan* plan,
+                    std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot read the plan '" + path + "'";
+    return false;
+  }
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    *error = "the plan '" + path + "' is not a JSON object (make it with `attnrt plan --json`)";
+    return false;
+  }
+  size_t file_bytes = 0;
+  const bool lm = ArchitectureIsLanguageModel(m.model.config.arch);
+  if (!JsonSize(j, "weight_file_bytes", true, &file_bytes, error)) {
+    *error = "plan '" + path + "': " + *error;
+    return false;
+  }
+  const std::string arch = ArchitectureName(m.model.config.arch);
+  if (!j.contains("architecture") || !j["architecture"].is_string() ||
+      j["architecture"].get<std::string>() != arch || file_bytes != m.mapping.size()) {
+    *error = "the plan '" + path + "' was made for another model (" +
+             (j.contains("architecture") ? j["architecture"].dump() : std::string("?")) + ", " +
+             std::to_string(file_bytes) + " bytes), not this " + arch + " model of " +
+             std::to_string(m.mapping.size()) + " bytes";
+    return false;
+  }
+  if (!JsonSize(j, "arena_bytes", true, &plan->arena_bytes, error) ||
+      !JsonSize(j, "batch", true, &plan->batch, error) ||
+      !JsonSize(j, "threads", true, &plan->threads, error) ||
+      !JsonSize(j, lm ? "max_seq" : "seq", true, lm ? &plan->max_seq : &plan->seq, error)) {
+    *error = "plan '" + path + "': " + *error;
+    return false;
+  }
+  return true;
+}
+
 int EmbedCommand(const EmbedOptions& o) {
   const char* cmd = "embed";
   if (!IsIdentifier(o.name)) return ReportError(cmd, "--name '" + o.name + "' is not a C identifier");
+  if (!EndsWith(o.out, ".c") || o.out.size() < 3) {
+    return ReportError(cmd, "--out '" + o.out + "' must name the .c file to write (the header goes beside it)");
+  }
+  const std::string header = o.header.empty() ? o.out.substr(0, o.out.size() - 2) + ".h" : o.header;
+  if (!EndsWith(header, ".h")) return ReportError(cmd, "--header '" + header + "' must end in .h");
+  if (!o.section.empty() && !IsSectionName(o.section)) {
+    return ReportError(cmd, "--section '" + o.section +
+                                "' must be 1 to 64 characters of [A-Za-z0-9_.$]");
+  }
+  if (o.align < 16 || o.align > 65536 || (o.align & (o.align - 1)) != 0) {
+    return ReportError(cmd, "--align " + std::to_string(o.align) +
+                                " must be a power of two from 16 to 65536");
+  }
   std::string error;
-  if (!CheckOutputPaths({{"model", o.model}}, {{"--out", o.out}}, &error)) {
+  if (!CheckOutputPaths({{"model", o.model}, {"--plan-from", o.plan_from}},
+                        {{"--out", o.out}, {"--header", header}}, &error)) {
     return ReportError(cmd, error);
   }
   OpenedModel m;
   if (!OpenModel(o.model, &m, &error)) return ReportError(cmd, error);
-  ModelPlan plan;
-  const size_t threads = ResolveThreads(o.threads);
-  if (o.seq > 0) {
-    const Status st = PlanModel(m.model, o.batch, o.seq, threads, &plan);
-    if (!st.ok()) return ReportStatus(cmd, st);
+  const bool lm = ArchitectureIsLanguageModel(m.model.config.arch);
+  TargetPlan plan;
+  const bool planned = !o.plan_from.empty();
+  if (planned && !ReadTargetPlan(o.plan_from, m, &plan, &error)) return ReportError(cmd, error);
+  if (planned && o.seq != 0 && o.seq != (lm ? plan.max_seq : plan.seq)) {
+    return ReportError(cmd, "--seq " + std::to_string(o.seq) + " differs from the plan's " +
+                                std::to_string(lm ? plan.max_seq : plan.seq));
   }
   std::string upper = o.name;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-
   const size_t n = m.mapping.size();
-  std::ostringstream out;
-  out << "// Generated by `attnrt embed` from " << CommentSafe(o.model) << ": a converted "
-      << ArchitectureName(m.model.config.arch) << " model (" << n << " bytes).\n"
-      << "// Read in place by attnrt::WeightFile::Open; do not edit.\n"
-      << "#pragma once\n#include <stddef.h>\n#include <stdint.h>\n\n"
-      << "#define " << upper << "_SIZE " << n << "u\n";
-  if (o.seq > 0) {
-    out << "#define " << upper << "_PLAN_BATCH " << o.batch << "u\n"
-        << "#define " << upper << "_PLAN_SEQ " << o.seq << "u\n"
-        << "#define " << upper << "_PLAN_THREADS " << threads << "u\n"
-        << "#define " << upper << "_ARENA_BYTES " << plan.arena_bytes << "u\n";
+  const std::string guard = upper + "_EMBEDDED_H_";
+
+  std::ostringstream h;
+  h << "/* Generated by `attnrt embed` from " << CommentSafe(o.model) << ": a converted "
+    << ArchitectureName(m.model.config.arch) << " model (" << n << " bytes), defined in "
+    << CommentSafe(BaseName(o.out)) << ".\n * Open it in place: attnrt_model_open(&m, "
+    << o.name << "_data, " << upper << "_SIZE). Do not edit. */\n"
+    << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
+    << "#define " << upper << "_SIZE " << n << "u\n"
+    << "#define " << upper << "_ALIGN " << o.align << "u\n";
+  if (planned) {
+    h << "/* The target's arena plan, from " << CommentSafe(BaseName(o.plan_from)) << " (`attnrt plan --json` on the target). */\n"
+      << "#define " << upper << "_PLAN_BATCH " << plan.batch << "u\n"
+      << "#define " << upper << (lm ? "_PLAN_MAX_SEQ " : "_PLAN_SEQ ")
+      << (lm ? plan.max_seq : plan.seq) << "u\n"
+      << "#define " << upper << "_PLAN_THREADS " << plan.threads << "u\n"
+      << "#define " << upper << "_ARENA_BYTES " << plan.arena_bytes << "u\n";
+  } else if (o.seq != 0) {
+    h << "/* The shape to plan for; plan on the target (no arena size: see attnrt embed --help). */\n"
+      << "#define " << upper << "_PLAN_BATCH " << o.batch << "u\n"
+      << "#define " << upper << (lm ? "_PLAN_MAX_SEQ " : "_PLAN_SEQ ") << o.seq << "u\n";
   }
-  out << "\nstatic const uint8_t " << o.name << "_data[" << n << "] __attribute__((aligned(64))) = {";
+  h << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+    << "extern const uint8_t " << o.name << "_data[" << upper << "_SIZE];\n"
+    << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+
+  std::ostringstream c;
+  c << "/* Generated by `attnrt embed` from " << CommentSafe(o.model) << "; declared in "
+    << CommentSafe(BaseName(header)) << ". Do not edit. */\n"
+    << "#include \"" << CommentSafe(BaseName(header)) << "\"\n\n"
+    << "const uint8_t " << o.name << "_data[" << upper << "_SIZE]\n    __attribute__((aligned("
+    << o.align << ")";
+  if (!o.section.empty()) c << ", section(\"" << o.section << "\")";
+  c << ")) = {";
   static const char kHex[] = "0123456789abcdef";
   const uint8_t* data = m.mapping.data();
   std::string line;
@@ -91,18 +213,21 @@ int EmbedCommand(const EmbedOptions& o) {
     line += kHex[data[i] & 15];
     line += ',';
     if (line.size() > 4096) {
-      out << line;
+      c << line;
       line.clear();
     }
   }
-  out << line << "\n};\n";
-  const std::string text = out.str();
-  if (!WriteOutputFile(o.out, text.data(), text.size(), &error)) return ReportError(cmd, error);
-  std::printf("embed: %s (%zu bytes) -> %s as %s_data%s\n", o.model.c_str(), n, o.out.c_str(),
-              o.name.c_str(),
-              o.seq > 0 ? (", arena " + std::to_string(plan.arena_bytes) + " bytes for " +
-                           std::to_string(threads) + " thread(s)").c_str()
-                        : "");
+  c << line << "\n};\n";
+  const std::string htext = h.str(), ctext = c.str();
+  if (!WriteOutputFile(header, htext.data(), htext.size(), &error) ||
+      !WriteOutputFile(o.out, ctext.data(), ctext.size(), &error)) {
+    return ReportError(cmd, error);
+  }
+  std::printf("embed: %s (%zu bytes) -> %s + %s as %s_data%s\n", o.model.c_str(), n,
+              o.out.c_str(), header.c_str(), o.name.c_str(),
+              planned ? (", target arena " + std::to_string(plan.arena_bytes) + " bytes for " +
+                         std::to_string(plan.threads) + " thread(s)").c_str()
+                      : ", no arena size (no --plan-from)");
   return 0;
 }
 
@@ -110,16 +235,29 @@ int EmbedCommand(const EmbedOptions& o) {
 
 void AddEmbedCommand(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<EmbedOptions>();
-  CLI::App* cmd = app.add_subcommand("embed", "Write a converted model as a C array for firmware");
+  CLI::App* cmd = app.add_subcommand(
+      "embed",
+      "Write a converted model as a C array for firmware: a .c defining it once and a .h "
+      "declaring it extern. The header's arena size is the target's plan (--plan-from), never "
+      "this host's: kernel scratch depends on the target's vector width");
   cmd->add_option("model", o->model, "Converted model file")->required();
-  cmd->add_option("-o,--out", o->out, "Header to write, e.g. model_data.h")->required();
+  cmd->add_option("-o,--out", o->out, "The .c file to write, e.g. model_data.c")->required();
+  cmd->add_option("--header", o->header, "The header to write (default: --out with .h)");
   cmd->add_option("--name", o->name, "C identifier prefix")->capture_default_str();
-  cmd->add_option("--seq", o->seq, "Also emit the arena size planned for this sequence length")
+  cmd->add_option("--section", o->section,
+                  "Linker section for the array, e.g. .rodata.model or .qspi_flash");
+  cmd->add_option("--align", o->align, "Alignment of the array in bytes (power of two, 16..65536)")
+      ->capture_default_str();
+  cmd->add_option("--plan-from", o->plan_from,
+                  "The target's plan: the JSON `attnrt plan MODEL --seq N --json` (or --max-seq "
+                  "for a language model) printed on the target; gives _ARENA_BYTES");
+  cmd->add_option("--seq", o->seq,
+                  "Sequence length (max_seq for a language model) the firmware plans for; "
+                  "emits _PLAN_SEQ/_PLAN_BATCH only, no arena size")
       ->check(WholeNumber(1, kMaxDim));
-  cmd->add_option("--batch", o->batch, "Batch size for the arena plan")
+  cmd->add_option("--batch", o->batch, "Batch size that goes with --seq")
       ->capture_default_str()
       ->check(WholeNumber(1, kMaxDim));
-  AddThreadsOption(*cmd, &o->threads);
   cmd->callback([o, exit_code] { *exit_code = EmbedCommand(*o); });
 }
 

@@ -1,0 +1,212 @@
+/* attnrt/attnrt.h: the C API (C99; usable from C and C++).
+ *
+ * For firmware and for any caller that is not C++: the caller owns every byte.
+ * Handles (attnrt_model, attnrt_lm) are complete types of fixed size that may be
+ * declared statically or on the stack; the weight file and the arena are the
+ * caller's buffers and must outlive the handles that use them. Nothing here
+ * allocates, throws or prints. Every fallible call returns an attnrt_status
+ * (ATTNRT_OK = 0) and the handle keeps a message for its last failure.
+ *
+ * Threads: a call runs serially unless the caller gives an attnrt_executor (a
+ * host thread pool, see attnrt/thread_pool.h in the attnrt::threads library).
+ * A plan is made for the executor that is set when planning, so set it first.
+ */
+#ifndef ATTNRT_ATTNRT_H_
+#define ATTNRT_ATTNRT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The same codes, in the same order, as attnrt::StatusCode. */
+typedef enum attnrt_status {
+  ATTNRT_OK = 0,
+  ATTNRT_INVALID_ARGUMENT = 1, /* a parameter is out of range or inconsistent */
+  ATTNRT_SHAPE_MISMATCH = 2,   /* tensor shapes do not fit together */
+  ATTNRT_ARENA_TOO_SMALL = 3,  /* the caller's arena cannot hold the plan */
+  ATTNRT_BAD_FILE = 4,         /* a weight file failed validation */
+  ATTNRT_UNSUPPORTED = 5,      /* valid request this model, kernel or build cannot serve */
+  ATTNRT_OVERFLOW = 6          /* a size computation overflowed size_t */
+} attnrt_status;
+
+/* "ok", "invalid argument", ... for a code (never NULL). */
+const char* attnrt_status_name(attnrt_status status);
+
+/* Arena buffers must be aligned to this many bytes. */
+#define ATTNRT_ARENA_ALIGNMENT 64
+
+/* Spreads independent work items over workers (see attnrt::Executor).
+ * parallel_for calls fn for disjoint ranges covering [0, items) with worker in
+ * [0, workers(self)) and returns when all have finished; one worker runs its
+ * ranges one at a time. */
+typedef void (*attnrt_work_fn)(void* context, size_t begin, size_t end, size_t worker);
+typedef struct attnrt_executor {
+  void* self;
+  size_t (*workers)(void* self);
+  void (*parallel_for)(void* self, size_t items, attnrt_work_fn fn, void* context);
+} attnrt_executor;
+
+/* Opaque storage sizes; the implementation checks at compile time that the
+ * C++ objects fit. They scale with the pointer size. */
+#define ATTNRT_MODEL_STORAGE (1600 * sizeof(void*) + 512)
+#define ATTNRT_LM_STORAGE (48 * sizeof(void*) + 256)
+
+/* Aligned like the strictest scalar type. */
+typedef union attnrt_storage_align_ {
+  long double ld;
+  long long ll;
+  double d;
+  void* p;
+  void (*fn)(void);
+} attnrt_storage_align_;
+
+/* A loaded model: the validated weight file and the architecture read from it. */
+typedef struct attnrt_model {
+  union {
+    unsigned char bytes[ATTNRT_MODEL_STORAGE];
+    attnrt_storage_align_ align;
+  } opaque;
+} attnrt_model;
+
+/* A language-model session: a KV cache in the caller's arena and a position. */
+typedef struct attnrt_lm {
+  union {
+    unsigned char bytes[ATTNRT_LM_STORAGE];
+    attnrt_storage_align_ align;
+  } opaque;
+} attnrt_lm;
+
+/* ---- models ---------------------------------------------------------------- */
+
+/* Validates a flat weight file (checksum included) of file_bytes bytes and reads
+ * the model from it. The file stays the caller's: it must outlive *m. On failure
+ * *m holds only the message (every other call on it fails). */
+attnrt_status attnrt_model_open(attnrt_model* m, const void* file, size_t file_bytes);
+
+/* The message of the last failed call on m ("ok" when none failed; never NULL). */
+const char* attnrt_model_message(const attnrt_model* m);
+
+/* Threads for later plans and runs of m and of sessions on m; NULL: serial.
+ * The executor (copied) and whatever its self points to must outlive those calls. */
+attnrt_status attnrt_model_set_executor(attnrt_model* m, const attnrt_executor* executor);
+
+/* Width of one input row (model dim; channels*image*image for vit) and of one
+ * output row (model dim, or classes for vit); 0 when m is not open. */
+size_t attnrt_model_input_dim(const attnrt_model* m);
+size_t attnrt_model_output_dim(const attnrt_model* m);
+
+/* Exact arena bytes for attnrt_model_run at this batch and sequence length. */
+attnrt_status attnrt_model_plan(const attnrt_model* m, size_t batch, size_t seq,
+                                size_t* arena_bytes);
+
+/* One forward pass. x: (batch, seq, input_dim) floats in the model's layout
+ * ((seq, batch, ...) when its config says batch_first false); y: (batch, seq,
+ * output_dim) floats, or (batch, output_dim) for vit. arena: at least the plan's
+ * bytes, ATTNRT_ARENA_ALIGNMENT-aligned. The model's own causal rule applies. */
+attnrt_status attnrt_model_run(attnrt_model* m, const float* x, size_t batch, size_t seq,
+                               float* y, void* arena, size_t arena_bytes);
+
+/* ---- language models ------------------------------------------------------- */
+
+/* Vocabulary size; 0 when m is not a language model. */
+size_t attnrt_lm_vocab(const attnrt_model* m);
+
+/* Exact arena bytes for a session of max_seq positions (cache included). */
+attnrt_status attnrt_lm_plan(const attnrt_model* m, size_t max_seq, size_t* arena_bytes);
+
+/* Starts a session at position 0 with its KV cache in arena, which must hold
+ * attnrt_lm_plan's bytes (checked here); m and arena must outlive lm. On
+ * failure lm keeps only the message. */
+attnrt_status attnrt_lm_start(attnrt_lm* lm, attnrt_model* m, size_t max_seq, void* arena,
+                              size_t arena_bytes);
+
+/* Appends n tokens (each in [0, vocab)); writes the logits of the last one
+ * (vocab floats) unless logits is NULL. Refused, with nothing changed, when a
+ * token is out of range or the position would pass max_seq. */
+attnrt_status attnrt_lm_feed(attnrt_lm* lm, const int32_t* tokens, size_t n, float* logits);
+
+/* Back to position 0. */
+void attnrt_lm_reset(attnrt_lm* lm);
+
+/* Tokens fed since the start or the last reset. */
+size_t attnrt_lm_position(const attnrt_lm* lm);
+
+/* The message of the last failed call on lm (never NULL). */
+const char* attnrt_lm_message(const attnrt_lm* lm);
+
+/* ---- sampling ---------------------------------------------------------------- */
+
+typedef struct attnrt_sampling {
+  float temperature; /* 0: greedy (the first of equal maxima) */
+  size_t top_k;      /* 0: no top-k filter */
+  float top_p;       /* in (0, 1]; 1: no nucleus filter */
+} attnrt_sampling;
+
+/* The generator state for a seed (same seed, same tokens on every platform). */
+uint64_t attnrt_sampling_seed(uint64_t seed);
+
+/* The next token from vocab logits: temperature, then top-k, then top-p, as
+ * Hugging Face's generate. params NULL: greedy. probabilities and order are the
+ * caller's scratch of vocab elements each (unused when greedy: may be NULL). */
+attnrt_status attnrt_sample(const float* logits, size_t vocab, const attnrt_sampling* params,
+                            uint64_t* state, float* probabilities, uint32_t* order,
+                            int32_t* token);
+
+/* ---- scaled dot-product attention on raw buffers ---------------------------- */
+
+typedef enum attnrt_mask_kind {
+  ATTNRT_MASK_NONE = 0,
+  ATTNRT_MASK_BOOL = 1,    /* uint8 per element: nonzero = may attend */
+  ATTNRT_MASK_ADDITIVE = 2 /* float per element, added to the scaled scores */
+} attnrt_mask_kind;
+
+typedef enum attnrt_causal {
+  ATTNRT_CAUSAL_NONE = 0,
+  ATTNRT_CAUSAL_UPPER_LEFT = 1, /* PyTorch is_causal: query i sees keys j <= i */
+  ATTNRT_CAUSAL_LOWER_RIGHT = 2 /* KV-cache alignment: keys j <= i + S - L */
+} attnrt_causal;
+
+/* torch.nn.functional.scaled_dot_product_attention on contiguous row-major
+ * tensors: q (batch, q_heads, q_len, qk_dim), k (batch, kv_heads, kv_len,
+ * qk_dim), v (batch, kv_heads, kv_len, v_dim) -> out (batch, q_heads, q_len,
+ * v_dim); q_heads a multiple of kv_heads. A row that may attend to no key
+ * yields zeros. */
+typedef struct attnrt_sdpa_params {
+  size_t batch, q_heads, kv_heads, q_len, kv_len, qk_dim, v_dim;
+  const float* q;
+  const float* k;
+  const float* v;
+  float* out;
+  float* weights;   /* optional (batch, q_heads, q_len, kv_len) softmax weights; NULL: none */
+  float scale;      /* 0: 1/sqrt(qk_dim), PyTorch's default */
+  attnrt_mask_kind mask_kind;
+  const void* mask; /* (mask_batch, mask_heads, q_len, kv_len) */
+  size_t mask_batch; /* 1 (broadcast) or batch */
+  size_t mask_heads; /* 1 (broadcast) or q_heads */
+  attnrt_causal causal;
+  const char* kernel; /* a variant name (`attnrt kernels`); NULL: chosen by shape */
+} attnrt_sdpa_params;
+
+/* A message buffer for calls without a handle. */
+typedef struct attnrt_message {
+  char text[200];
+} attnrt_message;
+
+/* Exact arena bytes (kernel scratch) attnrt_sdpa needs with this executor
+ * (NULL: serial). message may be NULL. */
+attnrt_status attnrt_sdpa_plan(const attnrt_sdpa_params* p, const attnrt_executor* executor,
+                               size_t* arena_bytes, attnrt_message* message);
+
+/* Validates and runs; arena holds at least the plan's bytes (may be NULL when
+ * that is 0). message may be NULL. */
+attnrt_status attnrt_sdpa(const attnrt_sdpa_params* p, const attnrt_executor* executor,
+                          void* arena, size_t arena_bytes, attnrt_message* message);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ATTNRT_ATTNRT_H_ */
