@@ -1,7 +1,9 @@
-// The causal rule and masks applied to score rows and tiles by the blocked
-// drivers: scalar, element by element through sdpa_mask.h's ApplyMask, and only
-// on tiles the causal diagonal cuts or when the call has a mask. Row-major
-// scores (materialized, decode) and key-major ones (flash: st[j * ldq + r]).
+// The causal rule, the window, masks and the per-score variants (softcap, ALiBi)
+// applied to score rows and tiles by the blocked drivers: scalar, element by
+// element through sdpa_mask.h's ApplyMask where a mask or a score transform needs
+// every element, and as index ranges where only the causal rule or the window cuts
+// a tile. Row-major scores (materialized, decode) and key-major ones (flash:
+// st[j * ldq + r]).
 #pragma once
 
 #include <cstddef>
@@ -13,38 +15,57 @@
 
 namespace attnrt {
 
-// s[0 .. n) for query row i whose keys start at key j0.
+// True when every score of a call goes through ApplyMask (a mask, ALiBi or softcap);
+// otherwise only tiles the causal rule or the window cut need masking.
+inline bool NeedsElementwiseScores(const SdpaParams& p) {
+  return p.mask_kind != MaskKind::kNone || HasScoreTransform(p);
+}
+
+// s[0 .. n) for query row i of head h whose keys start at key j0.
 inline void MaskRow(const SdpaParams& p, size_t b, size_t h, size_t i, size_t j0, size_t n,
                     float* s) {
   const uint8_t* mask_row = p.mask_kind == MaskKind::kNone ? nullptr : MaskRowBytes(p, b, h, i);
-  for (size_t j = 0; j < n; ++j) s[j] = ApplyMask(p, mask_row, i, j0 + j, s[j]);
+  for (size_t j = 0; j < n; ++j) s[j] = ApplyMask(p, mask_row, h, i, j0 + j, s[j]);
 }
 
 // The same on a key-major tile: st[j * ldq + r] is query i0 + r, key j0 + j.
 inline void MaskKeyMajorTile(const SdpaParams& p, size_t b, size_t h, size_t i0, size_t rows,
                              size_t j0, size_t keys, float* st, size_t ldq) {
   for (size_t r = 0; r < rows; ++r) {
-    const uint8_t* mask_row = MaskRowBytes(p, b, h, i0 + r);
+    const uint8_t* mask_row =
+        p.mask_kind == MaskKind::kNone ? nullptr : MaskRowBytes(p, b, h, i0 + r);
     for (size_t j = 0; j < keys; ++j) {
-      st[j * ldq + r] = ApplyMask(p, mask_row, i0 + r, j0 + j, st[j * ldq + r]);
+      st[j * ldq + r] = ApplyMask(p, mask_row, h, i0 + r, j0 + j, st[j * ldq + r]);
     }
   }
 }
 
-// The causal rule alone on a key-major tile the diagonal cuts: key j0 + j is
-// hidden from the block's first queries, a prefix of each key row (padding
-// columns up to ldq included), which gets kMaskedScore (-inf).
-inline void MaskKeyMajorTileCausal(const SdpaParams& p, size_t i0, size_t j0, size_t keys,
-                                   float* st, size_t ldq) {
+// The causal rule and the window alone on a key-major tile they cut. Key j0 + j
+// is visible to the queries i with first <= i < first + W, first = j0 + j - offset
+// (no upper end without a window): a prefix and a suffix of each key row (padding
+// columns up to ldq included) get kMaskedScore (-inf).
+inline void MaskKeyMajorTileBand(const SdpaParams& p, size_t i0, size_t j0, size_t keys,
+                                 float* st, size_t ldq) {
   const long long offset = CausalOffset(p);
+  const long long top = static_cast<long long>(i0);
   for (size_t j = 0; j < keys; ++j) {
-    // Queries i < first_query may not see key j0 + j.
-    const long long first_query = static_cast<long long>(j0 + j) - offset;
-    if (first_query <= static_cast<long long>(i0)) continue;
-    const size_t hidden =
-        MinSize(static_cast<size_t>(first_query - static_cast<long long>(i0)), ldq);
+    // Queries i < first may not see key j0 + j.
+    const long long first = static_cast<long long>(j0 + j) - offset;
     float* row = st + j * ldq;
-    for (size_t r = 0; r < hidden; ++r) row[r] = kMaskedScore;
+    size_t hidden_before = 0;
+    if (first > top) hidden_before = MinSize(static_cast<size_t>(first - top), ldq);
+    for (size_t r = 0; r < hidden_before; ++r) row[r] = kMaskedScore;
+    if (p.window == 0) continue;
+    // Queries i >= first + W have the key out of their window.
+    const long long past = first - top;  // row index of `first`, may be negative
+    size_t hidden_from = ldq;
+    if (past < 0) {
+      const size_t back = static_cast<size_t>(-past);
+      hidden_from = p.window > back ? MinSize(p.window - back, ldq) : 0;
+    } else if (static_cast<size_t>(past) < ldq) {
+      hidden_from = p.window >= ldq ? ldq : MinSize(static_cast<size_t>(past) + p.window, ldq);
+    }
+    for (size_t r = hidden_from; r < ldq; ++r) row[r] = kMaskedScore;
   }
 }
 

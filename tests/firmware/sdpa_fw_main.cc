@@ -131,7 +131,7 @@ size_t MarkDeadRows(const attnrt::SdpaParams& p) {
             p.mask_kind == MaskKind::kNone ? nullptr : attnrt::MaskRowBytes(p, b, h, i);
         bool any = false;
         for (size_t j = 0; j < p.kv_len && !any; ++j) {
-          any = attnrt::ApplyMask(p, mask_row, i, j, 0.0f) > attnrt::kMaskedScore;
+          any = attnrt::ApplyMask(p, mask_row, h, i, j, 0.0f) > attnrt::kMaskedScore;
         }
         const size_t row = (b * p.q_heads + h) * p.q_len + i;
         g_dead_row[row] = any ? 0 : 1;
