@@ -33,6 +33,7 @@ namespace attnrt {
 
 constexpr size_t kFlashRows = 64;  // queries per work item
 constexpr size_t kFlashKeys = 64;  // keys per tile
+constexpr size_t kPrefetchLineFloats = 64 / sizeof(float);
 
 struct FlashLayout {
   size_t ldq, ldv;                    // padded widths: queries (St, Qt rows), values
@@ -85,8 +86,24 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
   const bool elementwise = NeedsElementwiseScores(p);
   const size_t first_row_end = CausalVisibleKeys(p, i0);
   const size_t last_row_begin = VisibleKeyBegin(p, i0 + rows - 1);
+  // The next block's query rows stream from memory once per block; with few tiles
+  // per block (a window) their misses cost about as much as a tile. Their lines are
+  // prefetched during this block's tiles, a share per tile.
+  const float* next_q = nullptr;
+  size_t next_lines = 0;
+  if (item + 1 < QueryBlockCount(p, kFlashRows) && p.q_strides.row == p.qk_dim) {
+    const BlockOperands next = BlockOperandsAt(p, kFlashRows, item + 1);
+    next_q = next.q;
+    next_lines = next.block.rows * p.qk_dim / kPrefetchLineFloats;
+  }
+  const size_t tiles = key_end > key_begin ? (key_end - key_begin + kFlashKeys - 1) / kFlashKeys : 1;
+  const size_t share = (next_lines + tiles - 1) / tiles;
+  size_t prefetched = 0;
   for (size_t j0 = key_begin; j0 < key_end; j0 += kFlashKeys) {
     const size_t keys = MinSize(kFlashKeys, key_end - j0);
+    for (const size_t stop = MinSize(prefetched + share, next_lines); prefetched < stop; ++prefetched) {
+      __builtin_prefetch(next_q + prefetched * kPrefetchLineFloats);
+    }
     ops.qk_tile(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, qt, f.ldq, p.qk_dim, 1.0f,
                 st, f.ldq);
     if (elementwise) {
