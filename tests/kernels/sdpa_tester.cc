@@ -2,6 +2,8 @@
 #include "kernels/sdpa_tester.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "attnrt/runtime/arena.h"
@@ -276,6 +278,30 @@ void SdpaRegistryTest::Check(SdpaCase c) {
 
 namespace {
 size_t g_float64_checks = 0;
+
+// Float64 checks per variant (and Highway target) and per score variant, printed when
+// the test program ends: the parity counts issue 16 asks for.
+struct ParityCounts {
+  size_t cases = 0, window = 0, alibi = 0, softcap = 0, sinks = 0, failed = 0;
+};
+std::map<std::string, ParityCounts>& Counts() {
+  static std::map<std::string, ParityCounts> counts;
+  return counts;
+}
+
+class ParityCountPrinter : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (Counts().empty()) return;
+    std::printf("[ parity   ] float64 checks per variant: cases (window alibi softcap sinks) failed\n");
+    for (const auto& [name, c] : Counts()) {
+      std::printf("[ parity   ] %-32s %5zu (%zu %zu %zu %zu) %zu\n", name.c_str(), c.cases, c.window,
+                  c.alibi, c.softcap, c.sinks, c.failed);
+    }
+  }
+};
+const ::testing::Environment* const kParityCountPrinter =
+    ::testing::AddGlobalTestEnvironment(new ParityCountPrinter);
 }  // namespace
 
 size_t Float64ChecksRun() { return g_float64_checks; }
@@ -287,12 +313,24 @@ void SdpaRegistryTest::CheckFloat64(SdpaCase c) {
   ASSERT_EQ(tester.Run(kernel(), &got), "") << c.Describe();
   tester.Float64(&want);
   ++g_float64_checks;
+  const bool out_ok = MaxRelativeErrorNanAware(got.out, want.out) <= kSdpaTolerance;
   EXPECT_LE(MaxRelativeErrorNanAware(got.out, want.out), kSdpaTolerance)
       << "output vs float64, " << c.Describe();
+  bool weights_ok = true;
   if (c.want_weights) {
+    weights_ok = MaxRelativeErrorNanAware(got.weights, want.weights) <= kSdpaTolerance;
     EXPECT_LE(MaxRelativeErrorNanAware(got.weights, want.weights), kSdpaTolerance)
         << "weights vs float64, " << c.Describe();
   }
+  std::string name = GetParam().variant;
+  if (GetParam().target != 0) name += std::string(" ") + hwy::TargetName(GetParam().target);
+  ParityCounts& n = Counts()[name];
+  ++n.cases;
+  n.window += c.window != 0;
+  n.alibi += c.alibi;
+  n.softcap += c.softcap != 0.0f;
+  n.sinks += c.sinks;
+  n.failed += !(out_ok && weights_ok);
 }
 
 std::string VariantTestName(const ::testing::TestParamInfo<SdpaVariantTarget>& info) {
