@@ -83,7 +83,8 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
   const size_t key_end = CausalVisibleKeys(p, i0 + rows - 1);
   // Tiles no row's causal limit or window cuts skip any masking unless a mask or a
   // score transform needs every score; decided once per call.
-  const bool elementwise = NeedsElementwiseScores(p);
+  const bool fast_transform = FastScoreTransform(p);
+  const bool elementwise = NeedsElementwiseScores(p) && !fast_transform;
   const size_t first_row_end = CausalVisibleKeys(p, i0);
   const size_t last_row_begin = VisibleKeyBegin(p, i0 + rows - 1);
   // The next block's query rows stream from memory once per block; with few tiles
@@ -108,8 +109,11 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
                 st, f.ldq);
     if (elementwise) {
       MaskKeyMajorTile(p, in.block.batch, in.block.head, i0, rows, j0, keys, st, f.ldq);
-    } else if (first_row_end < j0 + keys || last_row_begin > j0) {
-      MaskKeyMajorTileBand(p, i0, j0, keys, st, f.ldq);
+    } else {
+      if (fast_transform) TransformKeyMajorTile(p, in.block.head, i0, rows, j0, keys, st, f.ldq);
+      if (first_row_end < j0 + keys || last_row_begin > j0) {
+        MaskKeyMajorTileBand(p, i0, j0, keys, st, f.ldq);
+      }
     }
     ops.flash_update(st, keys, f.ldq, rows, m, l, alpha, o, f.ldv);
     ops.pack_values(in.v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);

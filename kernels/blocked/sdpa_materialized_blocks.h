@@ -105,7 +105,8 @@ ATTNRT_SDPA_DRIVER void MaterializedBlock(const SdpaTileOps& ops, const SdpaPara
     PackTransposed(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, p.qk_dim, f.ldk, 1.0f, kt);
     ops.qk_tile(in.q, p.q_strides.row, rows, kt, f.ldk, p.qk_dim, p.scale, s + j0, f.lds);
   }
-  const bool elementwise = NeedsElementwiseScores(p);
+  const bool fast_transform = FastScoreTransform(p);
+  const bool elementwise = NeedsElementwiseScores(p) && !fast_transform;
   const float* sink = SinkOf(p, h);
   for (size_t r = 0; r < rows; ++r) {
     const size_t i = i0 + r;
@@ -115,6 +116,7 @@ ATTNRT_SDPA_DRIVER void MaterializedBlock(const SdpaTileOps& ops, const SdpaPara
     // Keys before the row's window (within the computed tiles) weigh 0.
     for (size_t j = key_begin; j < first; ++j) srow[j] = kMaskedScore;
     if (elementwise) MaskRow(p, b, h, i, first, visible - first, srow + first);
+    if (fast_transform) TransformRow(p, h, i, first, visible - first, srow + first);
     // Keys from `visible` up to `key_end` (what QK^T filled) get probability 0.
     SoftmaxRow(ops, srow + key_begin, visible - key_begin, key_end - key_begin, sink);
     float* weights_row = WeightsRowAt(p, b, h, i);

@@ -432,7 +432,8 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
   key_end = HWY_MIN(key_end, HWY_MIN(shape.key_end, split_begin + shape.split_keys));
   // Keys before every row's window are never read.
   const size_t key_begin = HWY_MAX(split_begin, key_first);
-  const bool elementwise = NeedsElementwiseScores(p);
+  const bool fast_transform = FastScoreTransform(p);
+  const bool elementwise = NeedsElementwiseScores(p) && !fast_transform;
 
   const float* k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
   const float* v = p.v + b * p.v_strides.batch + g * p.v_strides.head;
@@ -447,6 +448,7 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
       if (elementwise) {
         MaskRow(p, b, rows.head[r], rows.row[r], j0, n, sr);
       } else {
+        if (fast_transform) TransformRow(p, rows.head[r], rows.row[r], j0, n, sr);
         if (rows.visible[r] < j0 + n) {
           // Keys past this row's causal limit (other rows of the block see them).
           for (size_t j = rows.visible[r] > j0 ? rows.visible[r] - j0 : 0; j < n; ++j) {
