@@ -18,6 +18,7 @@ constexpr size_t kRegionAlignFloats = kScratchAlignment / sizeof(float);
 inline size_t AlignFloats(size_t n) { return RoundUp(n, kRegionAlignFloats); }
 
 inline size_t MinSize(size_t a, size_t b) { return a < b ? a : b; }
+inline size_t MaxSize(size_t a, size_t b) { return a > b ? a : b; }
 
 inline void ZeroFloats(float* x, size_t n) {
   for (size_t j = 0; j < n; ++j) x[j] = 0.0f;

@@ -14,8 +14,10 @@
 // Traffic per tile (E = Ev = 64, 64 x 64): K and V tiles, 32 KiB, stream from
 // L2 once per query block; Qt (16 KiB), St (16 KiB) and O (16 KiB) stay in L1/L2;
 // 2 * 64 * 64 * 64 FMAs per tile, so about 16 FMAs per byte of K/V streamed.
-// Causal: tiles above the diagonal for the whole block are never touched, and
-// only the tiles the diagonal cuts are masked.
+// Causal and window: tiles above the diagonal or before the window for the whole
+// block are never touched, and only the tiles the diagonal or the window's edge
+// cut are masked (every tile when a mask, ALiBi or softcap needs each score). A
+// sink only changes the final normalization (OutputScale).
 #pragma once
 
 #include <cstddef>
@@ -31,6 +33,7 @@ namespace attnrt {
 
 constexpr size_t kFlashRows = 64;  // queries per work item
 constexpr size_t kFlashKeys = 64;  // keys per tile
+constexpr size_t kPrefetchLineFloats = 64 / sizeof(float);
 
 struct FlashLayout {
   size_t ldq, ldv;                    // padded widths: queries (St, Qt rows), values
@@ -73,24 +76,53 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
     m[r] = kMaskedScore;
     l[r] = 0.0f;
   }
-  // Keys the last query of the block may see bound the tiles worth visiting.
+  // Keys the first query may see from and the last query may see up to bound the
+  // tiles worth visiting: a window hides every tile before the block's first
+  // visible key, so windowed attention visits O(L * W) scores.
+  const size_t key_begin = VisibleKeyBegin(p, i0);
   const size_t key_end = CausalVisibleKeys(p, i0 + rows - 1);
-  for (size_t j0 = 0; j0 < key_end; j0 += kFlashKeys) {
+  // Tiles no row's causal limit or window cuts skip any masking unless a mask or a
+  // score transform needs every score; decided once per call.
+  const bool fast_transform = FastScoreTransform(p);
+  const bool elementwise = NeedsElementwiseScores(p) && !fast_transform;
+  const size_t first_row_end = CausalVisibleKeys(p, i0);
+  const size_t last_row_begin = VisibleKeyBegin(p, i0 + rows - 1);
+  // The next block's query rows stream from memory once per block; with few tiles
+  // per block (a window) their misses cost about as much as a tile. Their lines are
+  // prefetched during this block's tiles, a share per tile.
+  const float* next_q = nullptr;
+  size_t next_lines = 0;
+  if (item + 1 < QueryBlockCount(p, kFlashRows) && p.q_strides.row == p.qk_dim) {
+    const BlockOperands next = BlockOperandsAt(p, kFlashRows, item + 1);
+    next_q = next.q;
+    next_lines = next.block.rows * p.qk_dim / kPrefetchLineFloats;
+  }
+  const size_t tiles = key_end > key_begin ? (key_end - key_begin + kFlashKeys - 1) / kFlashKeys : 1;
+  const size_t share = (next_lines + tiles - 1) / tiles;
+  size_t prefetched = 0;
+  for (size_t j0 = key_begin; j0 < key_end; j0 += kFlashKeys) {
     const size_t keys = MinSize(kFlashKeys, key_end - j0);
+    for (const size_t stop = MinSize(prefetched + share, next_lines); prefetched < stop; ++prefetched) {
+      __builtin_prefetch(next_q + prefetched * kPrefetchLineFloats);
+    }
     ops.qk_tile(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, qt, f.ldq, p.qk_dim, 1.0f,
                 st, f.ldq);
-    if (p.mask_kind != MaskKind::kNone) {
+    if (elementwise) {
       MaskKeyMajorTile(p, in.block.batch, in.block.head, i0, rows, j0, keys, st, f.ldq);
-    } else if (CausalVisibleKeys(p, i0) < j0 + keys) {
-      MaskKeyMajorTileCausal(p, i0, j0, keys, st, f.ldq);
+    } else {
+      if (fast_transform) TransformKeyMajorTile(p, in.block.head, i0, rows, j0, keys, st, f.ldq);
+      if (first_row_end < j0 + keys || last_row_begin > j0) {
+        MaskKeyMajorTileBand(p, i0, j0, keys, st, f.ldq);
+      }
     }
     ops.flash_update(st, keys, f.ldq, rows, m, l, alpha, o, f.ldv);
     ops.pack_values(in.v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);
     ops.pv_tile(st, 1, f.ldq, rows, vt, f.ldv, keys, o, f.ldv);
   }
+  const float* sink = SinkOf(p, in.block.head);
   for (size_t r = 0; r < rows; ++r) {
     // A query that never saw an allowed key has l == 0: its output stays zero.
-    const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    const float inv = OutputScale(m[r], l[r], sink);
     ops.scale_copy(o + r * f.ldv, p.v_dim, inv, in.out + r * p.out_strides.row);
   }
 }

@@ -7,10 +7,12 @@
 // One work item = (batch, query head, block of kMatRows queries). Scratch holds
 // the block's kMatRows x S score rows (kMatRows * S * 4 bytes: 256 KiB at
 // S = 2048), so it grows with S; prefer flash when weights are not wanted.
-// Causal: key tiles above the diagonal for the whole block are skipped in both
-// QK^T and P.V, and each row's softmax runs only over the keys it may see.
+// Causal and window: key tiles above the diagonal or before the window for the
+// whole block are skipped in both QK^T and P.V, and each row's softmax runs only
+// over the keys it may see. Weights include every variant (sdpa_params.h).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 
 #include "kernels/blocked/sdpa_blocks.h"
@@ -47,28 +49,38 @@ inline MaterializedLayout MakeMaterializedLayout(size_t panel_width, const SdpaP
 // row s[0 .. visible); s[visible .. computed) (what QK^T filled beyond the row's
 // causal limit) gets probability 0. A dead row (RowIsDead: max -inf, every score
 // masked) becomes all zeros, written directly: its scores are -inf, and neither
-// exp(-inf - -inf) nor -inf * 0 may run. A NaN or +inf score makes exp(s - max),
-// the sum and so the whole row NaN.
+// exp(-inf - -inf) nor -inf * 0 may run; a sink does not revive it. A NaN or +inf
+// score makes exp(s - max), the sum and so the whole row NaN. A sink logit (nullptr
+// = none) joins the denominator as exp(sink - top), top = max(max, sink), which
+// keeps every exponential in range.
 ATTNRT_SDPA_DRIVER void SoftmaxRow(const SdpaTileOps& ops, float* s, size_t visible,
-                                   size_t computed) {
+                                   size_t computed, const float* sink) {
   const float max = ops.row_max(s, visible);
   if (RowIsDead(max, s, visible)) {
     ZeroFloats(s, computed);
     return;
   }
-  ops.scale_copy(s, visible, 1.0f / ops.exp_row_and_sum(s, visible, max), s);
+  if (sink == nullptr) {
+    ops.scale_copy(s, visible, 1.0f / ops.exp_row_and_sum(s, visible, max), s);
+  } else {
+    const float top = *sink > max ? *sink : max;
+    const float sum = ops.exp_row_and_sum(s, visible, top) + std::exp(*sink - top);
+    ops.scale_copy(s, visible, 1.0f / sum, s);
+  }
   ZeroFloats(s + visible, computed - visible);
 }
 
-// The weights row of a query that sees keys [0, visible) out of kv_len, from its
-// probabilities p. Hidden keys get 0, except in a NaN row: PyTorch's softmax
-// gives NaN for every key there, masked ones included (exp(-inf - NaN)).
-inline void WriteWeightsRow(const float* probabilities, size_t visible, size_t kv_len,
-                            float* weights_row) {
-  for (size_t j = 0; j < visible; ++j) weights_row[j] = probabilities[j];
-  const bool nan_row = visible > 0 && probabilities[0] != probabilities[0];
+// The weights row of a query whose probabilities p cover keys [first, visible)
+// (p[0] is key `first`), out of kv_len. Hidden keys get 0, except in a NaN row:
+// PyTorch's softmax gives NaN for every key there, masked ones included
+// (exp(-inf - NaN)).
+inline void WriteWeightsRow(const float* probabilities, size_t first, size_t visible,
+                            size_t kv_len, float* weights_row) {
+  for (size_t j = first; j < visible; ++j) weights_row[j] = probabilities[j - first];
+  const bool nan_row = visible > first && probabilities[0] != probabilities[0];
   const float hidden = nan_row ? probabilities[0] : 0.0f;
-  for (size_t j = visible; j < kv_len; ++j) weights_row[j] = hidden;
+  for (size_t j = 0; j < first && j < kv_len; ++j) weights_row[j] = hidden;
+  for (size_t j = visible > first ? visible : first; j < kv_len; ++j) weights_row[j] = hidden;
 }
 
 // Work item `item`: one block of queries; scratch holds
@@ -82,27 +94,40 @@ ATTNRT_SDPA_DRIVER void MaterializedBlock(const SdpaTileOps& ops, const SdpaPara
   float* kt = scratch + f.kt;
   float* s = scratch + f.s;
 
-  // Scores of the block's rows for every key tile some row may see.
+  // Scores of the block's rows for every key tile some row may see: from the tile
+  // of the first row's first visible key (a window hides the ones before it; tiles
+  // stay on kMatKeys boundaries so that vector tails stay inside a score row) to the
+  // last row's causal limit.
   const size_t key_end = CausalVisibleKeys(p, i0 + rows - 1);
-  for (size_t j0 = 0; j0 < key_end; j0 += kMatKeys) {
+  const size_t key_begin = MinSize(VisibleKeyBegin(p, i0) / kMatKeys * kMatKeys, key_end);
+  for (size_t j0 = key_begin; j0 < key_end; j0 += kMatKeys) {
     const size_t keys = MinSize(kMatKeys, p.kv_len - j0);
     PackTransposed(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, p.qk_dim, f.ldk, 1.0f, kt);
     ops.qk_tile(in.q, p.q_strides.row, rows, kt, f.ldk, p.qk_dim, p.scale, s + j0, f.lds);
   }
+  const bool fast_transform = FastScoreTransform(p);
+  const bool elementwise = NeedsElementwiseScores(p) && !fast_transform;
+  const float* sink = SinkOf(p, h);
   for (size_t r = 0; r < rows; ++r) {
     const size_t i = i0 + r;
-    const size_t visible = CausalVisibleKeys(p, i);
+    const size_t visible = MaxSize(CausalVisibleKeys(p, i), key_begin);
+    const size_t first = MinSize(MaxSize(VisibleKeyBegin(p, i), key_begin), visible);
     float* srow = s + r * f.lds;
-    if (p.mask_kind != MaskKind::kNone) MaskRow(p, b, h, i, 0, visible, srow);
+    // Keys before the row's window (within the computed tiles) weigh 0.
+    for (size_t j = key_begin; j < first; ++j) srow[j] = kMaskedScore;
+    if (elementwise) MaskRow(p, b, h, i, first, visible - first, srow + first);
+    if (fast_transform) TransformRow(p, h, i, first, visible - first, srow + first);
     // Keys from `visible` up to `key_end` (what QK^T filled) get probability 0.
-    SoftmaxRow(ops, srow, visible, key_end);
+    SoftmaxRow(ops, srow + key_begin, visible - key_begin, key_end - key_begin, sink);
     float* weights_row = WeightsRowAt(p, b, h, i);
-    if (weights_row != nullptr) WriteWeightsRow(srow, visible, p.kv_len, weights_row);
+    if (weights_row != nullptr) {
+      WriteWeightsRow(srow + key_begin, key_begin, visible, p.kv_len, weights_row);
+    }
   }
   float* vt = scratch + f.vt;
   float* o = scratch + f.o;
   ZeroFloats(o, rows * f.ldv);
-  for (size_t j0 = 0; j0 < key_end; j0 += kMatKeys) {
+  for (size_t j0 = key_begin; j0 < key_end; j0 += kMatKeys) {
     // Within the block's visible range, rows that see fewer keys have P = 0 there.
     const size_t keys = MinSize(kMatKeys, key_end - j0);
     ops.pack_values(in.v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);

@@ -17,8 +17,10 @@
 // instruction for; Dot4 pays it once per 4 keys with a transposing reload (VLD4).
 // Non-finite inputs follow PyTorch as the other variants do: a NaN or +inf score of a
 // key the row may attend makes the row NaN, -inf weighs 0 (see ScoreTile, exp_mve.h).
-// Causal: a row only visits the keys the rule lets it see, so tiles past the diagonal
-// are never touched and no causal mask is ever computed.
+// Causal and window: a row only visits the keys the rules let it see, so tiles past the
+// diagonal or before the window are never touched and no causal mask is ever computed.
+// ALiBi and softcap go element by element through ApplyMask; a sink only changes the
+// final normalization.
 // Tails (E, Ev, the last keys of a tile) use tail predication (VCTP) with zeroing
 // loads: lanes past the end read no memory and add nothing.
 //
@@ -68,6 +70,8 @@ size_t WorkItems(const SdpaParams& p) { return QueryBlockCount(p, kItemRows); }
 enum class MaskRead { kNone, kBool, kAdditive, kScalar };
 
 MaskRead MaskReadOf(const SdpaParams& p) {
+  // ALiBi and softcap change every score: element by element through ApplyMask.
+  if (HasScoreTransform(p)) return MaskRead::kScalar;
   if (p.mask_kind == MaskKind::kNone) return MaskRead::kNone;
   if (p.mask_strides.col != 1) return MaskRead::kScalar;
   return p.mask_kind == MaskKind::kBool ? MaskRead::kBool : MaskRead::kAdditive;
@@ -76,6 +80,7 @@ MaskRead MaskReadOf(const SdpaParams& p) {
 // What every tile of one query row needs.
 struct Row {
   const SdpaParams* p;
+  size_t h;               // query head (ALiBi slope)
   size_t i;               // query index
   const float* q;         // the query (E floats)
   const float* k;         // key 0 of the kv head
@@ -160,7 +165,7 @@ ATTNRT_HELIUM_PER_TILE float ScoreTile(const Row& row, size_t j0, size_t n, floa
       case MaskRead::kScalar: {
         vst1q_f32(s + j, sc);
         for (size_t t = 0; t < kLanes && t < left; ++t) {
-          s[j + t] = ApplyMask(p, row.mask, row.i, j0 + j + t, s[j + t]);
+          s[j + t] = ApplyMask(p, row.mask, row.h, row.i, j0 + j + t, s[j + t]);
         }
         sc = vld1q_f32(s + j);
         break;
@@ -232,6 +237,7 @@ void AttendRow(const SdpaParams& p, size_t b, size_t h, size_t i, MaskRead mask_
   const size_t g = h / (p.q_heads / p.kv_heads);
   Row row;
   row.p = &p;
+  row.h = h;
   row.i = i;
   row.q = p.q + b * p.q_strides.batch + h * p.q_strides.head + i * p.q_strides.row;
   row.k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
@@ -247,8 +253,9 @@ void AttendRow(const SdpaParams& p, size_t b, size_t h, size_t i, MaskRead mask_
   for (size_t c = 0; c < acc_floats; c += kLanes) vst1q_f32(acc + c, vdupq_n_f32(0.0f));
   float m = kMaskedScore;  // running max: -inf until a key is allowed
   float l = 0.0f;          // running sum of e^(s - m)
+  // The row visits exactly the keys the causal rule and the window leave it.
   const size_t key_end = CausalVisibleKeys(p, i);
-  for (size_t j0 = 0; j0 < key_end; j0 += kTileKeys) {
+  for (size_t j0 = VisibleKeyBegin(p, i); j0 < key_end; j0 += kTileKeys) {
     const size_t n = key_end - j0 < kTileKeys ? key_end - j0 : kTileKeys;
     const float m_new = ScoreTile(row, j0, n, m, s, partial);
     // No key allowed so far: nothing to add, and m - m_new would be -inf - -inf.
@@ -261,7 +268,8 @@ void AttendRow(const SdpaParams& p, size_t b, size_t h, size_t i, MaskRead mask_
   }
 
   // A row that never saw an allowed key has l == 0: its output is zeros, not NaN.
-  const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+  // A sink joins the denominator only (OutputScale).
+  const float inv = OutputScale(m, l, SinkOf(p, h));
   float* out = p.out + b * p.out_strides.batch + h * p.out_strides.head + i * p.out_strides.row;
   for (size_t c = 0; c < p.v_dim; c += kLanes) {
     vstrwq_p_f32(out + c, vmulq_n_f32(vld1q_f32(acc + c), inv), vctp32q(p.v_dim - c));

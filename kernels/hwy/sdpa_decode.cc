@@ -25,8 +25,11 @@
 // capped so there are about kDecodeTargetItems items) stay in L1/L2. Scratch does
 // not depend on L or S. Correct for any L, but K and V are read once per block of
 // kDecodeRows rows, so long query blocks belong to hwy-flash.
-// Causal: an item reads only keys its rows may see; splits wholly beyond the
-// causal limit of all their rows touch no K or V at all.
+// Causal and window: splits cover only the keys some row may see (a window of W
+// keys: the last W + L - 1), an item reads only keys its rows may see, and splits
+// wholly outside all their rows' ranges touch no K or V at all. Masks, ALiBi and
+// softcap go element by element over each chunk's scores (MaskRow); a sink only
+// changes the final normalization (OutputScale), in the item or in Finish.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/hwy/sdpa_decode.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -61,6 +64,8 @@ struct DecodeShape {
   size_t blocks;  // blocks of up to kDecodeRows rows per key/value head
   size_t splits;  // key splits per row, at least 1 (S == 0 still writes zeros)
   size_t split_keys;  // keys per split (the last may have fewer), chunk multiple
+  size_t key_begin;   // first key any query row of the call may see (window)
+  size_t key_end;     // one past the last such key (causal rule)
   size_t record;  // floats of one partial result (acc[Ev], m, l), cache-line padded
 };
 
@@ -69,11 +74,16 @@ DecodeShape MakeDecodeShape(const SdpaParams& p) {
   s.group = p.kv_heads == 0 ? 0 : p.q_heads / p.kv_heads;
   s.rows = s.group * p.q_len;
   s.blocks = (s.rows + kDecodeRows - 1) / kDecodeRows;
-  const size_t max_splits = (p.kv_len + kDecodeSplitKeys - 1) / kDecodeSplitKeys;
+  // Splits cover only the keys some query may see: with a window of W keys the
+  // decode step reads the last W (+ L - 1) keys, however long the cache.
+  s.key_end = p.q_len == 0 ? 0 : CausalVisibleKeys(p, p.q_len - 1);
+  s.key_begin = HWY_MIN(VisibleKeyBegin(p, 0), s.key_end);
+  const size_t span = s.key_end - s.key_begin;
+  const size_t max_splits = (span + kDecodeSplitKeys - 1) / kDecodeSplitKeys;
   const size_t items = p.batch * p.kv_heads * s.blocks;
   const size_t wanted = items == 0 ? 1 : (kDecodeTargetItems + items - 1) / items;
   s.splits = HWY_MAX(size_t{1}, HWY_MIN(max_splits, wanted));
-  s.split_keys = RoundUp((p.kv_len + s.splits - 1) / s.splits, kDecodeChunkKeys);
+  s.split_keys = RoundUp((span + s.splits - 1) / s.splits, kDecodeChunkKeys);
   s.record = AlignFloats(p.v_dim + 2);
   return s;
 }
@@ -388,6 +398,7 @@ struct DecodeRows {
   size_t head[kDecodeRows];     // query head
   size_t row[kDecodeRows];      // query row i
   size_t visible[kDecodeRows];  // keys the causal rule leaves row i
+  size_t first[kDecodeRows];    // first key the window leaves row i
 };
 
 template <size_t kRows>
@@ -401,12 +412,15 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
   float* HWY_RESTRICT l = scratch + f.l;
   DecodeRows rows;
   size_t key_end = 0;
+  size_t key_first = p.kv_len;
   for (size_t r = 0; r < kRows; ++r) {
     const size_t t = first_row + r;
     rows.head[r] = g * shape.group + t / p.q_len;
     rows.row[r] = t % p.q_len;
     rows.visible[r] = CausalVisibleKeys(p, rows.row[r]);
+    rows.first[r] = VisibleKeyBegin(p, rows.row[r]);
     key_end = HWY_MAX(key_end, rows.visible[r]);
+    key_first = HWY_MIN(key_first, rows.first[r]);
     const float* q = p.q + b * p.q_strides.batch + rows.head[r] * p.q_strides.head +
                      rows.row[r] * p.q_strides.row;
     ScaleCopy(q, p.qk_dim, p.scale, qs + r * f.ldq);
@@ -414,8 +428,12 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
     m[r] = kMaskedScore;
     l[r] = 0.0f;
   }
-  const size_t key_begin = split * shape.split_keys;
-  key_end = HWY_MIN(key_end, HWY_MIN(p.kv_len, key_begin + shape.split_keys));
+  const size_t split_begin = shape.key_begin + split * shape.split_keys;
+  key_end = HWY_MIN(key_end, HWY_MIN(shape.key_end, split_begin + shape.split_keys));
+  // Keys before every row's window are never read.
+  const size_t key_begin = HWY_MAX(split_begin, key_first);
+  const bool fast_transform = FastScoreTransform(p);
+  const bool elementwise = NeedsElementwiseScores(p) && !fast_transform;
 
   const float* k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
   const float* v = p.v + b * p.v_strides.batch + g * p.v_strides.head;
@@ -427,12 +445,20 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
                         p.v_strides.row, p.v_dim, s, f.lds);
     for (size_t r = 0; r < kRows; ++r) {
       float* HWY_RESTRICT sr = s + r * f.lds;
-      if (p.mask_kind != MaskKind::kNone) {
+      if (elementwise) {
         MaskRow(p, b, rows.head[r], rows.row[r], j0, n, sr);
-      } else if (rows.visible[r] < j0 + n) {
-        // Keys past this row's causal limit (other rows of the block see them).
-        for (size_t j = rows.visible[r] > j0 ? rows.visible[r] - j0 : 0; j < n; ++j) {
-          sr[j] = kMaskedScore;
+      } else {
+        if (fast_transform) TransformRow(p, rows.head[r], rows.row[r], j0, n, sr);
+        if (rows.visible[r] < j0 + n) {
+          // Keys past this row's causal limit (other rows of the block see them).
+          for (size_t j = rows.visible[r] > j0 ? rows.visible[r] - j0 : 0; j < n; ++j) {
+            sr[j] = kMaskedScore;
+          }
+        }
+        if (rows.first[r] > j0) {
+          // Keys before this row's window.
+          const size_t hidden = HWY_MIN(rows.first[r] - j0, n);
+          for (size_t j = 0; j < hidden; ++j) sr[j] = kMaskedScore;
         }
       }
       const float alpha = OnlineSoftmaxStep(sr, n, m + r, l + r);
@@ -448,7 +474,7 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
       // A row without any allowed key has l == 0 and gets zeros.
       float* out = p.out + b * p.out_strides.batch + rows.head[r] * p.out_strides.head +
                    rows.row[r] * p.out_strides.row;
-      ScaleCopy(ar, p.v_dim, l[r] > 0.0f ? 1.0f / l[r] : 0.0f, out);
+      ScaleCopy(ar, p.v_dim, OutputScale(m[r], l[r], SinkOf(p, rows.head[r])), out);
     } else {
       float* HWY_RESTRICT record =
           shared + RecordIndex(p, shape, b, rows.head[r], rows.row[r], split) * shape.record;
@@ -506,7 +532,9 @@ void DecodeFinish(const SdpaParams& p, float* shared) {
         }
         float* out = p.out + b * p.out_strides.batch + h * p.out_strides.head +
                      i * p.out_strides.row;
-        ScaleCopy(first, ev, l > 0.0f ? 1.0f / l : 0.0f, out);
+        // m is 0 for a row without any live split (l == 0): OutputScale sees -inf.
+        const float m_row = l > 0.0f || l != l ? m : kMaskedScore;
+        ScaleCopy(first, ev, OutputScale(m_row, l, SinkOf(p, h)), out);
       }
     }
   }

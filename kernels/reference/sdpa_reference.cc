@@ -4,7 +4,8 @@
 // tiling, no SIMD, no cleverness: it should be obviously right when read.
 // Non-finite inputs follow PyTorch's math: a NaN or +inf score of an allowed key
 // makes the whole row NaN (max NaN, or exp(inf - inf)); -inf scores weigh 0; a row
-// with no allowed key gives zeros.
+// with no allowed key gives zeros. The variants (window, ALiBi, softcap, sinks) are
+// applied straight from their definitions in sdpa_params.h.
 #include <cmath>
 
 #include "attnrt/kernels/sdpa_kernel.h"
@@ -36,6 +37,7 @@ void ReferenceRow(const SdpaParams& p, size_t b, size_t h, size_t i, double* sco
 
   // Masked keys score -inf; every finite score, however negative, is a score.
   const double masked = -INFINITY;
+  const long long diag = DiagonalKey(p, i);
   double max_score = masked;
   for (size_t j = 0; j < p.kv_len; ++j) {
     double dot = 0.0;
@@ -43,19 +45,26 @@ void ReferenceRow(const SdpaParams& p, size_t b, size_t h, size_t i, double* sco
     float bias;
     const bool allowed = KeyAllowed(p, mask_row, i, j, &bias);
     double score = dot * p.scale;
+    if (p.softcap > 0.0f) score = p.softcap * std::tanh(score / p.softcap);
     // PyTorch adds a float mask to float32 scores: -FLT_MAX plus any ordinary score
     // is -FLT_MAX (a row padded with it is uniform), and an overflow is -inf.
     if (p.mask_kind == MaskKind::kAdditive) score = static_cast<float>(score) + bias;
+    if (p.alibi_slopes != nullptr) {
+      score += double(p.alibi_slopes[h]) * double(static_cast<long long>(j) - diag);
+    }
     scores[j] = allowed ? score : masked;
     // A NaN score makes the max NaN for good, and with it every weight, as in PyTorch.
     if (std::isnan(scores[j]) || scores[j] > max_score) max_score = scores[j];
   }
 
-  // No allowed key (max -inf): zeros, not exp(-inf - -inf) = NaN.
+  // No allowed key (max -inf): zeros, not exp(-inf - -inf) = NaN, sink or not.
   const bool dead = max_score == masked;
-  double sum = 0.0;
+  // A sink joins the denominator only; the max it takes part in keeps exp in range.
+  const double sink = p.sinks == nullptr ? masked : double(p.sinks[h]);
+  const double top = std::isnan(max_score) || max_score >= sink ? max_score : sink;
+  double sum = dead ? 0.0 : std::exp(sink - top);
   for (size_t j = 0; j < p.kv_len; ++j) {
-    scores[j] = dead ? 0.0 : std::exp(scores[j] - max_score);
+    scores[j] = dead ? 0.0 : std::exp(scores[j] - top);
     sum += scores[j];
   }
   const double inv = dead ? 0.0 : 1.0 / sum;

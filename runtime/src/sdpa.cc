@@ -68,6 +68,36 @@ Status CheckSdpaSizes(const SdpaParams& p) {
   return Status::Ok();
 }
 
+// The per-score variants (sdpa_params.h): a window needs a causal rule to say which
+// key is diag(i); a softcap is off (0) or a finite C > 0; ALiBi slopes and sink
+// logits, one per query head, must be finite (an infinite slope or sink would turn
+// whole rows into inf - inf). Any window size is accepted: the kernels compare it
+// without arithmetic that could overflow, and W >= S + L hides nothing.
+Status CheckSdpaVariants(const SdpaParams& p) {
+  if (p.window != 0 && p.causal == CausalKind::kNone) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "window %z needs a causal rule (upper-left or lower-right) to say which "
+                         "key each query is aligned with",
+                         p.window);
+  }
+  if (!(p.softcap >= 0.0f) || !std::isfinite(p.softcap)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "softcap must be 0 (off) or a finite number > 0");
+  }
+  const float* per_head[2] = {p.alibi_slopes, p.sinks};
+  const char* names[2] = {"alibi slope", "sink"};
+  for (size_t which = 0; which < 2; ++which) {
+    if (per_head[which] == nullptr) continue;
+    for (size_t h = 0; h < p.q_heads; ++h) {
+      if (!std::isfinite(per_head[which][h])) {
+        return Status::Error(StatusCode::kInvalidArgument,
+                             "%s of query head %z is not a finite number", names[which], h);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 float DefaultSdpaScale(size_t qk_dim) {
@@ -193,6 +223,7 @@ Status ValidateSdpa(const SdpaParams& p, const SdpaKernel& kernel) {
     return Status::Error(StatusCode::kInvalidArgument, "scale must be a finite number");
   }
   ATTNRT_RETURN_IF_ERROR(CheckSdpaSizes(p));
+  ATTNRT_RETURN_IF_ERROR(CheckSdpaVariants(p));
   if (p.weights != nullptr && !kernel.returns_weights) {
     return Status::Error(StatusCode::kUnsupported,
                          "kernel '%s' cannot return attention weights; use hwy-materialized, "

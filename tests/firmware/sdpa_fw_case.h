@@ -51,6 +51,12 @@ struct SdpaCase {
   size_t dead_every;  // every dead_every-th mask row forbids every key (0: none)
   Poison poison[2];   // tensor 0: none
   Extreme extreme = Extreme::kNone;
+  // Per-score variants (attnrt/kernels/sdpa_params.h): ALiBi slopes 0.1 / (h + 1),
+  // sinks drawn in [-sqrt(3), sqrt(3)) + 1 per head.
+  size_t window = 0;
+  bool alibi = false;
+  float softcap = 0.0f;
+  bool sinks = false;
 };
 
 // Capacity of the static buffers, in elements: the largest case of sdpa_fw and the
@@ -74,6 +80,9 @@ ATTNRT_FW_BULK(g_v) inline float g_v[kMaxKV];
 ATTNRT_FW_BULK(g_mask_f) inline float g_mask_f[kMaxMask];
 ATTNRT_FW_BULK(g_mask_b) inline uint8_t g_mask_b[kMaxMask];
 ATTNRT_FW_BULK(g_arena) inline uint8_t g_arena[kArenaBytes];
+constexpr size_t kMaxHeads = 64;
+inline float g_slopes[kMaxHeads];
+inline float g_sinks[kMaxHeads];
 
 inline void Print(const char* text) { semihost_write0(text); }
 inline void PrintSize(const char* label, size_t value) {
@@ -153,6 +162,16 @@ inline bool SetUpCase(const SdpaCase& c, uint32_t seed, attnrt::SdpaParams* p) {
   p->k = g_k;
   p->v = g_v;
   p->causal = c.causal;
+  p->window = c.window;
+  p->softcap = c.softcap;
+  if ((c.alibi || c.sinks) && c.q_heads > kMaxHeads) {
+    Print("sdpa_fw: FAIL: too many heads for the slope and sink buffers\n");
+    return false;
+  }
+  for (size_t h = 0; h < c.q_heads && c.alibi; ++h) g_slopes[h] = 0.1f / static_cast<float>(h + 1);
+  for (size_t h = 0; h < c.q_heads && c.sinks; ++h) g_sinks[h] = rng.Centered() + 1.0f;
+  p->alibi_slopes = c.alibi ? g_slopes : nullptr;
+  p->sinks = c.sinks ? g_sinks : nullptr;
   if (masked) {
     const size_t row_len = m.dims[m.rank - 1];
     for (size_t i = 0; i < nm; ++i) {

@@ -39,7 +39,8 @@ constexpr MaskShape kLS = MaskShape::kLS, kBHLS = MaskShape::kBHLS, kB1LS = Mask
 constexpr CausalKind kNoCausal = CausalKind::kNone, kUpperLeft = CausalKind::kUpperLeft,
                      kLowerRight = CausalKind::kLowerRight;
 constexpr float kNaN = __builtin_nanf(""), kInf = __builtin_inff();
-constexpr attnrt_fw::Extreme kLowestMask = attnrt_fw::Extreme::kLowestMask,
+constexpr attnrt_fw::Extreme kNoExtreme = attnrt_fw::Extreme::kNone,
+                             kLowestMask = attnrt_fw::Extreme::kLowestMask,
                              kHugeNegative = attnrt_fw::Extreme::kHugeNegative;
 
 constexpr SdpaCase kCases[] = {
@@ -88,6 +89,17 @@ constexpr SdpaCase kCases[] = {
      kHugeNegative},
     {"huge-neg-decode", 1, 2, 1,   1,2100,  1,  8, kNoMask, kLS,   kLowerRight, 0, {},
      kHugeNegative},
+    // Per-score variants: window (tiles before it skipped), ALiBi, softcap, sinks, alone
+    // and together, with masks, GQA and decode.
+    //                                                                       window alibi cap sinks
+    {"window-ul",       1, 2, 2,  70,  70, 16, 16, kNoMask, kLS,   kUpperLeft,  0, {}, kNoExtreme,
+     9, false, 0.0f, false},
+    {"alibi-sinks-lr",  1, 4, 2,  33, 130, 16,  8, kFloat,  kLS,   kLowerRight, 5, {}, kNoExtreme,
+     0, true, 0.0f, true},
+    {"cap-window-decode",1, 2, 1,  1,2100, 16, 16, kNoMask, kLS,   kLowerRight, 0, {}, kNoExtreme,
+     512, false, 5.0f, true},
+    {"all-four-bool",   1, 2, 2,  65, 130, 12, 20, kBool,   kBHLS, kUpperLeft,  0, {}, kNoExtreme,
+     64, true, 3.0f, true},
 };
 
 ATTNRT_FW_BULK(g_want_out) float g_want_out[attnrt_fw::kMaxOut];
@@ -131,7 +143,7 @@ size_t MarkDeadRows(const attnrt::SdpaParams& p) {
             p.mask_kind == MaskKind::kNone ? nullptr : attnrt::MaskRowBytes(p, b, h, i);
         bool any = false;
         for (size_t j = 0; j < p.kv_len && !any; ++j) {
-          any = attnrt::ApplyMask(p, mask_row, i, j, 0.0f) > attnrt::kMaskedScore;
+          any = attnrt::ApplyMask(p, mask_row, h, i, j, 0.0f) > attnrt::kMaskedScore;
         }
         const size_t row = (b * p.q_heads + h) * p.q_len + i;
         g_dead_row[row] = any ? 0 : 1;

@@ -120,6 +120,114 @@ TEST_P(SdpaDecodeTest, ManyQueriesOverSeveralSplits) {
   }
 }
 
+TEST_P(SdpaDecodeTest, ScoreVariantsAcrossSplits) {
+  // Windows that end inside, on and past split (1024) and chunk (64) edges, with
+  // ALiBi, softcap and sinks merged across splits, L = 1..4, both causal kinds.
+  const size_t windows[] = {1, 64, 65, 512, 1023, 1025, 3000};
+  uint32_t seed = 700;
+  for (size_t S : {size_t{1025}, size_t{4097}}) {
+    for (size_t window : windows) {
+      for (size_t L : {size_t{1}, size_t{4}}) {
+        ++seed;
+        SdpaCase c = seed % 2 == 0 ? ShapedCase(L, S, 64, 64) : ShapedCase(L, S, 19, 21);
+        c.q_heads = 4;
+        c.kv_heads = seed % 3 == 0 ? 1 : 2;
+        c.causal = seed % 2 == 0 ? CausalKind::kLowerRight : CausalKind::kUpperLeft;
+        c.window = window;
+        c.alibi = seed % 3 != 1;
+        c.alibi_scale = 0.02f;
+        c.softcap = seed % 4 < 2 ? 8.0f : 0.0f;
+        c.logit_magnitude = 2.0f;
+        c.sinks = seed % 5 != 0;
+        c.seed = seed;
+        CheckFloat64(c);
+      }
+    }
+  }
+}
+
+TEST_P(SdpaDecodeTest, EachScoreVariantAloneOverLongKeys) {
+  uint32_t seed = 800;
+  for (int which = 0; which < 4; ++which) {
+    for (size_t S : {size_t{2111}, size_t{3000}}) {
+      SdpaCase c = ShapedCase(2, S, 32, 16);
+      c.q_heads = c.kv_heads = 2;
+      c.causal = which == 0 ? CausalKind::kLowerRight : CausalKind::kNone;
+      c.window = which == 0 ? 700 : 0;
+      c.alibi = which == 1;
+      c.alibi_scale = 0.01f;
+      c.softcap = which == 2 ? 5.0f : 0.0f;
+      c.logit_magnitude = which == 2 ? 4.0f : 1.0f;
+      c.sinks = which == 3;
+      c.seed = ++seed;
+      CheckFloat64(c);
+    }
+  }
+}
+
+TEST_P(SdpaDecodeTest, SinksWithSparseMasksAndDeadSplits) {
+  // Dead splits next to live ones, rows dead in every split (zeros, sink or not),
+  // and a window whose keys a sparse mask mostly hides.
+  for (MaskKind m : {MaskKind::kBool, MaskKind::kAdditive}) {
+    for (uint32_t seed = 1; seed <= 3; ++seed) {
+      SdpaCase c = ShapedCase(4, 3000, 16, 24);
+      c.q_heads = c.kv_heads = 2;
+      c.mask = m;
+      c.keep_probability = seed == 3 ? 0.0 : 0.002;
+      c.causal = CausalKind::kLowerRight;
+      c.window = seed == 2 ? 1500 : 0;
+      c.sinks = true;
+      c.seed = seed;
+      CheckFloat64(c);
+    }
+  }
+}
+
+TEST_P(SdpaDecodeTest, WindowedDecodeWithNonFiniteKeysAndWorkers) {
+  for (size_t workers : {1, 2}) {
+    SdpaCase c = ShapedCase(3, 2049, 67, 33);
+    c.batch = 2;
+    c.q_heads = 4;
+    c.kv_heads = 2;
+    c.misalign = true;
+    c.causal = CausalKind::kLowerRight;
+    c.window = workers == 1 ? 2 : 1100;  // 2: most rows miss every bad key
+    c.nonfinite_keys = true;
+    c.softcap = workers == 1 ? 0.0f : 3.0f;
+    c.sinks = true;
+    c.workers = workers;
+    c.seed = static_cast<uint32_t>(workers);
+    CheckFloat64(c);
+  }
+}
+
+TEST_P(SdpaDecodeTest, WindowedDecodeReadsOnlyTheLastKeys) {
+  // L = 1, S = 8192, window 512: keys before S - 512 are NaN and must stay unread.
+  if (std::strstr(kernel().name, "materialized") != nullptr ||
+      std::strcmp(kernel().name, "reference") == 0) {
+    GTEST_SKIP() << "reads every key by design";
+  }
+  SdpaCase c = ShapedCase(1, 8192, 64, 64);
+  c.q_heads = 4;
+  c.kv_heads = 2;
+  c.causal = CausalKind::kLowerRight;
+  c.window = 512;
+  c.sinks = true;
+  SdpaTester tester(c);
+  SdpaResult clean, poisoned;
+  tester.Float64(&clean);
+  float* k = const_cast<float*>(tester.params().k);
+  float* v = const_cast<float*>(tester.params().v);
+  for (size_t g = 0; g < c.kv_heads; ++g) {
+    for (size_t j = 0; j < c.S - c.window; ++j) {
+      k[(g * c.S + j) * c.E] = NAN;
+      v[(g * c.S + j) * c.Ev] = NAN;
+    }
+  }
+  ASSERT_EQ(tester.Run(kernel(), &poisoned), "");
+  EXPECT_LE(MaxRelativeError(poisoned.out, clean.out), kSdpaTolerance);
+}
+
 TEST_P(SdpaDecodeTest, SharedPartialsStayBoundedForLongQueryBlocks) {
   // Key splits buy parallelism; a long query block already has it, and splitting
   // it anyway kept B * Hq * L * S / 1024 partial records (138 MB at L = S = 8192).

@@ -2,6 +2,8 @@
 #include "kernels/sdpa_tester.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "attnrt/runtime/arena.h"
@@ -39,6 +41,11 @@ std::string SdpaCase::Describe() const {
     << " E=" << E << " Ev=" << Ev << " mask=" << int(mask) << (mask_per_head ? "(per-head)" : "")
     << " causal=" << int(causal) << " logits*" << logit_magnitude << (misalign ? " misaligned" : "")
     << (want_weights ? " weights" : "") << " workers=" << workers << " seed=" << seed;
+  if (window != 0) s << " window=" << window;
+  if (alibi) s << " alibi*" << alibi_scale;
+  if (softcap != 0.0f) s << " softcap=" << softcap;
+  if (sinks) s << " sinks*" << sink_magnitude << "+" << sink_offset;
+  if (nonfinite_keys) s << " nonfinite-keys";
   return s.str();
 }
 
@@ -57,6 +64,28 @@ SdpaTester::SdpaTester(const SdpaCase& c) : case_(c) {
   params_.k = Fill(&k_, c.batch * c.kv_heads * c.S * c.E, c.misalign, &rng, c.logit_magnitude);
   params_.v = Fill(&v_, c.batch * c.kv_heads * c.S * c.Ev, c.misalign, &rng, 1.0f);
   params_.causal = c.causal;
+  if (c.nonfinite_keys && c.E > 0) {
+    const float bad[3] = {INFINITY, -INFINITY, NAN};
+    float* k_data = const_cast<float*>(params_.k);
+    for (size_t row = 3, n = 0; row < c.batch * c.kv_heads * c.S; row += 4, ++n) {
+      k_data[row * c.E] = bad[n % 3];
+    }
+  }
+  params_.window = c.window;
+  params_.softcap = c.softcap;
+  if (c.alibi) {
+    slopes_.resize(c.q_heads);
+    for (size_t h = 0; h < c.q_heads; ++h) {
+      slopes_[h] = c.alibi_scale * std::pow(2.0f, -8.0f * float(h + 1) / float(c.q_heads));
+    }
+    params_.alibi_slopes = slopes_.data();
+  }
+  if (c.sinks) {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    sinks_.resize(c.q_heads);
+    for (float& x : sinks_) x = normal(rng) * c.sink_magnitude + c.sink_offset;
+    params_.sinks = sinks_.data();
+  }
   const size_t mask_elems = m.dims[0] * m.dims[1] * (m.rank == 4 ? m.dims[2] * m.dims[3] : 1);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   if (c.mask == MaskKind::kBool) {
@@ -95,6 +124,74 @@ std::string SdpaTester::Run(const SdpaKernel& kernel, SdpaResult* result) {
   result->out.assign(p.out, p.out + out_buf.size() - offset);
   if (case_.want_weights) result->weights.assign(p.weights, p.weights + w_buf.size() - offset);
   return "";
+}
+
+void SdpaTester::Float64(SdpaResult* result) const {
+  const SdpaParams& p = params_;
+  result->out.assign(p.batch * p.q_heads * p.q_len * p.v_dim, 0.0f);
+  result->weights.assign(p.batch * p.q_heads * p.q_len * p.kv_len, 0.0f);
+  std::vector<double> s(p.kv_len);
+  const size_t group = p.q_heads / p.kv_heads;
+  for (size_t b = 0; b < p.batch; ++b) {
+    for (size_t h = 0; h < p.q_heads; ++h) {
+      const float* k = p.k + b * p.k_strides.batch + (h / group) * p.k_strides.head;
+      const float* v = p.v + b * p.v_strides.batch + (h / group) * p.v_strides.head;
+      for (size_t i = 0; i < p.q_len; ++i) {
+        const float* q = p.q + b * p.q_strides.batch + h * p.q_strides.head + i * p.q_strides.row;
+        // diag(i): the key the causal rule aligns with query i.
+        const double diag = case_.causal == CausalKind::kLowerRight
+                                ? double(i) + double(p.kv_len) - double(p.q_len)
+                                : double(i);
+        const size_t mask_row = case_.mask_per_head ? ((b * p.q_heads + h) * p.q_len + i) * p.kv_len
+                                                    : i * p.kv_len;
+        double max = -INFINITY;
+        bool nan = false;
+        for (size_t j = 0; j < p.kv_len; ++j) {
+          double dot = 0.0;
+          for (size_t e = 0; e < p.qk_dim; ++e) dot += double(q[e]) * double(k[j * p.k_strides.row + e]);
+          double score = dot * double(p.scale);
+          if (case_.softcap > 0.0f) score = case_.softcap * std::tanh(score / case_.softcap);
+          const double d = diag - double(j);
+          bool visible = true;
+          if (case_.causal != CausalKind::kNone && d < 0) visible = false;
+          if (case_.window != 0 && d >= double(case_.window)) visible = false;
+          if (case_.mask == MaskKind::kBool && mask_b_[mask_row + j] == 0) visible = false;
+          if (case_.mask == MaskKind::kAdditive) score += double(mask_f_[mask_row + j]);
+          if (case_.alibi) score += double(slopes_[h]) * (double(j) - diag);
+          s[j] = visible ? score : -INFINITY;
+          nan = nan || std::isnan(s[j]);
+          max = std::max(max, s[j]);
+        }
+        float* out = result->out.data() + ((b * p.q_heads + h) * p.q_len + i) * p.v_dim;
+        float* w = result->weights.data() + ((b * p.q_heads + h) * p.q_len + i) * p.kv_len;
+        if (nan) {  // PyTorch's softmax: a NaN score makes the whole row NaN
+          std::fill(out, out + p.v_dim, NAN);
+          std::fill(w, w + p.kv_len, NAN);
+          continue;
+        }
+        if (max == -INFINITY) continue;  // no visible key: zeros, sink or not
+        const double sink = case_.sinks ? double(sinks_[h]) : -INFINITY;
+        const double top = std::max(max, sink);
+        double sum = std::exp(sink - top);
+        for (size_t j = 0; j < p.kv_len; ++j) sum += (s[j] = std::exp(s[j] - top));
+        for (size_t j = 0; j < p.kv_len; ++j) w[j] = static_cast<float>(s[j] / sum);
+        for (size_t c = 0; c < p.v_dim; ++c) {
+          double acc = 0.0;
+          for (size_t j = 0; j < p.kv_len; ++j) acc += s[j] * double(v[j * p.v_strides.row + c]);
+          out[c] = static_cast<float>(acc / sum);
+        }
+      }
+    }
+  }
+}
+
+double MaxRelativeErrorNanAware(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  std::vector<float> a2(a), b2(b);
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) && std::isnan(b[i])) a2[i] = b2[i] = 0.0f;
+  }
+  return MaxRelativeError(a2, b2);
 }
 
 double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b) {
@@ -177,6 +274,63 @@ void SdpaRegistryTest::Check(SdpaCase c) {
     EXPECT_LE(MaxRelativeError(got.weights, want.weights), kSdpaTolerance)
         << "weights, " << c.Describe();
   }
+}
+
+namespace {
+size_t g_float64_checks = 0;
+
+// Float64 checks per variant (and Highway target) and per score variant, printed when
+// the test program ends: the parity counts issue 16 asks for.
+struct ParityCounts {
+  size_t cases = 0, window = 0, alibi = 0, softcap = 0, sinks = 0, failed = 0;
+};
+std::map<std::string, ParityCounts>& Counts() {
+  static std::map<std::string, ParityCounts> counts;
+  return counts;
+}
+
+class ParityCountPrinter : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (Counts().empty()) return;
+    std::printf("[ parity   ] float64 checks per variant: cases (window alibi softcap sinks) failed\n");
+    for (const auto& [name, c] : Counts()) {
+      std::printf("[ parity   ] %-32s %5zu (%zu %zu %zu %zu) %zu\n", name.c_str(), c.cases, c.window,
+                  c.alibi, c.softcap, c.sinks, c.failed);
+    }
+  }
+};
+const ::testing::Environment* const kParityCountPrinter =
+    ::testing::AddGlobalTestEnvironment(new ParityCountPrinter);
+}  // namespace
+
+size_t Float64ChecksRun() { return g_float64_checks; }
+
+void SdpaRegistryTest::CheckFloat64(SdpaCase c) {
+  c.want_weights = c.want_weights && kernel().returns_weights;
+  SdpaTester tester(c);
+  SdpaResult got, want;
+  ASSERT_EQ(tester.Run(kernel(), &got), "") << c.Describe();
+  tester.Float64(&want);
+  ++g_float64_checks;
+  const bool out_ok = MaxRelativeErrorNanAware(got.out, want.out) <= kSdpaTolerance;
+  EXPECT_LE(MaxRelativeErrorNanAware(got.out, want.out), kSdpaTolerance)
+      << "output vs float64, " << c.Describe();
+  bool weights_ok = true;
+  if (c.want_weights) {
+    weights_ok = MaxRelativeErrorNanAware(got.weights, want.weights) <= kSdpaTolerance;
+    EXPECT_LE(MaxRelativeErrorNanAware(got.weights, want.weights), kSdpaTolerance)
+        << "weights vs float64, " << c.Describe();
+  }
+  std::string name = GetParam().variant;
+  if (GetParam().target != 0) name += std::string(" ") + hwy::TargetName(GetParam().target);
+  ParityCounts& n = Counts()[name];
+  ++n.cases;
+  n.window += c.window != 0;
+  n.alibi += c.alibi;
+  n.softcap += c.softcap != 0.0f;
+  n.sinks += c.sinks;
+  n.failed += !(out_ok && weights_ok);
 }
 
 std::string VariantTestName(const ::testing::TestParamInfo<SdpaVariantTarget>& info) {

@@ -34,6 +34,19 @@ struct SdpaCase {
   bool want_weights = false;
   size_t workers = 1;
   uint32_t seed = 1;
+  // Per-score variants (sdpa_params.h). ALiBi slopes are the geometric ALiBi series
+  // 2^(-8 (h + 1) / Hq) times alibi_scale (negative flips their sign); sinks are
+  // normals times sink_magnitude plus sink_offset, one per query head.
+  size_t window = 0;
+  bool alibi = false;
+  float alibi_scale = 0.1f;
+  float softcap = 0.0f;
+  bool sinks = false;
+  float sink_magnitude = 2.0f;
+  float sink_offset = 0.0f;
+  // Non-finite values written into K (element 0 of keys 3, 7, 11, ...: +inf, -inf, NaN
+  // in turn) when set; scores of those keys are then +-inf or NaN.
+  bool nonfinite_keys = false;
 
   std::string Describe() const;
 };
@@ -50,17 +63,24 @@ class SdpaTester {
   explicit SdpaTester(const SdpaCase& c);
   // Runs `kernel` through RunSdpa; returns the runtime's status message or "".
   std::string Run(const SdpaKernel& kernel, SdpaResult* result);
+  // PyTorch's math in float64, written from the definitions in sdpa_params.h
+  // (independent of the kernels' helpers): the oracle for the per-score variants.
+  void Float64(SdpaResult* result) const;
   const SdpaParams& params() const { return params_; }
 
  private:
   SdpaCase case_;
   std::vector<float> q_, k_, v_, mask_f_;
   std::vector<uint8_t> mask_b_;
+  std::vector<float> slopes_, sinks_;
   SdpaParams params_;
 };
 
 // Largest |a - b| / max(1, max|b|), the tolerance measure the issue uses.
 double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b);
+
+// The same, but positions where both are NaN agree (PyTorch's NaN rows).
+double MaxRelativeErrorNanAware(const std::vector<float>& a, const std::vector<float>& b);
 
 // What every variant must meet against the reference, in MaxRelativeError.
 constexpr double kSdpaTolerance = 1e-4;
@@ -99,7 +119,13 @@ class SdpaRegistryTest : public ::testing::TestWithParam<SdpaVariantTarget> {
   // Runs the case on the variant and on the reference and compares the outputs,
   // and the weights when the case wants them and the variant returns them.
   void Check(SdpaCase c);
+  // Runs the case on the variant and compares it with SdpaTester::Float64 (NaN-aware),
+  // weights too when the variant returns them. Counts the checks it made.
+  void CheckFloat64(SdpaCase c);
 };
+
+// Checks CheckFloat64 made in this process, for the parity counts per variant.
+size_t Float64ChecksRun();
 
 // The test name of a variant: its name with '-' (not allowed in gtest names) as
 // '_', then '_' and the Highway target when steered, e.g. hwy_flash_AVX2.

@@ -64,9 +64,31 @@ class Case:
     # Non-finite inputs: (tensor "q"/"k"/"v"/"mask", numpy index, value) written after
     # drawing; PyTorch turns a NaN or +inf score into a NaN row and propagates V's NaN.
     poison: tuple = ()
+    # Per-score variants (--window, --alibi-slopes, --softcap, --sinks): slopes and
+    # sinks are drawn per query head when set; alibi_scale scales the ALiBi series.
+    window: int = 0
+    alibi: bool = False
+    alibi_scale: float = 0.1
+    softcap: float = None
+    sinks: bool = False
+    sink_offset: float = 0.0
+
+    def variant_tags(self):
+        """Which per-score variants the case uses (for the per-variant counts)."""
+        tags = [name for name, on in (("window", self.window), ("alibi", self.alibi),
+                                      ("softcap", self.softcap), ("sinks", self.sinks)) if on]
+        return tags
 
     def describe(self):
         parts = [self.label, f"q{self.q} k{self.k} v{self.v}"]
+        if self.window:
+            parts.append(f"window {self.window}")
+        if self.alibi:
+            parts.append(f"alibi x{self.alibi_scale}")
+        if self.softcap:
+            parts.append(f"softcap {self.softcap}")
+        if self.sinks:
+            parts.append(f"sinks +{self.sink_offset}")
         if self.mask_kind:
             parts.append(f"mask {self.mask_kind}{self.mask_shape}")
         if self.causal != "none":
@@ -244,6 +266,47 @@ def directed_cases():
     return cases
 
 
+def variant_cases():
+    """Window, ALiBi, softcap and sinks, alone and combined with masks, GQA, E != Ev and
+    every causal kind, across tile edges (64 keys), decode splits (1024 keys) and
+    non-finite inputs. Modest counts: the suite also runs under qemu."""
+    every = slice(None)
+    cases = []
+    for causal in ("upper-left", "lower-right"):
+        for window in (1, 64, 65):
+            cases.append(Case("window", (1, 2, 65, 16), (1, 2, 130, 16), (1, 2, 130, 24),
+                              causal=causal, window=window))
+    cases += [
+        Case("alibi", (2, 4, 33, 16), (2, 2, 70, 16), (2, 2, 70, 8), alibi=True),
+        Case("alibi negative slopes", (1, 3, 64, 8), (1, 3, 64, 8), (1, 3, 64, 8),
+             alibi=True, alibi_scale=-0.05, causal="lower-right"),
+        Case("softcap", (1, 2, 63, 16), (1, 2, 65, 16), (1, 2, 65, 16), softcap=2.0,
+             huge_logits=False),
+        Case("sinks", (2, 2, 31, 8), (2, 2, 129, 8), (2, 2, 129, 5), sinks=True),
+        Case("sinks, dead rows", (1, 2, 40, 8), (1, 2, 70, 8), (1, 2, 70, 8), sinks=True,
+             mask_kind="bool", mask_shape=(1, 2, 40, 70), dead_rows=True),
+        Case("sink far above the scores", (1, 1, 9, 8), (1, 1, 20, 8), (1, 1, 20, 8), sinks=True,
+             sink_offset=12.0),
+        Case("all four, float mask, GQA", (2, 4, 70, 24), (2, 2, 37, 24), (2, 2, 37, 40),
+             causal="lower-right", window=20, alibi=True, softcap=5.0, sinks=True,
+             mask_kind="float", mask_shape=(2, 1, 70, 37)),
+        Case("all four, bool mask", (1, 2, 65, 16), (1, 2, 130, 16), (1, 2, 130, 16),
+             causal="upper-left", window=64, alibi=True, softcap=3.0, sinks=True,
+             mask_kind="bool", mask_shape=(65, 130)),
+        Case("decode window across splits", (1, 4, 1, 32), (1, 2, 2100, 32), (1, 2, 2100, 16),
+             causal="lower-right", window=1025, alibi=True, sinks=True),
+        Case("decode softcap over splits", (1, 2, 3, 16), (1, 2, 2049, 16), (1, 2, 2049, 16),
+             causal="upper-left", softcap=4.0, sinks=True),
+        Case("window lower-right L > S", (1, 1, 100, 8), (1, 1, 30, 8), (1, 1, 30, 8),
+             causal="lower-right", window=5, sinks=True),
+        Case("non-finite keys, softcap", (1, 1, 20, 8), (1, 1, 40, 8), (1, 1, 40, 8), softcap=3.0,
+             causal="upper-left", poison=(("k", (0, 0, 5, 0), np.inf), ("k", (0, 0, 9, 1), -np.inf))),
+        Case("NaN key outside most windows", (1, 1, 70, 8), (1, 1, 70, 8), (1, 1, 70, 8),
+             causal="upper-left", window=4, alibi=True, poison=(("k", (0, 0, 10, every), np.nan),)),
+    ]
+    return cases
+
+
 def random_case(rng, index):
     """A random case of rank 2-4 with GQA, broadcasting, masks and causal rules mixed in."""
     while True:
@@ -291,6 +354,22 @@ def make_mask(rng, case, q_len):
     if case.masked_key_prefix:
         mask[..., :case.masked_key_prefix] = blocked
     return mask
+
+
+def q_heads_of(case):
+    """Query heads as attnrt binds them: dim -3 of the padded rank-4 query (1 for rank 2)."""
+    return case.q[-3] if len(case.q) >= 3 else 1
+
+
+def make_variant_inputs(rng, case):
+    """(slopes, sinks) float32 arrays of shape (Hq,), or None where the case has none."""
+    heads = q_heads_of(case)
+    slopes = sinks = None
+    if case.alibi:
+        slopes = (case.alibi_scale * 2.0 ** (-8.0 * np.arange(1, heads + 1) / heads)).astype(np.float32)
+    if case.sinks:
+        sinks = (rng.standard_normal(heads) * 2.0 + case.sink_offset).astype(np.float32)
+    return slopes, sinks
 
 
 def make_inputs(rng, case):
@@ -368,6 +447,7 @@ class Tally:
         self.passed = 0
         self.failed = 0
         self.worst = {}
+        self.variants = {}  # per-score variant -> (passed, failed) kernel runs
 
     def record(self, ok, line):
         if ok:
@@ -379,12 +459,28 @@ class Tally:
     def note_error(self, kernel, relative):
         self.worst[kernel] = max(self.worst.get(kernel, 0.0), relative)
 
+    def note_variant(self, tag, ok):
+        passed, failed = self.variants.get(tag, (0, 0))
+        self.variants[tag] = (passed + ok, failed + (not ok))
+
 
 def check_case(attnrt, kernels, thread_counts, rng, case_index, case, workdir, tally):
     q, k, v, mask = make_inputs(rng, case)
-    want_out, want_weights = sdpa_reference(q, k, v, mask=mask, causal=case.causal, scale=case.scale)
+    slopes, sinks = make_variant_inputs(rng, case)
+    want_out, want_weights = sdpa_reference(q, k, v, mask=mask, causal=case.causal, scale=case.scale,
+                                            window=case.window, alibi_slopes=slopes,
+                                            softcap=case.softcap, sinks=sinks)
     paths = {name: write_npy(workdir, name, a) for name, a in (("q", q), ("k", k), ("v", v))}
     mask_path = write_npy(workdir, "mask", mask) if mask is not None else None
+    extra = []
+    if case.window:
+        extra += ["--window", str(case.window)]
+    if slopes is not None:
+        extra += ["--alibi-slopes", write_npy(workdir, "slopes", slopes)]
+    if case.softcap:
+        extra += ["--softcap", repr(float(case.softcap))]
+    if sinks is not None:
+        extra += ["--sinks", write_npy(workdir, "sinks", sinks)]
     for kernel in kernels:
         for threads in thread_counts:
             # Kernels that can return weights run once with and once without them;
@@ -393,7 +489,7 @@ def check_case(attnrt, kernels, thread_counts, rng, case_index, case, workdir, t
             with_weights = kernel.returns_weights and (case_index + threads) % 2 == 0
             run = run_sdpa(attnrt, workdir, paths["q"], paths["k"], paths["v"], mask=mask_path,
                            causal=case.causal, scale=case.scale, kernel=kernel.name,
-                           threads=threads, want_weights=with_weights)
+                           threads=threads, want_weights=with_weights, extra_args=extra)
             where = (f"{case.describe()} | kernel {kernel.name}, threads {threads}, "
                      f"weights {'yes' if with_weights else 'no'}")
             if run.returncode != 0:
@@ -411,6 +507,8 @@ def check_case(attnrt, kernels, thread_counts, rng, case_index, case, workdir, t
                     problems.append(f"{what} max|err| {err:.3g} > {RELATIVE_TOLERANCE:g} * "
                                     f"{scale:.3g} (shape {shape}, want {want.shape})")
             tally.record(not problems, f"{where}: {'; '.join(problems)}")
+            for tag in case.variant_tags():
+                tally.note_variant(tag, not problems)
 
 
 @dataclasses.dataclass
@@ -423,6 +521,8 @@ class ErrorCase:
     mask: object = None
     kernel: str = "auto"
     want_weights: bool = False
+    extra: tuple = ()
+    causal: str = "none"
 
 
 def error_cases(workdir, kernels):
@@ -443,6 +543,21 @@ def error_cases(workdir, kernels):
         ErrorCase("unknown --kernel", r"unknown.*no-such-kernel|no-such-kernel.*unknown",
                   good_q, good_k, good_v, kernel="no-such-kernel"),
     ]
+    heads_q, heads_k, heads_v = f32(1, 2, 4, 8), f32(1, 2, 5, 8), f32(1, 2, 5, 3)
+    per_head = lambda name, *values: write_npy(workdir, name, np.array(values, dtype=np.float32))  # noqa: E731
+    cases += [
+        ErrorCase("window without a causal rule", r"window.*causal", good_q, good_k, good_v,
+                  extra=("--window", "4")),
+        ErrorCase("negative softcap", r"softcap", good_q, good_k, good_v, extra=("--softcap", "-1")),
+        ErrorCase("alibi slopes of the wrong shape", r"alibi-slopes.*\(2,\)", heads_q, heads_k,
+                  heads_v, extra=("--alibi-slopes", per_head("slopes3", 1.0, 2.0, 3.0))),
+        ErrorCase("sinks of the wrong rank", r"sinks.*\(2,\)", heads_q, heads_k, heads_v,
+                  extra=("--sinks", write_npy(workdir, "sinks2d", np.zeros((2, 1), np.float32)))),
+        ErrorCase("NaN sink", r"sink of query head 1 is not a finite", heads_q, heads_k, heads_v,
+                  extra=("--sinks", per_head("nan_sink", 0.0, np.nan))),
+        ErrorCase("infinite alibi slope", r"alibi slope of query head 0 is not a finite", heads_q,
+                  heads_k, heads_v, extra=("--alibi-slopes", per_head("inf_slope", np.inf, 1.0))),
+    ]
     for kernel in kernels:
         if not kernel.returns_weights:
             cases.append(ErrorCase(f"weights from {kernel.name}", r"weights", good_q, good_k, good_v,
@@ -452,7 +567,7 @@ def error_cases(workdir, kernels):
 
 def check_error_case(attnrt, case, workdir, tally):
     run = run_sdpa(attnrt, workdir, case.q, case.k, case.v, mask=case.mask, kernel=case.kernel,
-                   want_weights=case.want_weights)
+                   want_weights=case.want_weights, causal=case.causal, extra_args=case.extra)
     message = run.stderr.strip()
     where = f"error path '{case.label}' (kernel {case.kernel})"
     if run.returncode is None:
@@ -480,7 +595,7 @@ def main():
 
     kernels = list_kernels(args.attnrt)
     rng = np.random.default_rng(args.seed)
-    cases = directed_cases() + [random_case(rng, i) for i in range(args.cases)]
+    cases = directed_cases() + [random_case(rng, i) for i in range(args.cases)] + variant_cases()
     tally = Tally()
     check_reference_against_torch(np.random.default_rng(args.seed + 1), tally)
     with tempfile.TemporaryDirectory(prefix="attnrt_parity_") as workdir:
@@ -492,6 +607,9 @@ def main():
     print(f"{len(cases)} cases x {len(kernels)} kernels x threads {args.threads} (seed {args.seed})")
     for kernel in kernels:
         print(f"largest relative error, {kernel.name}: {tally.worst.get(kernel.name, 0.0):.3g}")
+    for tag in ("window", "alibi", "softcap", "sinks"):
+        passed, failed = tally.variants.get(tag, (0, 0))
+        print(f"variant {tag}: {passed} kernel runs passed, {failed} failed")
     print(f"{tally.passed} passed, {tally.failed} failed")
     return 1 if tally.failed else 0
 

@@ -7,7 +7,12 @@ choices attnrt documents on top of PyTorch's semantics:
   * leading dims are none, (B) or (B, H), broadcast right-aligned as torch.matmul;
   * grouped-query attention: query head h uses key/value head h // (Hq / Hkv);
   * a mask and a causal rule may be combined (a key must pass both);
-  * a query row that may attend to no key gives zeros (PyTorch gives NaN).
+  * a query row that may attend to no key gives zeros (PyTorch gives NaN);
+  * per-score variants, with d = diag(i) - j and diag(i) = i (none, upper-left) or
+    i + S - L (lower-right): window W keeps keys with 0 <= d < W; ALiBi adds
+    slope[h] * (j - diag(i)); softcap C maps s to C * tanh(s / C) after scaling and
+    before masks and biases; a sink logit per head joins the softmax denominator
+    (an extra column whose weight is dropped). A dead row stays zeros with a sink.
 """
 import math
 
@@ -53,7 +58,14 @@ def allowed_by_causal(causal, q_len, kv_len):
     raise ValueError(f"unknown causal kind {causal!r}")
 
 
-def sdpa_reference(q, k, v, mask=None, causal="none", scale=None):
+def diagonal_keys(causal, q_len, kv_len):
+    """(L, 1) float64: diag(i), the key the causal rule aligns with query i."""
+    offset = kv_len - q_len if causal == "lower-right" else 0
+    return (torch.arange(q_len, dtype=torch.float64) + offset).unsqueeze(1)
+
+
+def sdpa_reference(q, k, v, mask=None, causal="none", scale=None, window=0, alibi_slopes=None,
+                   softcap=None, sinks=None):
     """Returns (out, weights) in float64.
 
     q (..., L, E), k (..., S, E), v (..., S, Ev) are numpy arrays (any float dtype);
@@ -71,17 +83,33 @@ def sdpa_reference(q, k, v, mask=None, causal="none", scale=None):
         scale = 1.0 / math.sqrt(qk_dim) if qk_dim > 0 else 1.0
 
     scores = torch.matmul(tq, tk.transpose(-2, -1)) * scale
+    if softcap:
+        scores = softcap * torch.tanh(scores / softcap)
     allowed = allowed_by_causal(causal, q_len, kv_len)
+    diag = diagonal_keys(causal, q_len, kv_len)
+    distance = diag - torch.arange(kv_len, dtype=torch.float64).unsqueeze(0)  # d = diag(i) - j
+    if window:
+        allowed = allowed & (distance < window)
     if mask is not None:
         tm = torch.from_numpy(np.asarray(mask))
         if tm.dtype == torch.bool:
             allowed = allowed & tm
         else:
             scores = scores + tm.to(torch.float64)
+    if alibi_slopes is not None:
+        slopes = torch.from_numpy(np.asarray(alibi_slopes, dtype=np.float64)).reshape(1, -1, 1, 1)
+        scores = scores + slopes * (-distance)
     scores = scores.masked_fill(~allowed, -math.inf)
     # Rows with no finite score are "dead": softmax would give NaN there.
     dead = torch.isneginf(scores).all(dim=-1, keepdim=True)
-    weights = torch.softmax(scores.masked_fill(dead, 0.0), dim=-1).masked_fill(dead, 0.0)
+    scores = scores.masked_fill(dead, 0.0)
+    if sinks is not None:
+        sink = torch.from_numpy(np.asarray(sinks, dtype=np.float64)).reshape(1, -1, 1, 1)
+        sink = sink.expand(*scores.shape[:-1], 1)
+        weights = torch.softmax(torch.cat([scores, sink], dim=-1), dim=-1)[..., :-1]
+    else:
+        weights = torch.softmax(scores, dim=-1)
+    weights = weights.masked_fill(dead, 0.0)
     out = torch.matmul(weights, tv)
 
     def trim(t):

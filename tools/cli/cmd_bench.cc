@@ -43,6 +43,8 @@ struct BenchSdpaOptions {
   size_t dim = 64;
   size_t dim_v = 0;  // 0: same as dim
   std::string causal = "none";
+  size_t window = 0;      // sliding window (needs a causal rule); 0 = off
+  double softcap = 0.0;   // logit softcap; 0 = off
   std::string kernel = "auto";
   size_t threads = 0;  // 0: DefaultWorkerCount()
   size_t warmup = 2;
@@ -78,7 +80,11 @@ double MatmulFlops(const SdpaParams& p, bool causal_only_visible) {
   if (!causal_only_visible || p.causal == CausalKind::kNone) {
     pairs = static_cast<double>(p.q_len) * static_cast<double>(p.kv_len);
   } else {
-    for (size_t i = 0; i < p.q_len; ++i) pairs += static_cast<double>(CausalVisibleKeys(p, i));
+    // The causal rule and the window leave row i the keys [begin, end).
+    for (size_t i = 0; i < p.q_len; ++i) {
+      const size_t end = CausalVisibleKeys(p, i), begin = VisibleKeyBegin(p, i);
+      pairs += end > begin ? static_cast<double>(end - begin) : 0.0;
+    }
   }
   return 2.0 * static_cast<double>(p.batch * p.q_heads) * pairs *
          static_cast<double>(p.qk_dim + p.v_dim);
@@ -98,14 +104,14 @@ void RunSdpaOnce(void* context) {
 }
 
 struct ReadRun {
-  FloatSpan spans[2];
+  std::vector<FloatSpan> spans;
   Executor* executor;
   double sink;
 };
 
 void ReadKeysAndValuesOnce(void* context) {
   ReadRun& r = *static_cast<ReadRun*>(context);
-  r.sink += SumFloats(r.spans, 2, r.executor);
+  r.sink += SumFloats(r.spans.data(), r.spans.size(), r.executor);
 }
 
 // Benchmarks one shape (query length `seq`) on `pool`; fills *j with every number.
@@ -123,6 +129,8 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
   Status st = BindSdpaShapes(qs, ks, vs, nullptr, MaskKind::kNone, &p, &out_shape, &weights_shape);
   if (!st.ok()) return ReportStatus(cmd, st);
   p.causal = ParseCausal(o.causal);
+  p.window = o.window;
+  p.softcap = static_cast<float>(o.softcap);
 
   size_t q_count = 0, k_count = 0, v_count = 0, out_count = 0;
   if (!CheckedProduct(qs.dims, 4, &q_count) || !CheckedProduct(ks.dims, 4, &k_count) ||
@@ -194,18 +202,29 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
   r["dim"] = o.dim;
   r["dim_v"] = dim_v;
   r["causal"] = o.causal;
+  r["window"] = o.window;
+  r["softcap"] = o.softcap;
 
   if (seq == 1) {
-    // Decode reads all of K and V once; the plain read of the same bytes with the
-    // same workers is the floor it is compared against.
-    ReadRun read{{{k.data(), k.size()}, {v.data(), v.size()}}, pool, 0.0};
+    // Decode reads all of K and V once (with a window, the keys it leaves: the last W
+    // of each head); the plain read of the same bytes with the same workers is the
+    // floor it is compared against.
+    ReadRun read{{}, pool, 0.0};
+    const size_t end = p.window == 0 ? seq_kv : CausalVisibleKeys(p, 0);
+    const size_t begin = std::min(VisibleKeyBegin(p, 0), end);
+    for (size_t head = 0; head < o.batch * kv_heads; ++head) {
+      read.spans.push_back({k.data() + (head * seq_kv + begin) * o.dim, (end - begin) * o.dim});
+      read.spans.push_back({v.data() + (head * seq_kv + begin) * dim_v, (end - begin) * dim_v});
+    }
+    size_t read_floats = 0;
+    for (const FloatSpan& span : read.spans) read_floats += span.count;
     progress->StartShape("L=1 S=" + std::to_string(seq_kv) + " plain read of K+V");
     const Timing rt = TimeRuns(ReadKeysAndValuesOnce, &read, o.warmup, o.repeats, o.seconds, progress);
     progress->EndShape(rt.runs);
     r["read_ms"] = rt.median_ms;
     r["read_min_ms"] = rt.min_ms;
     r["read_cpu_ms"] = rt.cpu_median_ms;
-    r["read_bytes"] = (k.size() + v.size()) * sizeof(float);
+    r["read_bytes"] = read_floats * sizeof(float);
     r["read_ratio"] = t.median_ms / rt.median_ms;
   }
   return 0;
@@ -214,9 +233,12 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
 // The table: one row per shape.
 void PrintTable(std::FILE* f, const BenchSdpaOptions& o, const std::vector<nlohmann::ordered_json>& rows) {
   const nlohmann::ordered_json& first = rows.front();
-  std::fprintf(f, "bench sdpa: %zu thread(s), B=%zu H=%zu Hkv=%zu E=%zu Ev=%zu causal %s\n",
+  std::fprintf(f, "bench sdpa: %zu thread(s), B=%zu H=%zu Hkv=%zu E=%zu Ev=%zu causal %s",
                first["threads"].get<size_t>(), o.batch, o.heads, first["kv_heads"].get<size_t>(),
                o.dim, first["dim_v"].get<size_t>(), o.causal.c_str());
+  if (o.window != 0) std::fprintf(f, " window %zu", o.window);
+  if (o.softcap != 0) std::fprintf(f, " softcap %g", o.softcap);
+  std::fprintf(f, "\n");
   const bool peak = o.peak_gflops > 0;
   std::fprintf(f, "%7s %7s  %-24s %-7s %10s %9s %10s %10s %6s %9s%s %12s\n", "L", "S", "kernel",
                "ISA", "median ms", "stddev", "min ms", "CPU ms", "runs", "GFLOP/s",
@@ -318,6 +340,10 @@ void AddBenchSdpa(CLI::App& bench, int* exit_code) {
   cmd->add_option("--dim", o->dim, "Query/key dim E")->capture_default_str()->check(WholeNumber(1, kMaxDim));
   cmd->add_option("--dim-v", o->dim_v, "Value dim Ev (default: E)")->check(WholeNumber(1, kMaxDim));
   AddCausalOption(*cmd, &o->causal);
+  cmd->add_option("--window", o->window,
+                  "Sliding window W (needs --causal): each query sees its last W keys; 0 = off");
+  cmd->add_option("--softcap", o->softcap, "Logit softcap C > 0 (0 = off)")
+      ->check(FiniteNumber(0, 1e30));
   AddKernelOption(*cmd, &o->kernel);
   AddThreadsOption(*cmd, &o->threads);
   cmd->add_option("--warmup", o->warmup, "Untimed runs first (at least 1 is always made)")

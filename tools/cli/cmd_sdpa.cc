@@ -22,6 +22,10 @@ struct SdpaOptions {
   std::string kernel = "auto";
   std::optional<double> scale;
   size_t threads = 0;
+  // Per-score variants (attnrt/kernels/sdpa_params.h).
+  size_t window = 0;
+  std::string alibi_slopes, sinks;
+  std::optional<double> softcap;
 };
 
 std::string DescribeInputs(const SdpaOptions& o, const npy::Array& q, const npy::Array& k,
@@ -39,12 +43,26 @@ bool RequireFloat32(const npy::Array& a, const std::string& role, const std::str
   return false;
 }
 
+// Loads a per-query-head vector (--alibi-slopes, --sinks): float32 of shape (Hq,).
+bool LoadPerHead(const std::string& path, const std::string& flag, size_t q_heads,
+                 npy::Array* out, std::string* error) {
+  if (!LoadNpy(path, flag, out, error)) return false;
+  if (!RequireFloat32(*out, flag, path, error)) return false;
+  if (out->shape.size() != 1 || out->shape[0] != q_heads) {
+    *error = flag + " " + path + " has shape " + npy::ShapeString(out->shape) +
+             " but must have one value per query head: (" + std::to_string(q_heads) + ",)";
+    return false;
+  }
+  return true;
+}
+
 int RunSdpaCommand(const SdpaOptions& o) {
   const char* cmd = "sdpa";
   npy::Array q, k, v, mask;
   std::string error;
   const bool has_mask = !o.mask.empty();
-  if (!CheckOutputPaths({{"--q", o.q}, {"--k", o.k}, {"--v", o.v}, {"--mask", o.mask}},
+  if (!CheckOutputPaths({{"--q", o.q}, {"--k", o.k}, {"--v", o.v}, {"--mask", o.mask},
+                         {"--alibi-slopes", o.alibi_slopes}, {"--sinks", o.sinks}},
                         {{"--out", o.out}, {"--weights-out", o.weights_out}}, &error)) {
     return ReportError(cmd, error);
   }
@@ -73,6 +91,16 @@ int RunSdpaCommand(const SdpaOptions& o) {
   }
   if (o.scale) p.scale = static_cast<float>(*o.scale);
   p.causal = ParseCausal(o.causal);
+  npy::Array slopes, sinks;
+  if ((!o.alibi_slopes.empty() &&
+       !LoadPerHead(o.alibi_slopes, "--alibi-slopes", p.q_heads, &slopes, &error)) ||
+      (!o.sinks.empty() && !LoadPerHead(o.sinks, "--sinks", p.q_heads, &sinks, &error))) {
+    return ReportError(cmd, error);
+  }
+  p.window = o.window;
+  if (o.softcap) p.softcap = static_cast<float>(*o.softcap);
+  if (!o.alibi_slopes.empty()) p.alibi_slopes = slopes.f32.data();
+  if (!o.sinks.empty()) p.sinks = sinks.f32.data();
 
   std::vector<float> out, weights;
   if (!AllocateFloats(ToVector(out_shape), "output", &out, &error) ||
@@ -142,6 +170,16 @@ void AddSdpaCommand(CLI::App& app, int* exit_code) {
   AddCausalOption(*cmd, &o->causal);
   cmd->add_option("--scale", o->scale, "Score scale: 0 or a normal float32 (default 1/sqrt(E))")
       ->check(ExactFloat32Scale());
+  cmd->add_option("--window", o->window,
+                  "Sliding window W: query i sees key j only when 0 <= diag(i) - j < W "
+                  "(needs --causal; 0 = off)");
+  cmd->add_option("--alibi-slopes", o->alibi_slopes,
+                  "ALiBi slopes, float32 (Hq,): score += slope[h] * (j - diag(i))");
+  cmd->add_option("--softcap", o->softcap,
+                  "Logit softcap C > 0: score = C * tanh(score / C) before masks and biases");
+  cmd->add_option("--sinks", o->sinks,
+                  "Attention sink logits, float32 (Hq,): exp(sink[h]) joins the softmax "
+                  "denominator (rows sum to less than one)");
   AddKernelOption(*cmd, &o->kernel);
   AddThreadsOption(*cmd, &o->threads);
   cmd->callback([o, exit_code] { *exit_code = RunSdpaCommand(*o); });

@@ -69,6 +69,22 @@ struct SdpaParams {
   MaskStrides mask_strides;
 
   CausalKind causal = CausalKind::kNone;
+
+  // Per-score variants, applied inside the tiles of every kernel. With d = diag(i) - j,
+  // diag(i) = i + CausalOffset(p) the key the causal rule aligns with query i:
+  //   window        W > 0: key j is visible only when 0 <= d < W (needs a causal rule);
+  //                 0 = off. Flash and decode skip the tiles it hides.
+  //   alibi_slopes  one per query head: s += slope[h] * (j - diag(i)); nullptr = off.
+  //   softcap       C > 0: s = C * tanh(s / C) after scaling, before masks and biases;
+  //                 0 = off.
+  //   sinks         one logit per query head: the softmax denominator gains exp(sink[h])
+  //                 and no value is added (rows sum to less than one); nullptr = off.
+  // Order per score: scale, softcap, then the masks (-inf) and the additive biases
+  // (mask, then ALiBi). A row whose keys are all masked gives zeros, sink or not.
+  size_t window = 0;
+  const float* alibi_slopes = nullptr;
+  float softcap = 0.0f;
+  const float* sinks = nullptr;
 };
 
 // Query i may see keys j <= i + CausalOffset(p). Returned as a signed value since
@@ -80,6 +96,12 @@ inline long long CausalOffset(const SdpaParams& p) {
   return 0;
 }
 
+// diag(i): the key the causal rule aligns with query i (i without a causal rule).
+// Negative for the first rows of lower-right with L > S.
+inline long long DiagonalKey(const SdpaParams& p, size_t row) {
+  return static_cast<long long>(row) + CausalOffset(p);
+}
+
 // Number of keys row i may see under the causal rule alone (S when not causal).
 inline size_t CausalVisibleKeys(const SdpaParams& p, size_t row) {
   if (p.causal == CausalKind::kNone) return p.kv_len;
@@ -87,6 +109,24 @@ inline size_t CausalVisibleKeys(const SdpaParams& p, size_t row) {
   if (last < 0) return 0;
   const size_t n = static_cast<size_t>(last) + 1;
   return n < p.kv_len ? n : p.kv_len;
+}
+
+// First key row i may see under the window (0 without one): keys
+// [VisibleKeyBegin, CausalVisibleKeys) are those the causal rule and the window
+// leave, an empty range when begin >= end. Non-decreasing in the row, so a block's
+// first row bounds the block. No overflow for any window.
+inline size_t VisibleKeyBegin(const SdpaParams& p, size_t row) {
+  if (p.window == 0) return 0;
+  const long long diag = DiagonalKey(p, row);
+  if (diag < 0) return 0;
+  const size_t d = static_cast<size_t>(diag);
+  return p.window > d ? 0 : d - p.window + 1;
+}
+
+// True when some score needs a per-element function beyond masking (ALiBi, softcap):
+// the kernels then run their element-wise pass on every tile, not only on cut ones.
+inline bool HasScoreTransform(const SdpaParams& p) {
+  return p.alibi_slopes != nullptr || p.softcap > 0.0f;
 }
 
 }  // namespace attnrt

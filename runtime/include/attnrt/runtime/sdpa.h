@@ -37,7 +37,9 @@ Status BindSdpaMask(const TensorShape& mask, MaskKind kind, size_t score_rank, S
 float DefaultSdpaScale(size_t qk_dim);
 
 // Checks a fully filled block against a kernel: head grouping, pointers, a
-// finite scale, weights only from variants that return them.
+// finite scale, weights only from variants that return them, and the per-score
+// variants: a window only with a causal rule, a softcap of 0 or finite > 0,
+// finite ALiBi slopes and sink logits (one per query head).
 Status ValidateSdpa(const SdpaParams& p, const SdpaKernel& kernel);
 
 // The variant `auto` picks for this call: the materialized one when weights are
