@@ -22,8 +22,9 @@ targets=("$@")
 
 # Tests that cannot run in a cross build, each with the reason printed when skipped:
 # they run host executables (a consumer project built with the host compiler, the
-# benchmark driver); the host suite runs both.
-host_only_tests='^(install_and_find_package|bench_smoke)$'
+# benchmark driver, the embed workflow's shell script, which runs the CLI as the host
+# tool it is); the host suite runs all three.
+host_only_tests='^(install_and_find_package|bench_smoke|embed_cli_test)$'
 
 # CPU seconds (user + system) used so far by the commands this script waited for, in
 # $cpu_now: wall time on a shared machine says little, CPU time is what a dedicated
@@ -114,7 +115,7 @@ armhf_build() {
 linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU
   local dir=$1 cpu=$2 log=$1/cross-ctest-$2.log
   show_kernels "$dir" "$cpu" || return 1
-  echo "skipped here (host executables; the host suite runs them): install_and_find_package, bench_smoke"
+  echo "skipped here (host executables; the host suite runs them): install_and_find_package, bench_smoke, embed_cli_test"
   logged "$log" env QEMU_CPU="$cpu" ctest --test-dir "$dir" -j"$jobs" --timeout 600 \
     --output-on-failure -E "$host_only_tests"
   local status=$?

@@ -39,7 +39,9 @@ inline float TanhForSoftcap(float x) {
   int32_t t_bits;
   __builtin_memcpy(&t_bits, &t, sizeof(t_bits));
   // The low mantissa bits of t hold n (-126 <= n <= 0); 2^n is built from them directly.
-  const int32_t scale_bits = (t_bits - 0x4B400000 + 127) << 23;
+  // In unsigned arithmetic: a NaN input leaves other bits in t, and the shift must not
+  // overflow (the NaN reaches the result through poly anyway).
+  const uint32_t scale_bits = (static_cast<uint32_t>(t_bits) - 0x4B400000u + 127u) << 23;
   float scale;
   __builtin_memcpy(&scale, &scale_bits, sizeof(scale));
   const float e = poly * scale;

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <new>
 
 #include "attnrt/models/language_model.h"
@@ -161,24 +162,33 @@ LmShape ShapeFor(size_t max_seq) {
   return shape;
 }
 
+// A C caller may store any int in an enum field (C allows it); reading such a value
+// as the C++ enum type is undefined, so enum fields are read as their int bits.
+template <typename E>
+int RawEnum(const E& field) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized on every ABI attnrt targets");
+  int value;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
+
 // Fills a runtime SDPA block from the C description; kernel and bound block out.
 Status BindSdpa(const attnrt_sdpa_params* c, SdpaParams* p, const SdpaKernel** kernel) {
   if (c == nullptr) return Status::Error(StatusCode::kInvalidArgument, "sdpa params are NULL");
-  if (c->mask_kind != ATTNRT_MASK_NONE && c->mask_kind != ATTNRT_MASK_BOOL &&
-      c->mask_kind != ATTNRT_MASK_ADDITIVE) {
-    return Status::Error(StatusCode::kInvalidArgument, "unknown mask kind %z",
-                         static_cast<size_t>(c->mask_kind));
+  const int mask_kind = RawEnum(c->mask_kind), causal = RawEnum(c->causal);
+  if (mask_kind != ATTNRT_MASK_NONE && mask_kind != ATTNRT_MASK_BOOL &&
+      mask_kind != ATTNRT_MASK_ADDITIVE) {
+    return Status::Error(StatusCode::kInvalidArgument, "unknown mask kind %z", mask_kind);
   }
-  if (c->causal != ATTNRT_CAUSAL_NONE && c->causal != ATTNRT_CAUSAL_UPPER_LEFT &&
-      c->causal != ATTNRT_CAUSAL_LOWER_RIGHT) {
-    return Status::Error(StatusCode::kInvalidArgument, "unknown causal rule %z",
-                         static_cast<size_t>(c->causal));
+  if (causal != ATTNRT_CAUSAL_NONE && causal != ATTNRT_CAUSAL_UPPER_LEFT &&
+      causal != ATTNRT_CAUSAL_LOWER_RIGHT) {
+    return Status::Error(StatusCode::kInvalidArgument, "unknown causal rule %z", causal);
   }
   const TensorShape q{4, {c->batch, c->q_heads, c->q_len, c->qk_dim}};
   const TensorShape k{4, {c->batch, c->kv_heads, c->kv_len, c->qk_dim}};
   const TensorShape v{4, {c->batch, c->kv_heads, c->kv_len, c->v_dim}};
   const TensorShape mask{4, {c->mask_batch, c->mask_heads, c->q_len, c->kv_len}};
-  const MaskKind kind = static_cast<MaskKind>(c->mask_kind);
+  const MaskKind kind = static_cast<MaskKind>(mask_kind);
   const bool masked = kind != MaskKind::kNone;
   if (masked && c->mask == nullptr) {
     return Status::Error(StatusCode::kInvalidArgument, "mask_kind is set but mask is NULL");
@@ -192,7 +202,7 @@ Status BindSdpa(const attnrt_sdpa_params* c, SdpaParams* p, const SdpaKernel** k
   p->out = c->out;
   p->weights = c->weights;
   p->mask = masked ? c->mask : nullptr;
-  p->causal = static_cast<CausalKind>(c->causal);
+  p->causal = static_cast<CausalKind>(causal);
   if (!std::isfinite(c->scale)) {
     return Status::Error(StatusCode::kInvalidArgument, "scale must be finite");
   }
