@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "attnrt/models/language_model.h"
 #include "attnrt/models/model.h"
@@ -162,20 +163,21 @@ LmShape ShapeFor(size_t max_seq) {
   return shape;
 }
 
-// A C caller may store any int in an enum field (C allows it); reading such a value
-// as the C++ enum type is undefined, so enum fields are read as their int bits.
+// A C caller may store any value in an enum field (C allows it); reading one outside
+// the enumerators as the C++ enum type is undefined, so enum fields are read as the
+// integer type underneath (its size differs: 1 byte with arm-none-eabi's short enums).
 template <typename E>
-int RawEnum(const E& field) {
-  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized on every ABI attnrt targets");
-  int value;
+long RawEnum(const E& field) {
+  std::underlying_type_t<E> value;
+  static_assert(sizeof(value) == sizeof(E), "an enum has its underlying type's size");
   std::memcpy(&value, &field, sizeof value);
-  return value;
+  return static_cast<long>(value);
 }
 
 // Fills a runtime SDPA block from the C description; kernel and bound block out.
 Status BindSdpa(const attnrt_sdpa_params* c, SdpaParams* p, const SdpaKernel** kernel) {
   if (c == nullptr) return Status::Error(StatusCode::kInvalidArgument, "sdpa params are NULL");
-  const int mask_kind = RawEnum(c->mask_kind), causal = RawEnum(c->causal);
+  const long mask_kind = RawEnum(c->mask_kind), causal = RawEnum(c->causal);
   if (mask_kind != ATTNRT_MASK_NONE && mask_kind != ATTNRT_MASK_BOOL &&
       mask_kind != ATTNRT_MASK_ADDITIVE) {
     return Status::Error(StatusCode::kInvalidArgument, "unknown mask kind %z", mask_kind);
