@@ -214,7 +214,9 @@ void AddGenerateCommand(CLI::App& app, int* exit_code) {
                   "Nucleus sampling: the fewest most likely tokens whose probability reaches p")
       ->capture_default_str()
       ->check(FiniteNumber(1e-6, 1.0));
-  cmd->add_option("--seed", o->seed, "Random seed for sampling")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Random seed for sampling")
+      ->capture_default_str()
+      ->check(WholeNumber(0, UINT64_MAX));
   AddThreadsOption(*cmd, &o->threads);
   cmd->add_flag("--json", o->json,
                 "Stream tokens to stderr and print one JSON object on stdout: tokens (the "
