@@ -108,7 +108,7 @@ void PackedPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_
   size_t k0 = 0;
   do {  // at least once: K == 0 still writes y = bias
     const size_t depth = HWY_MIN(kc, p.in - k0);
-    PackPanel(p.w + n0 * p.in + k0, p.in, cols, depth, nr, panel);
+    PackPanel(static_cast<const float*>(p.w) + n0 * p.in + k0, p.in, cols, depth, nr, panel);
     PanelRows(p, r0, r1, n0, cols, k0, depth, panel, bias, scratch + l.tile);
     k0 += depth;
   } while (k0 < p.in);
@@ -122,7 +122,7 @@ void PackedPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_
 void DotPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {
   const size_t K = p.in;
   const bool big = p.out * K * sizeof(float) >= kPrefetchMinBytes;
-  const auto weight_row = [&](size_t j) { return p.w + (n0 + HWY_MIN(j, cols - 1)) * K; };
+  const auto weight_row = [&](size_t j) { return static_cast<const float*>(p.w) + (n0 + HWY_MIN(j, cols - 1)) * K; };
   for (size_t m = r0; m < r1; ++m) {
     const float* x = p.x + m * p.x_stride;
     float* y = p.y + m * p.y_stride + n0;

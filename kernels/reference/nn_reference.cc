@@ -16,7 +16,7 @@ void ReferenceLinear(const LinearParams& p) {
   for (size_t m = 0; m < p.rows; ++m) {
     const float* x = p.x + m * p.x_stride;
     for (size_t n = 0; n < p.out; ++n) {
-      const float* w = p.w + n * p.in;
+      const float* w = static_cast<const float*>(p.w) + n * p.in;
       double acc = p.bias != nullptr ? double(p.bias[n]) : 0.0;
       for (size_t k = 0; k < p.in; ++k) acc += double(x[k]) * double(w[k]);
       p.y[m * p.y_stride + n] = static_cast<float>(acc);

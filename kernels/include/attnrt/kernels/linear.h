@@ -1,13 +1,17 @@
 // Linear: y = x W^T + bias with torch.nn.Linear's weight layout (out_features, in_features).
 //
-// The weight is read in place (row-major N x K, as stored in the weight file);
-// the kernel packs what it needs into the caller's scratch. The call is split
+// The weight is read in place (row-major N x K, as stored in the weight file) in
+// its stored type (f32, f16, bf16 or q8; element_type.h) and widened in
+// registers: there is never a dequantized copy of a whole matrix. The kernel
+// packs what it needs into the caller's scratch. The call is split
 // into independent work items that the runtime spreads over workers; each worker
 // passes its own scratch of LinearScratchFloats floats (kScratchAlignment-aligned).
 // No allocation, no exceptions, no printing.
 #pragma once
 
 #include <cstddef>
+
+#include "attnrt/kernels/element_type.h"
 
 namespace attnrt {
 
@@ -17,10 +21,11 @@ struct LinearParams {
   size_t out;         // N: out_features
   const float* x;     // M x K, row r at x + r * x_stride
   size_t x_stride;    // floats between rows of x (>= in)
-  const float* w;     // N x K row-major (torch.nn.Linear.weight)
+  const void* w;      // N x K row-major (torch.nn.Linear.weight), of type w_type
   const float* bias;  // N floats, or nullptr for no bias
   float* y;           // M x N, row r at y + r * y_stride; must not overlap x, w or bias
   size_t y_stride;    // floats between rows of y (>= out)
+  ElementType w_type = ElementType::kF32;  // last, so positional initializers stay f32
 };
 
 // Floats of scratch one worker needs; depends on the target's vector width and
