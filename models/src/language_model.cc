@@ -150,7 +150,8 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
     for (size_t b = 0; b < B; ++b) {
       for (size_t t = 0; t < cn; ++t) {
         const size_t id = static_cast<size_t>(tokens[b * token_stride + t]);
-        f.Copy(x + (b * cn + t) * dim, m.token_embedding + id * dim, dim);
+        const LinearWeights& table = m.token_embedding;
+        WidenMatrixRow(table.type, table.weight, table.q8_scales, dim, id, x + (b * cn + t) * dim);
       }
     }
   }

@@ -28,36 +28,80 @@ Status WrongShape(const TensorSpec& spec) {
                        s.dims[3]);
 }
 
-const float** SlotAddress(Model* m, const TensorEntry& e) {
+// The matrix a matrix slot fills, or nullptr for a slot that holds an f32 vector.
+LinearWeights* MatrixSlot(Model* m, const TensorEntry& e) {
   LayerWeights& l = m->layers[e.layer];
   switch (e.record->slot) {
-    case Slot::kInProjWeight: return &l.q.weight;
+    case Slot::kInProjWeight: return &l.q;
+    case Slot::kQWeight: return &l.q;
+    case Slot::kKWeight: return &l.k;
+    case Slot::kVWeight: return &l.v;
+    case Slot::kOutWeight: return &l.o;
+    case Slot::kFf1Weight: return &l.ff1;
+    case Slot::kFf2Weight: return &l.ff2;
+    case Slot::kFf3Weight: return &l.ff3;
+    case Slot::kPatchWeight: return &m->patch;
+    case Slot::kHeadWeight: return &m->head;
+    case Slot::kTokenEmbedding: return &m->token_embedding;
+    default: return nullptr;
+  }
+}
+
+// The f32 vector a vector slot fills (norms, biases, class token, position embedding).
+const float** VectorSlot(Model* m, const TensorEntry& e) {
+  LayerWeights& l = m->layers[e.layer];
+  switch (e.record->slot) {
     case Slot::kInProjBias: return &l.q.bias;
-    case Slot::kQWeight: return &l.q.weight;
-    case Slot::kKWeight: return &l.k.weight;
-    case Slot::kVWeight: return &l.v.weight;
-    case Slot::kOutWeight: return &l.o.weight;
     case Slot::kOutBias: return &l.o.bias;
-    case Slot::kFf1Weight: return &l.ff1.weight;
     case Slot::kFf1Bias: return &l.ff1.bias;
-    case Slot::kFf2Weight: return &l.ff2.weight;
     case Slot::kFf2Bias: return &l.ff2.bias;
-    case Slot::kFf3Weight: return &l.ff3.weight;
     case Slot::kNorm1Weight: return &l.norm1_weight;
     case Slot::kNorm1Bias: return &l.norm1_bias;
     case Slot::kNorm2Weight: return &l.norm2_weight;
     case Slot::kNorm2Bias: return &l.norm2_bias;
     case Slot::kFinalNormWeight: return &m->final_norm_weight;
     case Slot::kFinalNormBias: return &m->final_norm_bias;
-    case Slot::kPatchWeight: return &m->patch.weight;
     case Slot::kPatchBias: return &m->patch.bias;
     case Slot::kClassToken: return &m->class_token;
     case Slot::kPosEmbedding: return &m->pos_embedding;
-    case Slot::kHeadWeight: return &m->head.weight;
     case Slot::kHeadBias: return &m->head.bias;
-    case Slot::kTokenEmbedding: return &m->token_embedding;
+    default: return nullptr;
   }
-  return nullptr;
+}
+
+// Points a slot at a tensor's bytes. Matrices may be stored in any type the linear kernels
+// read; vectors are read as f32 by the norm and elementwise kernels, so another type there is
+// refused by name rather than misread.
+Status BindSlot(Model* m, const TensorEntry& e, const WeightTensor& t) {
+  if (LinearWeights* w = MatrixSlot(m, e)) {
+    w->weight = t.raw;
+    w->type = t.dtype;
+    if (t.dtype == ElementType::kQ8) {
+      w->q8_scales = static_cast<const uint8_t*>(t.raw) +
+                     Q8ScalesOffset(TensorMatrixRows(t.shape), TensorMatrixCols(t.shape));
+    }
+    return Status::Ok();
+  }
+  if (t.dtype != ElementType::kF32) {
+    return Status::Error(StatusCode::kBadFile,
+                         "tensor '%s' is stored as %s; attnrt reads it only as f32 (only weight "
+                         "matrices and embeddings may be f16, bf16 or q8)",
+                         t.name, ElementTypeName(t.dtype));
+  }
+  *VectorSlot(m, e) = t.data;
+  return Status::Ok();
+}
+
+// Rows [first, first + rows) of a stored matrix with `in` columns: the same type, pointers
+// into the parent's planes (a q8 slice keeps the parent's scale plane, offset by rows).
+LinearWeights MatrixRows(const LinearWeights& w, size_t first, size_t in) {
+  LinearWeights slice = w;
+  slice.weight = static_cast<const uint8_t*>(w.weight) + first * in * ElementValueBytes(w.type);
+  if (w.type == ElementType::kQ8) {
+    slice.q8_scales = static_cast<const uint8_t*>(w.q8_scales) + first * Q8BlocksPerRow(in) * 2;
+  }
+  slice.bias = w.bias != nullptr ? w.bias + first : nullptr;
+  return slice;
 }
 
 // Widths of every projection; PyTorch's stacked in_proj is split into q, k, v.
@@ -66,6 +110,11 @@ void SetDims(Model* m) {
   const size_t qk = c.heads * c.qk_dim, v = c.heads * c.v_dim;
   for (size_t i = 0; i < c.num_layers; ++i) {
     LayerWeights& l = m->layers[i];
+    if (l.k.weight == nullptr) {  // stacked in_proj: q, k, v are its row blocks
+      const LinearWeights stacked = l.q;
+      l.k = MatrixRows(stacked, qk, c.model_dim);
+      l.v = MatrixRows(stacked, 2 * qk, c.model_dim);
+    }
     l.q.in = l.k.in = l.v.in = c.model_dim;
     l.q.out = qk;
     l.k.out = c.kv_heads * c.qk_dim;
@@ -76,23 +125,17 @@ void SetDims(Model* m) {
     l.ff1.out = l.ff2.in = c.ff_dim;
     l.ff3.in = c.model_dim;
     l.ff3.out = c.ff_dim;
-    if (l.k.weight == nullptr) {  // stacked in_proj
-      l.k.weight = l.q.weight + qk * c.model_dim;
-      l.v.weight = l.k.weight + qk * c.model_dim;
-      if (l.q.bias != nullptr) {
-        l.k.bias = l.q.bias + qk;
-        l.v.bias = l.k.bias + qk;
-      }
-    }
   }
   m->patch.in = c.channels * c.patch_size * c.patch_size;
   m->patch.out = c.model_dim;
+  m->token_embedding.in = c.model_dim;
+  m->token_embedding.out = c.vocab_size;
+  // A language model without its own output matrix shares the token embedding.
+  if (m->token_embedding.weight != nullptr && m->head.weight == nullptr) {
+    m->head = m->token_embedding;
+  }
   m->head.in = c.model_dim;
   m->head.out = c.out_dim;
-  // A language model without its own output matrix shares the token embedding.
-  if (m->token_embedding != nullptr && m->head.weight == nullptr) {
-    m->head.weight = m->token_embedding;
-  }
 }
 
 }  // namespace
@@ -117,7 +160,7 @@ Status LoadModel(const WeightFile& file, Model* model) {
                            spec.name);
     }
     if (!SameShape(t.shape, spec.shape)) return WrongShape(spec);
-    *SlotAddress(model, entry) = t.data;
+    ATTNRT_RETURN_IF_ERROR(BindSlot(model, entry, t));
     ++found;
   }
   // Names in a weight file are unique, so any further tensor is not in the record: name it.

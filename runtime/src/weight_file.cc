@@ -18,9 +18,7 @@ namespace {
 using Layout = WeightFileLayout;
 
 constexpr bool kHostLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
-constexpr uint8_t kFirstReservedDType = 2;           // f16, bf16, int8 with scales
-constexpr uint8_t kLastReservedDType = 4;
-constexpr size_t kF32Bytes = 4;
+constexpr uint32_t kFirstVersion = 1;
 
 uint32_t LoadU32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
@@ -157,13 +155,13 @@ Status WeightFile::CheckHeader(const uint8_t* p, size_t size) {
     return BadFile("weight file: bad magic (first 8 bytes are not \"ATTNRTWF\")");
   }
   const uint32_t version = LoadU32(p + Layout::kVersionAt);
-  if (version != Layout::kVersion) {
-    return BadFile("weight file: header version %z not supported (this reader reads version %z)",
-                   version, Layout::kVersion);
+  if (version < kFirstVersion || version > Layout::kVersion) {
+    return BadFile("weight file: header version %z not supported (this reader reads versions %z to "
+                   "%z)", version, kFirstVersion, Layout::kVersion);
   }
   const uint32_t header_size = LoadU32(p + Layout::kHeaderSizeAt);
   if (header_size != Layout::kHeaderSize) {
-    return BadFile("weight file: header header_size %z, version 1 needs %z", header_size,
+    return BadFile("weight file: header header_size %z, version %z needs %z", header_size, version,
                    Layout::kHeaderSize);
   }
   const uint64_t file_size = LoadU64(p + Layout::kFileSizeAt);
@@ -194,7 +192,8 @@ Status WeightFile::CheckHeader(const uint8_t* p, size_t size) {
   }
   const uint32_t flags = LoadU32(p + Layout::kFlagsAt);
   if (flags != 0) {
-    return BadFile("weight file: header flags %z has bits version 1 does not define", flags);
+    return BadFile("weight file: header flags %z has bits version %z does not define", flags,
+                   version);
   }
   for (size_t i = Layout::kReservedAt; i < Layout::kHeaderSize; ++i) {
     if (p[i] != 0) return BadFile("weight file: header reserved byte %z is %z, must be 0", i, p[i]);
@@ -249,6 +248,24 @@ Status WeightFile::LocateSections() {
   return Status::Ok();
 }
 
+// A q8 scale that is not finite would turn a whole block into NaN or inf in every kernel;
+// the converter never writes one, so one here means damage. Scales are f16 bits, read
+// byte by byte like every other field.
+Status CheckQ8Scales(const WeightTensor& t) {
+  const size_t cols = TensorMatrixCols(t.shape);
+  const size_t rows = TensorMatrixRows(t.shape);
+  const uint8_t* scales = static_cast<const uint8_t*>(t.raw) + Q8ScalesOffset(rows, cols);
+  const size_t count = rows * Q8BlocksPerRow(cols);
+  for (size_t i = 0; i < count; ++i) {
+    const uint16_t bits = static_cast<uint16_t>(scales[2 * i] | scales[2 * i + 1] << 8);
+    if ((bits & 0x7C00u) == 0x7C00u) {
+      return BadFile("weight file: tensor '%s': q8 scale %z of row %z is not finite (f16 bits %z)",
+                     t.name, i % Q8BlocksPerRow(cols), i / Q8BlocksPerRow(cols), bits);
+    }
+  }
+  return Status::Ok();
+}
+
 // Every entry on its own, then across entries: names strictly increasing, data in table order.
 Status WeightFile::CheckTensors() const {
   WeightTensor previous;
@@ -256,7 +273,8 @@ Status WeightFile::CheckTensors() const {
   for (size_t i = 0; i < tensor_count_; ++i) {
     WeightTensor t;
     ATTNRT_RETURN_IF_ERROR(DecodeTensor(i, &t));
-    const size_t offset = static_cast<size_t>(reinterpret_cast<const uint8_t*>(t.data) - base_);
+    const size_t offset = static_cast<size_t>(static_cast<const uint8_t*>(t.raw) - base_);
+    if (t.dtype == WeightDType::kQ8) ATTNRT_RETURN_IF_ERROR(CheckQ8Scales(t));
     if (i > 0) {
       const int order = CompareBytes(previous.name, previous.name_len, t.name, t.name_len);
       if (order == 0) return BadFile("weight file: duplicate tensor name '%s'", t.name);
@@ -353,16 +371,15 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
   t.name_len = LoadU32(e + Layout::kEntryNameLengthAt);
   ATTNRT_RETURN_IF_ERROR(CheckString("tensor name", i, LoadU32(e + Layout::kEntryNameOffsetAt), t.name_len, false, &t.name));
   const uint8_t dtype = e[Layout::kEntryTypeAt];
-  if (dtype >= kFirstReservedDType && dtype <= kLastReservedDType) {
-    return BadFile(
-        "weight file: tensor '%s': dtype %z is reserved (f16/bf16/int8) and not "
-        "supported by this reader",
-        t.name, dtype);
+  if (!IsKnownElementType(dtype)) {
+    return BadFile("weight file: tensor '%s': unknown dtype %z (known: 1 f32, 2 f16, 3 bf16, 4 q8)",
+                   t.name, dtype);
   }
-  if (dtype != static_cast<uint8_t>(WeightDType::kF32)) {
-    return BadFile("weight file: tensor '%s': unknown dtype %z", t.name, dtype);
+  t.dtype = static_cast<WeightDType>(dtype);
+  if (t.dtype != WeightDType::kF32 && version_ < Layout::kFirstTypedVersion) {
+    return BadFile("weight file: tensor '%s': dtype %s needs format version %z, the header says %z",
+                   t.name, ElementTypeName(t.dtype), Layout::kFirstTypedVersion, version_);
   }
-  t.dtype = WeightDType::kF32;
   const size_t rank = e[Layout::kTensorRankAt];
   if (rank > TensorShape::kMaxRank) {
     return BadFile("weight file: tensor '%s': rank %z exceeds the maximum %z", t.name, rank,
@@ -376,7 +393,7 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
   // Dims, their product and the data range are checked in 64 bits (the file's width), then
   // narrowed: on a 32-bit target a dim or byte count of 2^32 or more is refused by name.
   uint64_t dims[TensorShape::kMaxRank];
-  uint64_t elements = 1, expected_bytes = 0;
+  uint64_t elements = 1;
   bool overflow = false;
   for (size_t d = 0; d < TensorShape::kMaxRank; ++d) {
     dims[d] = LoadU64(e + Layout::kTensorDimsAt + 8 * d);
@@ -386,9 +403,13 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
     }
     if (d < rank && !overflow) overflow = !CheckedMulU64(elements, dims[d], &elements);
   }
-  if (overflow || !CheckedMulU64(elements, kF32Bytes, &expected_bytes)) {
-    return BadFile("weight file: tensor '%s': dims product x %z bytes overflows", t.name,
-                   kF32Bytes);
+  // The matrix view of TensorMatrixRows/Cols (only q8's block layout depends on it).
+  const uint64_t rows = rank >= 2 ? dims[0] : 1;
+  const uint64_t cols = rank >= 2 ? (rows == 0 ? 0 : elements / rows) : elements;
+  uint64_t expected_bytes = 0;
+  if (overflow || !MatrixBytes<uint64_t>(t.dtype, rows, cols, &expected_bytes)) {
+    return BadFile("weight file: tensor '%s': dims product x %z bytes (%s) overflows", t.name,
+                   ElementValueBytes(t.dtype), ElementTypeName(t.dtype));
   }
   for (size_t d = 0; d < rank; ++d) {
     if (!SizeFromU64(dims[d], &t.shape.dims[d])) {
@@ -398,14 +419,15 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
   }
   size_t data_bytes;
   if (!SizeFromU64(expected_bytes, &data_bytes)) {
-    return BadFile("weight file: tensor '%s': dims product x 4 bytes = %z does not fit this "
-                   "platform's %z-bit size_t", t.name, expected_bytes, kSizeBits);
+    return BadFile("weight file: tensor '%s': its %s dims need %z bytes, which do not fit this "
+                   "platform's %z-bit size_t", t.name, ElementTypeName(t.dtype), expected_bytes,
+                   kSizeBits);
   }
   const uint64_t offset = LoadU64(e + Layout::kTensorDataOffsetAt);
   const uint64_t bytes = LoadU64(e + Layout::kTensorByteSizeAt);
   if (bytes != expected_bytes) {
-    return BadFile("weight file: tensor '%s': byte_size %z but dims product x 4 bytes is %z",
-                   t.name, bytes, expected_bytes);
+    return BadFile("weight file: tensor '%s': byte_size %z but its %s dims need %z bytes", t.name,
+                   bytes, ElementTypeName(t.dtype), expected_bytes);
   }
   uint64_t end;
   if (!CheckedAddU64(offset, expected_bytes, &end)) {
@@ -421,7 +443,8 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
     return BadFile("weight file: tensor '%s': data_offset %z is not a multiple of the alignment %z",
                    t.name, begin, alignment_);
   }
-  t.data = reinterpret_cast<const float*>(base_ + begin);
+  t.raw = base_ + begin;
+  if (t.dtype == WeightDType::kF32) t.data = reinterpret_cast<const float*>(base_ + begin);
   t.bytes = data_bytes;
   *out = t;
   return Status::Ok();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attnrt/runtime/weight_file.h"
+#include "convert/weight_file_writer.h"
 #include "weight_file/weight_file_test_util.h"
 
 namespace attnrt {
@@ -159,7 +160,7 @@ TEST(WeightFileHeader, Magic) {
 }
 
 TEST(WeightFileHeader, Version) {
-  for (uint32_t v : {0u, 2u, 0xFFFFFFFFu}) {
+  for (uint32_t v : {0u, 3u, 0xFFFFFFFFu}) {
     EXPECT_TRUE(Refused(Corrupted([v](Bytes* b) { Put32(b, kVersion, v); }),
                         "version " + std::to_string(v) + " not supported"));
   }
@@ -273,9 +274,70 @@ TEST(WeightFileTensor, DTypes) {
     EXPECT_TRUE(Refused(Corrupted([d](Bytes* b) { (*b)[TensorEntry(*b, 0) + kDType] = d; }),
                         "tensor 'a': unknown dtype " + std::to_string(d)));
   }
+  // The fixture is an f32-only file, written as version 1: typed tensors need version 2.
+  const char* names[] = {"", "", "f16", "bf16", "q8"};
   for (uint8_t d : {2, 3, 4}) {
     EXPECT_TRUE(Refused(Corrupted([d](Bytes* b) { (*b)[TensorEntry(*b, 1) + kDType] = d; }),
-                        "tensor 'b': dtype " + std::to_string(d) + " is reserved"));
+                        std::string("tensor 'b': dtype ") + names[d] +
+                            " needs format version 2, the header says 1"));
+  }
+}
+
+// A version-2 file: "h" (3, 5) f16 and "q" (2, 40) q8 (40 = a full and a partial block).
+Bytes TypedFile() {
+  WeightFileWriter w;
+  std::string error;
+  const std::vector<float> h = SampleValues(1.0f, 15), q = SampleValues(-5.0f, 80);
+  EXPECT_TRUE(w.AddTensor("h", {3, 5}, h.data(), ElementType::kF16, &error)) << error;
+  EXPECT_TRUE(w.AddTensor("q", {2, 40}, q.data(), ElementType::kQ8, &error)) << error;
+  Bytes out;
+  EXPECT_TRUE(w.Serialize(&out, &error)) << error;
+  return out;
+}
+
+template <typename Edit>
+Bytes TypedCorrupted(Edit edit) {
+  Bytes b = TypedFile();
+  edit(&b);
+  FixChecksum(&b);
+  return b;
+}
+
+TEST(WeightFileTypedTensor, TypedFileIsValidVersion2) {
+  const Bytes b = TypedFile();
+  EXPECT_EQ(Get32(b, kVersion), 2u);
+  WeightFile file;
+  ASSERT_TRUE(OpenCopy(b, &file).ok());
+  EXPECT_EQ(Get64(b, TensorEntry(b, 1) + kByteSize), 128u + 2 * 2 * 2);  // int8 plane, scales
+}
+
+TEST(WeightFileTypedTensor, NeedsVersion2) {
+  EXPECT_TRUE(Refused(TypedCorrupted([](Bytes* b) { Put32(b, kVersion, 1); }),
+                      "tensor 'h': dtype f16 needs format version 2, the header says 1"));
+}
+
+TEST(WeightFileTypedTensor, ByteSizeFollowsTheType) {
+  // q's f32 size (320) or the int8 plane alone (80) are both wrong for q8.
+  for (uint64_t wrong : {320u, 80u, 135u}) {
+    EXPECT_TRUE(Refused(TypedCorrupted([wrong](Bytes* b) {
+                          Put64(b, TensorEntry(*b, 1) + kByteSize, wrong);
+                        }),
+                        "tensor 'q': byte_size " + std::to_string(wrong) +
+                            " but its q8 dims need 136 bytes"));
+  }
+  EXPECT_TRUE(Refused(TypedCorrupted([](Bytes* b) { Put64(b, TensorEntry(*b, 0) + kByteSize, 60); }),
+                      "tensor 'h': byte_size 60 but its f16 dims need 30 bytes"));
+}
+
+TEST(WeightFileTypedTensor, Q8ScalesMustBeFinite) {
+  // Scale plane at 128 bytes into q's data; scale 3 = row 1, block 1.
+  for (uint16_t bits : {0x7C00u, 0xFC00u, 0x7E00u}) {
+    EXPECT_TRUE(Refused(TypedCorrupted([bits](Bytes* b) {
+                          const size_t at = Get64(*b, TensorEntry(*b, 1) + kTensorDataOffset) + 128 + 6;
+                          PutLE(b, at, bits, 2);
+                        }),
+                        "tensor 'q': q8 scale 1 of row 1 is not finite (f16 bits " +
+                            std::to_string(bits) + ")"));
   }
 }
 
@@ -291,11 +353,11 @@ TEST(WeightFileTensor, Rank) {
 
 TEST(WeightFileTensor, DimsProductMismatch) {
   EXPECT_TRUE(Refused(Corrupted([](Bytes* b) { Put64(b, TensorEntry(*b, 0) + kDims, 3); }),
-                      "tensor 'a': byte_size 24 but dims product x 4 bytes is 36"));
+                      "tensor 'a': byte_size 24 but its f32 dims need 36 bytes"));
   EXPECT_TRUE(Refused(Corrupted([](Bytes* b) { Put64(b, TensorEntry(*b, 1) + kByteSize, 20); }),
                       "tensor 'b': byte_size 20"));
   EXPECT_TRUE(Refused(Corrupted([](Bytes* b) { Put64(b, TensorEntry(*b, 1) + kDims, 0); }),
-                      "tensor 'b': byte_size 16 but dims product x 4 bytes is 0"));
+                      "tensor 'b': byte_size 16 but its f32 dims need 0 bytes"));
 }
 
 TEST(WeightFileTensor, DimsProductOverflows) {
@@ -303,9 +365,9 @@ TEST(WeightFileTensor, DimsProductOverflows) {
                         Put64(b, TensorEntry(*b, 0) + kDims, uint64_t{1} << 40);
                         Put64(b, TensorEntry(*b, 0) + kDims + 8, uint64_t{1} << 40);
                       }),
-                      "tensor 'a': dims product x 4 bytes overflows"));
+                      "tensor 'a': dims product x 4 bytes (f32) overflows"));
   EXPECT_TRUE(Refused(Corrupted([](Bytes* b) { Put64(b, TensorEntry(*b, 1) + kDims, kMax64 / 2); }),
-                      "tensor 'b': dims product x 4 bytes overflows"));
+                      "tensor 'b': dims product x 4 bytes (f32) overflows"));
 }
 
 // A dim or a byte count of 2^32 or more fits a 64-bit size_t but not a 32-bit one: there the
@@ -317,7 +379,7 @@ TEST(WeightFileTensor, DimsBeyondThisPlatformsSizeT) {
                         Put64(b, TensorEntry(*b, 0) + kDims, 0);
                         Put64(b, TensorEntry(*b, 0) + kDims + 8, uint64_t{1} << 40);
                       }),
-                      wide ? "tensor 'a': byte_size 24 but dims product x 4 bytes is 0"
+                      wide ? "tensor 'a': byte_size 24 but its f32 dims need 0 bytes"
                            : "tensor 'a': dims[1] = 1099511627776 does not fit this platform's "
                              "32-bit size_t"));
   // dims (2^16, 2^16): each fits, the 2^34 bytes do not.
@@ -325,9 +387,9 @@ TEST(WeightFileTensor, DimsBeyondThisPlatformsSizeT) {
                         Put64(b, TensorEntry(*b, 0) + kDims, 65536);
                         Put64(b, TensorEntry(*b, 0) + kDims + 8, 65536);
                       }),
-                      wide ? "tensor 'a': byte_size 24 but dims product x 4 bytes is 17179869184"
-                           : "tensor 'a': dims product x 4 bytes = 17179869184 does not fit this "
-                             "platform's 32-bit size_t"));
+                      wide ? "tensor 'a': byte_size 24 but its f32 dims need 17179869184 bytes"
+                           : "tensor 'a': its f32 dims need 17179869184 bytes, which do not fit "
+                             "this platform's 32-bit size_t"));
   // A dim beyond the rank is printed in full too.
   EXPECT_TRUE(Refused(
       Corrupted([](Bytes* b) { Put64(b, TensorEntry(*b, 0) + kDims + 16, uint64_t{1} << 40); }),

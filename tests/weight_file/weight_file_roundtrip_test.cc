@@ -3,6 +3,7 @@
 // its files and the C++ writer must produce them byte for byte.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -35,7 +36,8 @@ uint64_t Bits(double d) {
 struct TensorSpec {
   std::string name;
   std::vector<size_t> shape;
-  std::vector<float> values;
+  std::vector<float> values;  // what was written, before any rounding to the stored type
+  ElementType type = ElementType::kF32;
 };
 
 size_t Elements(const std::vector<size_t>& shape) {
@@ -48,7 +50,38 @@ TensorSpec Sample(const std::string& name, float seed, std::vector<size_t> shape
   return {name, shape, SampleValues(seed, Elements(shape))};
 }
 
-// Checks that `file` holds `t` exactly, found both by name and by its index.
+// weight_files.py's typed_values: seed + 0.1234567 k, alternating sign and scale, in float64.
+TensorSpec Typed(const std::string& name, double seed, std::vector<size_t> shape, ElementType type) {
+  std::vector<float> values(Elements(shape));
+  for (size_t k = 0; k < values.size(); ++k) {
+    values[k] = static_cast<float>(seed + 0.1234567 * double(k) * (k % 2 == 0 ? 1.0 : -1.5));
+  }
+  return {name, shape, values, type};
+}
+
+// The largest |stored - written| the type allows for value k of t, from float64 math on the
+// written values: half a unit in the last place for f16 (11 significant bits, subnormal step
+// 2^-24) and bf16 (8 bits), half a quantization step plus the f16 rounding of the scale for q8.
+double AllowedError(const TensorSpec& t, size_t k) {
+  const double x = std::fabs(double(t.values[k]));
+  switch (t.type) {
+    case ElementType::kF32: return 0.0;
+    case ElementType::kF16: return std::max(x * std::ldexp(1.0, -11), std::ldexp(1.0, -25));
+    case ElementType::kBF16: return x * std::ldexp(1.0, -8);
+    case ElementType::kQ8: {
+      const size_t cols = t.shape.size() >= 2 ? Elements(t.shape) / t.shape[0] : t.values.size();
+      const size_t first = k / cols * cols + (k % cols) / kQ8Block * kQ8Block;
+      double amax = 0;
+      for (size_t i = first; i < std::min(first + kQ8Block, k / cols * cols + cols); ++i) {
+        amax = std::max(amax, std::fabs(double(t.values[i])));
+      }
+      return amax / 127.0 * 0.5 + amax * std::ldexp(1.0, -10);
+    }
+  }
+  return 0.0;
+}
+
+// Checks that `file` holds `t` (exactly for f32, within the type's rounding otherwise).
 void ExpectTensor(const WeightFile& file, const TensorSpec& t) {
   SCOPED_TRACE(t.name);
   WeightTensor got;
@@ -56,9 +89,27 @@ void ExpectTensor(const WeightFile& file, const TensorSpec& t) {
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(std::string(got.name), t.name);  // usable as a C string
   EXPECT_EQ(got.name_len, t.name.size());
-  EXPECT_EQ(got.dtype, WeightDType::kF32);
+  EXPECT_EQ(got.dtype, t.type);
   ASSERT_EQ(got.shape.rank, t.shape.size());
   for (size_t d = 0; d < t.shape.size(); ++d) EXPECT_EQ(got.shape.dims[d], t.shape[d]);
+  if (t.type != ElementType::kF32) {
+    EXPECT_EQ(got.data, nullptr);  // only f32 tensors are handed out as floats
+    const size_t rows = TensorMatrixRows(got.shape), cols = TensorMatrixCols(got.shape);
+    size_t bytes = 0;
+    ASSERT_TRUE(MatrixBytes(t.type, rows, cols, &bytes));
+    ASSERT_EQ(got.bytes, bytes);
+    const void* scales = static_cast<const uint8_t*>(got.raw) + Q8ScalesOffset(rows, cols);
+    std::vector<float> row(cols);
+    for (size_t r = 0; r < rows; ++r) {
+      WidenMatrixRow(t.type, got.raw, scales, cols, r, row.data());
+      for (size_t c = 0; c < cols; ++c) {
+        const size_t k = r * cols + c;
+        ASSERT_LE(std::fabs(double(row[c]) - double(t.values[k])), AllowedError(t, k))
+            << "value " << k << ": wrote " << t.values[k] << ", reads " << row[c];
+      }
+    }
+    return;
+  }
   ASSERT_EQ(got.bytes, t.values.size() * 4);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(got.data) % 4, 0u);
   for (size_t k = 0; k < t.values.size(); ++k) ASSERT_EQ(Bits(got.data[k]), Bits(t.values[k])) << k;
@@ -283,6 +334,36 @@ TEST(WeightFileWriter, RefusesBadInputs) {
 }
 
 // An empty tensor may have any dim size_t holds; it goes through the file's u64 fields unchanged.
+TEST(WeightFileWriter, RefusesValuesTheStoredTypeCannotHold) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const struct {
+    ElementType type;
+    std::vector<float> values;
+    const char* message;
+  } cases[] = {
+      {ElementType::kF16, {1.0f, 70000.0f, 2.0f, 3.0f},
+       "tensor 'w' as f16: value 70000.000000 at row 0, column 1 is beyond f16's range (65504)"},
+      {ElementType::kF16, {1.0f, 2.0f, 3.0f, -65520.0f},
+       "tensor 'w' as f16: value -65520.000000 at row 1, column 1 is beyond f16's range"},
+      {ElementType::kQ8, {1.0f, 2.0f, nan, 3.0f},
+       "tensor 'w' as q8: value nan at row 1, column 0 is not finite, which q8 cannot store"},
+      {ElementType::kQ8, {1.0f, 2.0f, 3.0f, 1e7f},
+       "tensor 'w' as q8: block 0 of row 1 has values too large for an f16 q8 scale"},
+  };
+  for (const auto& c : cases) {
+    WeightFileWriter w;
+    std::string error;
+    EXPECT_FALSE(w.AddTensor("w", {2, 2}, c.values.data(), c.type, &error));
+    EXPECT_NE(error.find(c.message), std::string::npos) << error;
+  }
+  // 65519 still rounds to 65504 (below the halfway point to 2^16), and f16 keeps infinities
+  // and NaN it is given: only finite values it would turn into infinity are refused.
+  WeightFileWriter w;
+  std::string error;
+  const std::vector<float> ok = {65519.0f, std::numeric_limits<float>::infinity(), nan, 0.0f};
+  EXPECT_TRUE(w.AddTensor("w", {4}, ok.data(), ElementType::kF16, &error)) << error;
+}
+
 TEST(WeightFileWriter, EmptyTensorWithTheLargestDimRoundTrips) {
   WeightFileWriter w;
   std::string error;
@@ -336,6 +417,13 @@ struct SampleFile {
   std::vector<std::pair<std::string, std::string>> strings;
 };
 
+// weight_files.py's EDGE_VALUES: f16 and bf16 ties, the f16 maximum and subnormals, -0.
+std::vector<float> EdgeValues() {
+  return {1.0f + std::ldexp(1.0f, -11), 1.0f + 3 * std::ldexp(1.0f, -11), 65504.0f, -65504.0f,
+          std::ldexp(1.0f, -24), 3 * std::ldexp(1.0f, -25), 1e-8f, -0.0f,
+          1.0f + std::ldexp(1.0f, -8), 1.0f + 3 * std::ldexp(1.0f, -8), 0.1f, -7.5f};
+}
+
 // The same files as SAMPLES in weight_files.py.
 std::vector<SampleFile> PythonSamples() {
   return {
@@ -373,6 +461,19 @@ std::vector<SampleFile> PythonSamples() {
        {{"d_model", 8}, {"n_heads", 1}, {"causal", 0}},
        {},
        {{"arch", "self_attention"}}},
+      {"typed.wf",
+       64,
+       {Typed("bias", 0.5, {4}, ElementType::kF32),
+        Typed("bf16_vector", -3.0, {7}, ElementType::kBF16),
+        {"edges_bf16", {12}, EdgeValues(), ElementType::kBF16},
+        {"edges_f16", {12}, EdgeValues(), ElementType::kF16},
+        Typed("f16_matrix", 2.0, {3, 5}, ElementType::kF16),
+        Typed("q8_conv", 1.0, {2, 1, 3, 3}, ElementType::kQ8),
+        Typed("q8_matrix", -1.0, {3, 40}, ElementType::kQ8),
+        {"q8_zeros", {2, 3}, std::vector<float>(6, 0.0f), ElementType::kQ8}},
+       {},
+       {},
+       {{"arch", "typed_test"}}},
   };
 }
 
@@ -419,7 +520,7 @@ TEST(WeightFilePythonAgreement, WriterProducesPythonsBytes) {
     std::string error;
     ASSERT_TRUE(w.SetAlignment(sample.alignment, &error)) << error;
     for (const TensorSpec& t : sample.tensors) {
-      ASSERT_TRUE(w.AddTensorF32(t.name, t.shape, t.values.data(), &error)) << error;
+      ASSERT_TRUE(w.AddTensor(t.name, t.shape, t.values.data(), t.type, &error)) << error;
     }
     for (const auto& [key, value] : sample.ints) w.SetInt(key, value);
     for (const auto& [key, value] : sample.floats) w.SetFloat(key, value);

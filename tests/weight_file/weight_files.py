@@ -14,13 +14,18 @@ import os
 import struct
 import sys
 
+import numpy as np
+
 MAGIC = b"ATTNRTWF"
-VERSION = 1
+VERSION = 1  # an f32-only file; a file with any other type is version 2
+TYPED_VERSION = 2
 HEADER_SIZE = 128
 TENSOR_ENTRY = 64
 METADATA_ENTRY = 24
 CHECKSUM_AT = 104
-DTYPE_F32 = 1
+DTYPE_F32, DTYPE_F16, DTYPE_BF16, DTYPE_Q8 = 1, 2, 3, 4
+DTYPE_CODES = {"f32": DTYPE_F32, "f16": DTYPE_F16, "bf16": DTYPE_BF16, "q8": DTYPE_Q8}
+Q8_BLOCK = 32
 TYPE_INT, TYPE_FLOAT, TYPE_STRING = 1, 2, 3
 
 
@@ -50,8 +55,97 @@ def sample_values(seed, count):
     return [seed + 0.25 * k for k in range(count)]
 
 
+def matrix_view(shape):
+    """FORMAT.md's rows x cols view: dims[0] rows of the rest; rank 0 and 1 are one row."""
+    if len(shape) >= 2:
+        return shape[0], math.prod(shape[1:])
+    return 1, math.prod(shape)
+
+
+def f16_bits(x):
+    return int(np.array([x], dtype=np.float32).astype(np.float16).view(np.uint16)[0])
+
+
+def f16_value(bits):
+    return float(np.array([bits], dtype=np.uint16).view(np.float16)[0])
+
+
+def bf16_bits(x):
+    """Round the f32 bits to their upper half, nearest, ties to even (NaN stays NaN, quiet)."""
+    u = struct.unpack("<I", struct.pack("<f", x))[0]
+    if (u & 0x7FFFFFFF) > 0x7F800000:
+        return (u >> 16) | 0x40
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def q8_row(row):
+    """One row as FORMAT.md's q8: per block of 32, scale = f16(max|x| / 127) computed in f32, values
+    round(x / scale) half away from zero, clamped to [-127, 127]; returns (int8 list, scale bits)."""
+    values, scales = [], []
+    for b0 in range(0, len(row), Q8_BLOCK):
+        block = np.array(row[b0:b0 + Q8_BLOCK], dtype=np.float32)
+        amax = np.float32(np.max(np.abs(block))) if len(block) else np.float32(0)
+        bits = f16_bits(float(amax / np.float32(127)))
+        scales.append(bits)
+        scale = np.float32(f16_value(bits))
+        inv = np.float32(1) / scale if scale > 0 else np.float32(0)
+        q = np.clip(block * inv, np.float32(-127), np.float32(127))
+        values.extend(int(v) for v in np.where(q < 0, q - np.float32(0.5), q + np.float32(0.5)).astype(np.int32))
+    return values, scales
+
+
+def tensor_bytes(dtype, shape, values):
+    """The data bytes of one tensor in its stored type."""
+    if dtype == "f32":
+        return struct.pack("<%df" % len(values), *values)
+    if dtype in ("f16", "bf16"):
+        to_bits = f16_bits if dtype == "f16" else bf16_bits
+        return struct.pack("<%dH" % len(values), *[to_bits(v) for v in values])
+    rows, cols = matrix_view(shape)
+    plane, scales = bytearray(), []
+    for r in range(rows):
+        q, s = q8_row(values[r * cols:(r + 1) * cols])
+        plane.extend(struct.pack("<%db" % len(q), *q))
+        scales.extend(s)
+    plane.extend(bytes(align_up(len(plane), 64) - len(plane)))
+    return bytes(plane) + struct.pack("<%dH" % len(scales), *scales)
+
+
+def widen(dtype, shape, data):
+    """Values of stored bytes, as the runtime widens them (q8: f32 scale times q, in f32)."""
+    n = math.prod(shape)
+    if dtype == "f32":
+        return list(struct.unpack("<%df" % n, data))
+    if dtype == "f16":
+        return [f16_value(b) for b in struct.unpack("<%dH" % n, data)]
+    if dtype == "bf16":
+        return [struct.unpack("<f", struct.pack("<I", b << 16))[0]
+                for b in struct.unpack("<%dH" % n, data)]
+    rows, cols = matrix_view(shape)
+    q = struct.unpack("<%db" % n, data[:n])
+    blocks = (cols + Q8_BLOCK - 1) // Q8_BLOCK
+    scales = struct.unpack("<%dH" % (rows * blocks), data[align_up(n, 64):])
+    return [float(np.float32(f16_value(scales[(i // cols) * blocks + (i % cols) // Q8_BLOCK])) *
+                  np.float32(q[i])) for i in range(n)]
+
+
+def stored_size(dtype, shape):
+    n = math.prod(shape)
+    if dtype == "f32":
+        return 4 * n
+    if dtype in ("f16", "bf16"):
+        return 2 * n
+    rows, cols = matrix_view(shape)
+    return align_up(n, 64) + 2 * rows * ((cols + Q8_BLOCK - 1) // Q8_BLOCK)
+
+
+def split_tensor(t):
+    """(shape, values) is f32; (shape, values, dtype) names the stored type."""
+    return (t[0], t[1], t[2]) if len(t) == 3 else (t[0], t[1], "f32")
+
+
 def encode(tensors, metadata, alignment=64):
-    """tensors: {name: (shape, [float...])}; metadata: {key: int | float | str}.
+    """tensors: {name: (shape, [float...][, dtype])}; metadata: {key: int | float | str}.
 
     Lays the file out in FORMAT.md's canonical order."""
     names = sorted(tensors, key=lambda s: s.encode())
@@ -77,24 +171,28 @@ def encode(tensors, metadata, alignment=64):
     data_section = align_up(string_table + len(strings), alignment)
     end = data_section
     placements = []
+    stored = {}
     for n in names:
-        shape, values = tensors[n]
+        shape, values, dtype = split_tensor(tensors[n])
         assert len(values) == math.prod(shape)
+        stored[n] = tensor_bytes(dtype, shape, values)
         offset = align_up(end, alignment)
         placements.append(offset)
-        end = offset + 4 * len(values)
+        end = offset + len(stored[n])
 
+    typed = any(split_tensor(t)[2] != "f32" for t in tensors.values())
     image = bytearray(end)
-    struct.pack_into("<8sIIQII II QQ QQ QQ QQ", image, 0, MAGIC, VERSION, HEADER_SIZE, end, 0,
+    struct.pack_into("<8sIIQII II QQ QQ QQ QQ", image, 0, MAGIC,
+                     TYPED_VERSION if typed else VERSION, HEADER_SIZE, end, 0,
                      alignment, len(names), len(keys), tensor_table, TENSOR_ENTRY * len(names),
                      metadata_table, METADATA_ENTRY * len(keys), string_table, len(strings),
                      data_section, end - data_section)
     for i, n in enumerate(names):
-        shape, values = tensors[n]
+        shape, values, dtype = split_tensor(tensors[n])
         dims = list(shape) + [0] * (4 - len(shape))
         struct.pack_into("<IIBB6x4QQQ", image, tensor_table + TENSOR_ENTRY * i, *name_refs[i],
-                         DTYPE_F32, len(shape), *dims, placements[i], 4 * len(values))
-        struct.pack_into("<%df" % len(values), image, placements[i], *values)
+                         DTYPE_CODES[dtype], len(shape), *dims, placements[i], len(stored[n]))
+        image[placements[i]:placements[i] + len(stored[n])] = stored[n]
     for i, k in enumerate(keys):
         v = metadata[k]
         at = metadata_table + METADATA_ENTRY * i
@@ -124,7 +222,7 @@ def decode(image):
      mt, mt_size, st, st_size, ds, ds_size, checksum) = struct.unpack_from(
          "<8sIIQII II QQ QQ QQ QQ I", image, 0)
     need(magic == MAGIC, "magic")
-    need(version == VERSION, "version")
+    need(version in (VERSION, TYPED_VERSION), "version")
     need(header_size == HEADER_SIZE, "header_size")
     need(file_size == len(image), "file_size")
     need(checksum == file_checksum(image), "checksum")
@@ -154,15 +252,17 @@ def decode(image):
             "<IIBB6s4QQQ", image, tt + TENSOR_ENTRY * i)
         dims, offset, nbytes = rest[:4], rest[4], rest[5]
         name = string(name_off, name_len)
-        need(dtype == DTYPE_F32, "dtype")
+        names_of = {code: name for name, code in DTYPE_CODES.items()}
+        need(dtype in names_of and (dtype == DTYPE_F32 or version == TYPED_VERSION), "dtype")
+        kind = names_of[dtype]
         need(rank <= 4 and not any(dims[rank:]) and reserved == bytes(6), "rank")
-        need(nbytes == 4 * math.prod(dims[:rank]), "byte_size")
+        need(nbytes == stored_size(kind, dims[:rank]), "byte_size")
         need(offset % alignment == 0 and ds <= offset and offset + nbytes <= ds + ds_size, "data")
         need(previous_name is None or previous_name < name.encode(), "tensor order")
         need(offset >= previous_end, "tensor data order")
         previous_name, previous_end = name.encode(), offset + nbytes
-        tensors[name] = (tuple(dims[:rank]),
-                         list(struct.unpack_from("<%df" % (nbytes // 4), image, offset)))
+        values = widen(kind, dims[:rank], bytes(image[offset:offset + nbytes]))
+        tensors[name] = (tuple(dims[:rank]), values) if kind == "f32" else (tuple(dims[:rank]), values, kind)
     metadata, previous_key = {}, None
     for i in range(n_meta):
         key_off, key_len, kind, reserved = struct.unpack_from("<IIB7s", image, mt + METADATA_ENTRY * i)
@@ -186,6 +286,24 @@ def tensor(seed, shape):
     return (shape, sample_values(seed, math.prod(shape)))
 
 
+def typed_values(seed, count):
+    """Values that f16, bf16 and q8 must round: seed + 0.1234567 k, alternating in sign and scale,
+    computed in float64 then rounded to float32 (deterministic IEEE arithmetic, as the C++ test
+    computes them)."""
+    return [struct.unpack("<f", struct.pack("<f", seed + 0.1234567 * k * (1.0 if k % 2 == 0 else -1.5)))[0]
+            for k in range(count)]
+
+
+def typed(seed, shape, dtype):
+    return (shape, typed_values(seed, math.prod(shape)), dtype)
+
+
+# Values at the edges of the conversions: f16 ties (1 + 2^-11 rounds to 1, 1 + 3 * 2^-11 up),
+# the f16 maximum, f16 subnormals, a bf16 tie, signed zero.
+EDGE_VALUES = [1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11, 65504.0, -65504.0, 2.0 ** -24, 3 * 2.0 ** -25,
+               1e-8, -0.0, 1.0 + 2.0 ** -8, 1.0 + 3 * 2.0 ** -8, 0.1, -7.5]
+
+
 # The sample files. tests/weight_file/weight_file_test.cc describes the same files and checks
 # that the C++ reader sees exactly this and that the C++ writer produces the same bytes.
 SAMPLES = {
@@ -206,6 +324,18 @@ SAMPLES = {
         "w_q": tensor(-8.0, (8, 8)), "w_k": tensor(-4.0, (8, 8)),
         "w_v": tensor(0.0, (8, 8)), "w_o": tensor(4.0, (8, 8)),
     }, {"arch": "self_attention", "d_model": 8, "n_heads": 1, "causal": 0}, 64),
+    # Version 2: every stored type, q8 with a partial last block (40 = 32 + 8), a conv-shaped q8
+    # tensor (one row per output channel) and an all-zero q8 block.
+    "typed.wf": ({
+        "bias": typed(0.5, (4,), "f32"),
+        "bf16_vector": typed(-3.0, (7,), "bf16"),
+        "edges_bf16": ((12,), EDGE_VALUES, "bf16"),
+        "edges_f16": ((12,), EDGE_VALUES, "f16"),
+        "f16_matrix": typed(2.0, (3, 5), "f16"),
+        "q8_conv": typed(1.0, (2, 1, 3, 3), "q8"),
+        "q8_matrix": typed(-1.0, (3, 40), "q8"),
+        "q8_zeros": ((2, 3), [0.0] * 6, "q8"),
+    }, {"arch": "typed_test"}, 64),
 }
 
 
@@ -214,8 +344,15 @@ def main(argv):
         os.makedirs(argv[2], exist_ok=True)
         for name, (tensors, metadata, alignment) in SAMPLES.items():
             image = encode(tensors, metadata, alignment)
-            expected = {k: (tuple(s), v) for k, (s, v) in tensors.items()}
-            assert decode(image) == (alignment, expected, metadata), name
+            got_alignment, got, got_metadata = decode(image)
+            assert (got_alignment, got_metadata) == (alignment, metadata), name
+            for k, t in tensors.items():
+                shape, values, dtype = split_tensor(t)
+                widened = split_tensor(got[k])
+                assert widened[0] == tuple(shape) and widened[2] == dtype, (name, k)
+                if dtype == "f32":
+                    assert widened[1] == values, (name, k)
+            assert set(got) == set(tensors), name
             with open(os.path.join(argv[2], name), "wb") as f:
                 f.write(image)
         return 0
@@ -237,8 +374,9 @@ def main(argv):
             print("%s: alignment %d" % (path, alignment))
             for k, v in metadata.items():
                 print("  meta %s = %r" % (k, v))
-            for k, (shape, values) in tensors.items():
-                print("  tensor %s %s %s" % (k, shape, values[:8]))
+            for k, t in tensors.items():
+                shape, values, dtype = split_tensor(t)
+                print("  tensor %s %s %s %s" % (k, dtype, shape, values[:8]))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -111,11 +111,19 @@ bool OpenBenchModel(const std::string& path, unsigned seed, BenchModel* m, std::
   return true;
 }
 
-// Every weight span a decode step reads, in floats (the embedding row is noise).
+// Every weight span a decode step reads, as floats' worth of bytes (the embedding row is
+// noise). A typed matrix is its value plane, plus its scale plane for q8.
 std::vector<FloatSpan> WeightSpans(const Model& m) {
   const ModelConfig& c = m.config;
   std::vector<FloatSpan> spans;
-  const auto linear = [&](const LinearWeights& w) { spans.push_back({w.weight, w.in * w.out}); };
+  const auto linear = [&](const LinearWeights& w) {
+    const size_t value_bytes = w.in * w.out * ElementValueBytes(w.type);
+    spans.push_back({static_cast<const float*>(w.weight), value_bytes / sizeof(float)});
+    if (w.type == ElementType::kQ8) {
+      const size_t scale_bytes = w.out * Q8BlocksPerRow(w.in) * 2;
+      spans.push_back({static_cast<const float*>(w.q8_scales), scale_bytes / sizeof(float)});
+    }
+  };
   for (size_t l = 0; l < c.num_layers; ++l) {
     const LayerWeights& w = m.layers[l];
     for (const LinearWeights* lw : {&w.q, &w.k, &w.v, &w.o, &w.ff1, &w.ff2, &w.ff3}) linear(*lw);

@@ -46,7 +46,7 @@ const char* LayoutText(const ModelConfig& c) {
 
 // Llama without output.weight: the output layer reads the token embedding.
 bool TiedOutput(const Model& m) {
-  return m.token_embedding != nullptr && m.head.weight == m.token_embedding;
+  return m.token_embedding.weight != nullptr && m.head.weight == m.token_embedding.weight;
 }
 
 int InspectJson(const std::string& path, const OpenedModel& m) {

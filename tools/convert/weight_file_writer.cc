@@ -16,6 +16,7 @@
 #include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/tensor_shape.h"
 #include "attnrt/runtime/weight_file.h"
+#include "convert/tensor_encoding.h"
 #include "output/output_file.h"
 
 namespace attnrt {
@@ -104,6 +105,11 @@ bool WeightFileWriter::SetAlignment(size_t alignment, std::string* error) {
 
 bool WeightFileWriter::AddTensorF32(const std::string& name, const std::vector<size_t>& shape,
                                     const float* data, std::string* error) {
+  return AddTensor(name, shape, data, ElementType::kF32, error);
+}
+
+bool WeightFileWriter::AddTensor(const std::string& name, const std::vector<size_t>& shape,
+                                 const float* data, ElementType type, std::string* error) {
   if (!ValidName(name)) return Fail(error, "tensor name must be non-empty and NUL-free");
   if (tensors_.count(name) != 0) return Fail(error, "duplicate tensor name '" + name + "'");
   if (shape.size() > TensorShape::kMaxRank) {
@@ -118,7 +124,15 @@ bool WeightFileWriter::AddTensorF32(const std::string& name, const std::vector<s
   try {
     Tensor t;
     t.shape = shape;
-    if (count != 0) t.data.assign(data, data + count);
+    t.type = type;
+    // The matrix view of weight_file.h's TensorMatrixRows/Cols: dims[0] rows of the rest.
+    const size_t rows = shape.size() >= 2 ? shape[0] : 1;
+    size_t cols = 1;  // no overflow: a factor of count, checked above unless rows is 0
+    for (size_t d = shape.size() >= 2 ? 1 : 0; d < shape.size(); ++d) cols *= shape[d];
+    std::string why;
+    if (!EncodeMatrix(type, rows, cols, data, &t.bytes, &why)) {
+      return Fail(error, "tensor '" + name + "' as " + ElementTypeName(type) + ": " + why);
+    }
     tensors_.emplace(name, std::move(t));
   } catch (const std::bad_alloc&) {
     return Fail(error, "tensor '" + name + "': out of memory copying " + std::to_string(bytes) +
@@ -171,7 +185,7 @@ bool WeightFileWriter::SerializeImpl(std::vector<uint8_t>* out, std::string* err
   for (const auto& [name, t] : tensors_) {
     uint64_t offset;
     if (!AlignUpU64(end, alignment_, &offset) ||
-        !CheckedAddU64(offset, uint64_t{t.data.size()} * sizeof(float), &end)) {
+        !CheckedAddU64(offset, uint64_t{t.bytes.size()}, &end)) {
       return Fail(error, "file size overflows 64 bits");
     }
     data_offsets.push_back(offset);
@@ -186,7 +200,10 @@ bool WeightFileWriter::SerializeImpl(std::vector<uint8_t>* out, std::string* err
   file.assign(static_cast<size_t>(end), 0);
   uint8_t* h = file.data();
   std::memcpy(h, Layout::kMagic, sizeof Layout::kMagic);
-  PutU32(h + Layout::kVersionAt, Layout::kVersion);
+  // f32-only files stay version 1 so that readers from before the typed tensors still read them.
+  bool typed = false;
+  for (const auto& entry : tensors_) typed = typed || entry.second.type != ElementType::kF32;
+  PutU32(h + Layout::kVersionAt, typed ? Layout::kFirstTypedVersion : 1);
   PutU32(h + Layout::kHeaderSizeAt, Layout::kHeaderSize);
   PutU64(h + Layout::kFileSizeAt, end);
   PutU32(h + Layout::kFlagsAt, 0);
@@ -207,16 +224,14 @@ bool WeightFileWriter::SerializeImpl(std::vector<uint8_t>* out, std::string* err
     uint8_t* e = h + tensor_table + i * Layout::kTensorEntrySize;
     PutU32(e + Layout::kEntryNameOffsetAt, name_offsets[i]);
     PutU32(e + Layout::kEntryNameLengthAt, name.size());
-    e[Layout::kEntryTypeAt] = static_cast<uint8_t>(WeightDType::kF32);
+    e[Layout::kEntryTypeAt] = static_cast<uint8_t>(t.type);
     e[Layout::kTensorRankAt] = static_cast<uint8_t>(t.shape.size());
     for (size_t d = 0; d < t.shape.size(); ++d) {
       PutU64(e + Layout::kTensorDimsAt + 8 * d, t.shape[d]);
     }
     PutU64(e + Layout::kTensorDataOffsetAt, data_offsets[i]);
-    PutU64(e + Layout::kTensorByteSizeAt, t.data.size() * sizeof(float));
-    if (!t.data.empty()) {
-      std::memcpy(h + data_offsets[i], t.data.data(), t.data.size() * sizeof(float));
-    }
+    PutU64(e + Layout::kTensorByteSizeAt, t.bytes.size());
+    if (!t.bytes.empty()) std::memcpy(h + data_offsets[i], t.bytes.data(), t.bytes.size());
     ++i;
   }
   i = 0;

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "attnrt/kernels/element_type.h"
+
 namespace attnrt {
 
 class WeightFileWriter {
@@ -30,6 +32,10 @@ class WeightFileWriter {
   // only when the shape has zero elements. Names must be non-empty, NUL-free and unique.
   bool AddTensorF32(const std::string& name, const std::vector<size_t>& shape, const float* data,
                     std::string* error);
+  // The same, stored as `type` (tensor_encoding.h): values the type cannot hold are refused.
+  // q8 blocks run along a row of the (dims[0], rest) matrix view (weight_file.h).
+  bool AddTensor(const std::string& name, const std::vector<size_t>& shape, const float* data,
+                 ElementType type, std::string* error);
 
   // The whole file image, checksum included.
   bool Serialize(std::vector<uint8_t>* out, std::string* error) const;
@@ -43,7 +49,8 @@ class WeightFileWriter {
   };
   struct Tensor {
     std::vector<size_t> shape;
-    std::vector<float> data;
+    ElementType type = ElementType::kF32;
+    std::vector<uint8_t> bytes;  // encoded, exactly the file's byte_size
   };
   void SetValue(const std::string& key, Value value);
   bool SerializeImpl(std::vector<uint8_t>* out, std::string* error) const;  // may throw bad_alloc

@@ -55,32 +55,40 @@ constexpr size_t Q8ScalesOffset(size_t rows, size_t cols) {
   return (rows * cols + 63) / 64 * 64;
 }
 
-// Bytes of a rows x cols matrix of type t; false when a product overflows size_t.
-inline bool MatrixBytes(ElementType t, size_t rows, size_t cols, size_t* bytes) {
-  if (cols != 0 && rows > SIZE_MAX / cols) return false;
-  const size_t n = rows * cols;
+// Bytes of a rows x cols matrix of type t; false when a product overflows `Size` (size_t
+// for buffers; the file reader uses uint64_t, the width of the file's fields).
+template <typename Size>
+inline bool MatrixBytes(ElementType t, Size rows, Size cols, Size* bytes) {
+  const Size max = static_cast<Size>(~Size{0});
+  if (cols != 0 && rows > max / cols) return false;
+  const Size n = rows * cols;
   switch (t) {
     case ElementType::kF32:
-      if (n > SIZE_MAX / 4) return false;
+      if (n > max / 4) return false;
       *bytes = n * 4;
       return true;
     case ElementType::kF16:
     case ElementType::kBF16:
-      if (n > SIZE_MAX / 2) return false;
+      if (n > max / 2) return false;
       *bytes = n * 2;
       return true;
     case ElementType::kQ8: {
-      if (n > SIZE_MAX - 63) return false;
-      const size_t blocks = Q8BlocksPerRow(cols);
-      if (blocks != 0 && rows > SIZE_MAX / 2 / blocks) return false;
-      const size_t scale_bytes = 2 * rows * blocks;
-      const size_t offset = Q8ScalesOffset(rows, cols);
-      if (offset > SIZE_MAX - scale_bytes) return false;
+      if (n > max - 63) return false;
+      const Size blocks = (cols + (kQ8Block - 1)) / kQ8Block;
+      if (blocks != 0 && rows > max / 2 / blocks) return false;
+      const Size scale_bytes = 2 * rows * blocks;
+      const Size offset = (n + 63) / 64 * 64;  // Q8ScalesOffset
+      if (offset > max - scale_bytes) return false;
       *bytes = offset + scale_bytes;
       return true;
     }
   }
   return false;
+}
+
+// Bytes of one element in a plain (non-block) type; q8 counts its int8 values only.
+constexpr size_t ElementValueBytes(ElementType t) {
+  return t == ElementType::kF32 ? 4 : (t == ElementType::kQ8 ? 1 : 2);
 }
 
 // --- Scalar conversions (round to nearest, ties to even; NaN stays NaN). ---
@@ -158,6 +166,31 @@ inline void QuantizeQ8Row(const float* x, size_t cols, int8_t* values, uint16_t*
       q = q < -127.0f ? -127.0f : (q > 127.0f ? 127.0f : q);
       // Round half away from zero, in range by the clamp above.
       values[b0 + i] = static_cast<int8_t>(q < 0 ? q - 0.5f : q + 0.5f);
+    }
+  }
+}
+
+// Widens row `row` of a stored matrix with `cols` columns into out[cols]. `q8_scales` is
+// the f16 scale plane (q8 only). For embedding lookups (one row per token), where a
+// scalar loop is plenty.
+inline void WidenMatrixRow(ElementType t, const void* data, const void* q8_scales, size_t cols,
+                           size_t row, float* out) {
+  const size_t first = row * cols;
+  switch (t) {
+    case ElementType::kF32:
+      std::memcpy(out, static_cast<const float*>(data) + first, cols * sizeof(float));
+      return;
+    case ElementType::kF16:
+    case ElementType::kBF16: {
+      const uint16_t* in = static_cast<const uint16_t*>(data) + first;
+      for (size_t i = 0; i < cols; ++i) out[i] = t == ElementType::kF16 ? F16ToF32(in[i]) : BF16ToF32(in[i]);
+      return;
+    }
+    case ElementType::kQ8: {
+      const int8_t* in = static_cast<const int8_t*>(data) + first;
+      const uint16_t* scales = static_cast<const uint16_t*>(q8_scales) + row * Q8BlocksPerRow(cols);
+      for (size_t i = 0; i < cols; ++i) out[i] = F16ToF32(scales[i / kQ8Block]) * float(in[i]);
+      return;
     }
   }
 }

@@ -25,7 +25,12 @@ struct LinearParams {
   const float* bias;  // N floats, or nullptr for no bias
   float* y;           // M x N, row r at y + r * y_stride; must not overlap x, w or bias
   size_t y_stride;    // floats between rows of y (>= out)
-  ElementType w_type = ElementType::kF32;  // last, so positional initializers stay f32
+  // Last, so positional initializers stay f32.
+  ElementType w_type = ElementType::kF32;
+  // q8 only: the f16 scale plane (out x Q8BlocksPerRow(in), row-major). nullptr = the plane
+  // at Q8ScalesOffset(out, in) after w, element_type.h's layout of a whole matrix; a slice of
+  // a stacked matrix (PyTorch's in_proj) passes its parent's plane here.
+  const void* w_scales = nullptr;
 };
 
 // Floats of scratch one worker needs; depends on the target's vector width and

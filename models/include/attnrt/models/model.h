@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "attnrt/kernels/element_type.h"
 #include "attnrt/kernels/sdpa_params.h"
 #include "attnrt/models/model_config.h"
 #include "attnrt/runtime/arena.h"
@@ -20,9 +21,13 @@ namespace attnrt {
 
 struct SdpaKernel;
 
-// A torch.nn.Linear's parameters: weight (out, in) row-major, optional bias.
+// A torch.nn.Linear's parameters: weight (out, in) row-major in its stored type
+// (f32, f16, bf16 or q8; the kernel widens in registers), optional f32 bias.
+// Token embeddings use it too: (vocab, dim) rows, which a tied output multiplies by.
 struct LinearWeights {
-  const float* weight = nullptr;
+  const void* weight = nullptr;
+  ElementType type = ElementType::kF32;
+  const void* q8_scales = nullptr;  // q8: the f16 scale plane (out x Q8BlocksPerRow(in))
   const float* bias = nullptr;
   size_t in = 0;
   size_t out = 0;
@@ -50,7 +55,7 @@ struct Model {
   const float* class_token = nullptr;        // vit (hidden)
   const float* pos_embedding = nullptr;      // vit (tokens, hidden)
   LinearWeights head;                        // vit heads.head; llama output (or tok_embeddings)
-  const float* token_embedding = nullptr;    // llama tok_embeddings (vocab, dim)
+  LinearWeights token_embedding;             // llama tok_embeddings (vocab, dim): in = dim
 };
 
 // Reads the config from metadata, finds every expected tensor and checks its

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attnrt/kernels/element_type.h"
 #include "attnrt/runtime/status.h"
 #include "attnrt/runtime/crc32c.h"
 #include "attnrt/runtime/tensor_shape.h"
@@ -22,7 +23,10 @@ namespace attnrt {
 // these names, so the two cannot drift apart.
 struct WeightFileLayout {
   static constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'R', 'T', 'W', 'F'};
-  static constexpr uint32_t kVersion = 1;
+  // Version 2 added the f16, bf16 and q8 tensor types; a file with only f32 tensors is
+  // written as version 1, so older readers keep reading it.
+  static constexpr uint32_t kVersion = 2;
+  static constexpr uint32_t kFirstTypedVersion = 2;
   static constexpr size_t kHeaderSize = 128;
   // Header fields (byte offsets; u32 unless noted).
   static constexpr size_t kVersionAt = 8;
@@ -60,9 +64,10 @@ struct WeightFileLayout {
   static constexpr size_t kMaxDataAlignment = 65536;
 };
 
-// Element type codes of the tensor table. Codes 2 (f16), 3 (bf16) and 4 (int8 with per-row f32
-// scales) are reserved for later versions; this reader refuses them.
-enum class WeightDType : uint8_t { kF32 = 1 };
+// Element type codes of the tensor table: the kernels' ElementType codes (f32 = 1, f16 = 2,
+// bf16 = 3, q8 = 4; element_type.h gives the q8 block layout). Types other than f32 need
+// format version 2.
+using WeightDType = ElementType;
 
 // Value type codes of the metadata table.
 enum class WeightMetadataType : uint8_t { kInt = 1, kFloat = 2, kString = 3 };
@@ -72,9 +77,26 @@ struct WeightTensor {
   size_t name_len = 0;
   WeightDType dtype = WeightDType::kF32;
   TensorShape shape;
-  const float* data = nullptr;  // 4-byte aligned, `bytes` long, inside the caller's buffer
+  // The tensor's bytes inside the caller's buffer, `bytes` long and aligned to the file's
+  // alignment (>= 64). A q8 tensor is the TensorMatrixRows x TensorMatrixCols matrix
+  // below, laid out as element_type.h says.
+  const void* raw = nullptr;
+  // The same bytes as floats when dtype is f32; nullptr for every other type.
+  const float* data = nullptr;
   size_t bytes = 0;
 };
+
+// The rows x cols matrix view of a tensor that typed storage uses (q8 blocks run along a
+// row): a rank-2+ tensor is dims[0] rows of everything else (torch.nn.Linear's (out, in),
+// and a conv weight (out, C, kh, kw) as the (out, C*kh*kw) matrix the patch embedding
+// multiplies by); a rank-0 or rank-1 tensor is one row. Products cannot overflow for a
+// tensor WeightFile handed out (Open checked them).
+inline size_t TensorMatrixRows(const TensorShape& s) { return s.rank >= 2 ? s.dims[0] : 1; }
+inline size_t TensorMatrixCols(const TensorShape& s) {
+  size_t cols = 1;
+  for (size_t d = s.rank >= 2 ? 1 : 0; d < s.rank; ++d) cols *= s.dims[d];
+  return cols;
+}
 
 // One metadata record; only the field matching `type` is meaningful.
 struct WeightMetadata {

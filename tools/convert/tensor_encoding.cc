@@ -1,0 +1,95 @@
+// Tensor encoding for the weight file writer: one loop per type over the element_type.h
+// scalar conversions, so the converter and the kernels' tests round the same way.
+#include "convert/tensor_encoding.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace attnrt {
+namespace {
+
+constexpr float kF16Max = 65504.0f;
+
+std::string Where(size_t cols, size_t i) {
+  return "row " + std::to_string(cols == 0 ? 0 : i / cols) + ", column " +
+         std::to_string(cols == 0 ? 0 : i % cols);
+}
+
+void PutU16(uint8_t* p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v);
+  p[1] = static_cast<uint8_t>(v >> 8);
+}
+
+}  // namespace
+
+bool ParseElementType(const std::string& name, ElementType* out) {
+  for (const ElementType t :
+       {ElementType::kF32, ElementType::kF16, ElementType::kBF16, ElementType::kQ8}) {
+    if (name == ElementTypeName(t)) {
+      *out = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool EncodeMatrix(ElementType type, size_t rows, size_t cols, const float* data,
+                  std::vector<uint8_t>* out, std::string* error) {
+  size_t bytes;
+  if (!MatrixBytes(type, rows, cols, &bytes)) {
+    *error = "size overflows";
+    return false;
+  }
+  out->assign(bytes, 0);
+  const size_t n = rows * cols;
+  uint8_t* dst = out->data();
+  switch (type) {
+    case ElementType::kF32:
+      if (n != 0) std::memcpy(dst, data, n * 4);  // little-endian host (checked by the reader)
+      return true;
+    case ElementType::kF16:
+      for (size_t i = 0; i < n; ++i) {
+        const uint16_t h = F32ToF16(data[i]);
+        if (std::isfinite(data[i]) && (h & 0x7FFFu) == 0x7C00u) {
+          *error = "value " + std::to_string(data[i]) + " at " + Where(cols, i) +
+                   " is beyond f16's range (65504); store this tensor as bf16 or f32";
+          return false;
+        }
+        PutU16(dst + 2 * i, h);
+      }
+      return true;
+    case ElementType::kBF16:
+      for (size_t i = 0; i < n; ++i) PutU16(dst + 2 * i, F32ToBF16(data[i]));
+      return true;
+    case ElementType::kQ8: {
+      const size_t blocks = Q8BlocksPerRow(cols);
+      std::vector<uint16_t> scales(blocks);
+      uint8_t* scale_plane = dst + Q8ScalesOffset(rows, cols);
+      for (size_t r = 0; r < rows; ++r) {
+        const float* row = data + r * cols;
+        for (size_t c = 0; c < cols; ++c) {
+          if (!std::isfinite(row[c])) {
+            *error = "value " + std::to_string(row[c]) + " at " + Where(cols, r * cols + c) +
+                     " is not finite, which q8 cannot store";
+            return false;
+          }
+        }
+        QuantizeQ8Row(row, cols, reinterpret_cast<int8_t*>(dst + r * cols), scales.data());
+        for (size_t b = 0; b < blocks; ++b) {
+          if ((scales[b] & 0x7C00u) == 0x7C00u) {
+            *error = "block " + std::to_string(b) + " of row " + std::to_string(r) +
+                     " has values too large for an f16 q8 scale (max |x| must be below " +
+                     std::to_string(kF16Max * 127.0f) + ")";
+            return false;
+          }
+          PutU16(scale_plane + 2 * (r * blocks + b), scales[b]);
+        }
+      }
+      return true;
+    }
+  }
+  *error = "unknown element type";
+  return false;
+}
+
+}  // namespace attnrt

@@ -1,0 +1,29 @@
+// Encodes f32 tensor values into a stored element type (f32, f16, bf16, q8) with the byte
+// layout of kernels/include/attnrt/kernels/element_type.h (little-endian, as FORMAT.md says).
+//
+// A value the type cannot hold is refused by name instead of being stored as something else:
+// f16 overflow (|x| > 65504 would become inf), non-finite values in q8 (its block scale would be
+// inf or NaN) and q8 blocks whose scale overflows f16. Host-only (tools layer).
+#ifndef ATTNRT_TOOLS_CONVERT_TENSOR_ENCODING_H_
+#define ATTNRT_TOOLS_CONVERT_TENSOR_ENCODING_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attnrt/kernels/element_type.h"
+
+namespace attnrt {
+
+// Encodes a rows x cols matrix (C order). On failure *error names the first bad value by its
+// row and column. `out` is resized to exactly MatrixBytes(type, rows, cols).
+bool EncodeMatrix(ElementType type, size_t rows, size_t cols, const float* data,
+                  std::vector<uint8_t>* out, std::string* error);
+
+// Parses "f32" | "f16" | "bf16" | "q8"; false for anything else.
+bool ParseElementType(const std::string& name, ElementType* out);
+
+}  // namespace attnrt
+
+#endif  // ATTNRT_TOOLS_CONVERT_TENSOR_ENCODING_H_
