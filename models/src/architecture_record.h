@@ -70,6 +70,26 @@ enum class Slot : uint8_t {
   kTokenEmbedding,
 };
 
+// Slots the linear kernels read (any stored type); the rest are f32 vectors.
+inline bool SlotIsMatrix(Slot slot) {
+  switch (slot) {
+    case Slot::kInProjWeight:
+    case Slot::kQWeight:
+    case Slot::kKWeight:
+    case Slot::kVWeight:
+    case Slot::kOutWeight:
+    case Slot::kFf1Weight:
+    case Slot::kFf2Weight:
+    case Slot::kFf3Weight:
+    case Slot::kPatchWeight:
+    case Slot::kHeadWeight:
+    case Slot::kTokenEmbedding:
+      return true;
+    default:
+      return false;
+  }
+}
+
 struct TensorRecord {
   const char* name;  // relative to the layer prefix for layer tensors
   uint8_t rank;

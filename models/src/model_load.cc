@@ -28,9 +28,10 @@ Status WrongShape(const TensorSpec& spec) {
                        s.dims[3]);
 }
 
-// The matrix a matrix slot fills, or nullptr for a slot that holds an f32 vector.
+// The matrix a matrix slot (SlotIsMatrix) fills, or nullptr for a slot that holds an f32 vector.
 LinearWeights* MatrixSlot(Model* m, const TensorEntry& e) {
   LayerWeights& l = m->layers[e.layer];
+  if (!SlotIsMatrix(e.record->slot)) return nullptr;
   switch (e.record->slot) {
     case Slot::kInProjWeight: return &l.q;
     case Slot::kQWeight: return &l.q;

@@ -105,6 +105,7 @@ bool ModelTensorAt(const ModelConfig& c, size_t i, TensorSpec* spec) {
   }
   if (!AppendPattern(e.record->name, e.layer, spec->name, &len)) return false;
   spec->optional = e.record->when == When::kOptional;
+  spec->matrix = SlotIsMatrix(e.record->slot);
   spec->shape = TensorShape{};
   spec->shape.rank = e.record->rank;
   for (size_t d = 0; d < e.record->rank; ++d) spec->shape.dims[d] = DimValue(c, e.record->dims[d]);

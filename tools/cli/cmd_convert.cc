@@ -12,6 +12,7 @@
 #include "cli/cli_common.h"
 #include "cli/config_metadata.h"
 #include "cli/commands.h"
+#include "convert/tensor_encoding.h"
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
 #include "host/safetensors.h"
@@ -21,10 +22,13 @@ namespace {
 
 struct ConvertOptions {
   std::string arch, config, weights, out;
+  std::string dtype = "f32";
 };
 
+// Weight matrices and embeddings are stored as `matrix_type`; every other tensor stays f32.
 bool CheckAndAddTensors(const ModelConfig& config, const SafetensorsFile& st,
-                        const std::string& source, WeightFileWriter* w, std::string* error) {
+                        const std::string& source, ElementType matrix_type, WeightFileWriter* w,
+                        std::string* error) {
   const size_t n = ModelTensorCount(config);
   std::vector<std::string> names;
   for (size_t i = 0; i < n; ++i) {
@@ -47,7 +51,8 @@ bool CheckAndAddTensors(const ModelConfig& config, const SafetensorsFile& st,
                " but the config implies " + npy::ShapeString(want);
       return false;
     }
-    if (!w->AddTensorF32(t->name, t->shape, t->values.data(), error)) return false;
+    const ElementType type = spec.matrix ? matrix_type : ElementType::kF32;
+    if (!w->AddTensor(t->name, t->shape, t->values.data(), type, error)) return false;
   }
   for (const SafetensorsTensor& t : st.tensors) {
     if (std::find(names.begin(), names.end(), t.name) == names.end()) {
@@ -98,6 +103,10 @@ int ConvertCommand(const ConvertOptions& o) {
       return ReportError(cmd, WithPath(o.config, error));
     }
   }
+  ElementType matrix_type;
+  if (!ParseElementType(o.dtype, &matrix_type)) {
+    return ReportError(cmd, "--dtype " + o.dtype + " is not one of f32, f16, bf16, q8");
+  }
   Architecture arch;
   Status status = ParseArchitecture(arch_name.c_str(), &arch);
   if (!status.ok()) return ReportStatus(cmd, status);
@@ -110,12 +119,13 @@ int ConvertCommand(const ConvertOptions& o) {
   std::fprintf(stderr, "convert: reading %s\n", o.weights.c_str());
   if (RefuseTorchArchive(o.weights, &error)) return ReportError(cmd, error);
   if (!ReadSafetensorsFile(o.weights, &st, &error) ||
-      !CheckAndAddTensors(config, st, o.weights, &writer, &error) ||
+      !CheckAndAddTensors(config, st, o.weights, matrix_type, &writer, &error) ||
       !writer.WriteFile(o.out, &error)) {
     return ReportError(cmd, error);
   }
-  std::printf("convert: %s, %zu layer(s), %s -> %s (%zu tensors)\n", ArchitectureName(arch),
-              config.num_layers, o.weights.c_str(), o.out.c_str(), st.tensors.size());
+  std::printf("convert: %s, %zu layer(s), %s -> %s (%zu tensors, matrices as %s)\n",
+              ArchitectureName(arch), config.num_layers, o.weights.c_str(), o.out.c_str(),
+              st.tensors.size(), ElementTypeName(matrix_type));
   return 0;
 }
 
@@ -136,6 +146,11 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--config", o->config, "JSON config: the PyTorch constructor arguments")->required();
   cmd->add_option("weights", o->weights, "Checkpoint .safetensors (state_dict names)")->required();
   cmd->add_option("-o,--out", o->out, "Model file to write")->required();
+  cmd->add_option("--dtype", o->dtype,
+                  "Storage of weight matrices and embeddings: f32 (default), f16, bf16, or q8 "
+                  "(int8, one f16 scale per 32 weights of a row; runtime/FORMAT.md). Norms, "
+                  "biases and position embeddings stay f32")
+      ->check(CLI::IsMember({"f32", "f16", "bf16", "q8"}));
   cmd->callback([o, exit_code] { *exit_code = ConvertCommand(*o); });
 }
 

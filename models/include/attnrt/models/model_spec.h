@@ -19,6 +19,9 @@ struct TensorSpec {
   // May be absent from a checkpoint and a weight file (llama's output.weight:
   // absent means the output shares tok_embeddings.weight).
   bool optional = false;
+  // A weight matrix or embedding table: the models read it in any stored type (f32, f16,
+  // bf16, q8). Every other tensor (norms, biases, class token, position embedding) is f32.
+  bool matrix = false;
 };
 
 // Number of tensors a model with this config has.
