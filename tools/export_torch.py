@@ -39,6 +39,9 @@ llama (tied embeddings): when output.weight is tok_embeddings.weight (the same s
 llama2.c ties them, or equal values) or is absent, the file holds tok_embeddings.weight only and
 attnrt's llama uses it for the output as well; __metadata__ says tied_embeddings true / false.
 multiple_of and dropout are accepted in a llama config and not written (attnrt ignores them).
+sliding_window (Mistral's: each query sees itself and the W - 1 positions before it) is
+written when the module's attention layers, its params (ModelArgs) or its config set it, and
+left out otherwise (full causal attention).
 
 A fresh module (--arch, --config): built with torch.manual_seed(seed). --init perturbed (default)
 adds U(-0.2, 0.2) to every 1-D parameter and every constant parameter after PyTorch's own
@@ -533,8 +536,11 @@ def _llama_config(model):
             raise ValueError(f"{where}ffn_norm.eps differs from {where}attention_norm.eps: "
                              f"attnrt has one norm_eps")
         style = getattr(att, "rope_style", "interleaved")
+        # Mistral's sliding window (torch_modules' attention attribute; Mistral's ModelArgs
+        # and Hugging Face configs keep it model-wide, read below).
+        window = getattr(att, "sliding_window", None)
         this = {"n_heads": heads, "n_kv_heads": kv, "hidden_dim": hidden, "norm_eps": eps,
-                "rope_style": style}
+                "rope_style": style, "sliding_window": window}
         if per_layer is None:
             per_layer = this
         for key in per_layer:
@@ -550,11 +556,37 @@ def _llama_config(model):
         raise ValueError("the model has no max_seq_len (nor params.max_seq_len)")
     # llama2.c hard-codes theta 10000 (precompute_freqs_cis); Meta's ModelArgs has rope_theta.
     theta = getattr(model, "rope_theta", None) or getattr(params, "rope_theta", None) or 10000.0
-    return {"dim": dim, "n_layers": len(layers), "n_heads": per_layer["n_heads"],
-            "n_kv_heads": per_layer["n_kv_heads"], "vocab_size": vocab,
-            "hidden_dim": per_layer["hidden_dim"], "norm_eps": per_layer["norm_eps"],
-            "max_seq_len": int(max_seq_len), "rope_theta": float(theta),
-            "rope_style": per_layer["rope_style"]}
+    config = {"dim": dim, "n_layers": len(layers), "n_heads": per_layer["n_heads"],
+              "n_kv_heads": per_layer["n_kv_heads"], "vocab_size": vocab,
+              "hidden_dim": per_layer["hidden_dim"], "norm_eps": per_layer["norm_eps"],
+              "max_seq_len": int(max_seq_len), "rope_theta": float(theta),
+              "rope_style": per_layer["rope_style"]}
+    window = _llama_window(per_layer["sliding_window"], params, getattr(model, "config", None))
+    if window is not None:  # absent means full causal attention, for attnrt as for torch
+        config["sliding_window"] = window
+    return config
+
+
+def _llama_window(layer_window, params, config):
+    """The sliding window of a llama-family model: the attention modules' sliding_window, or
+    Mistral's ModelArgs.sliding_window, or a (dict) config's "sliding_window"; None when none
+    is set. Sources that disagree, or a value that is not a positive integer, are refused."""
+    found = {}
+    if layer_window is not None:
+        found["layers.*.attention.sliding_window"] = layer_window
+    if getattr(params, "sliding_window", None) is not None:
+        found["params.sliding_window"] = params.sliding_window
+    if isinstance(config, dict) and config.get("sliding_window") is not None:
+        found["config['sliding_window']"] = config["sliding_window"]
+    if not found:
+        return None
+    for where, value in found.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ValueError(f"{where} = {value!r}: a sliding window must be a positive integer")
+    if len(set(found.values())) > 1:
+        raise ValueError("the sliding window differs between "
+                         + ", ".join(f"{k} = {v}" for k, v in found.items()))
+    return next(iter(found.values()))
 
 
 _LLAMA_NAMES = ("tok_embeddings", "layers", "norm", "output")

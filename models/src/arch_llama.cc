@@ -15,7 +15,10 @@ namespace {
 
 // llama2.c's ModelArgs. n_kv_heads null (absent) means n_heads; multiple_of only
 // derives hidden_dim when hidden_dim is None, so with hidden_dim required it is
-// accepted and unused; dropout is ignored in inference.
+// accepted and unused; dropout is ignored in inference. sliding_window is
+// Mistral's (a query sees itself and the W - 1 positions before it); null or
+// absent is full causal attention and leaves no record in the file, so files
+// written before the key existed read as they always did.
 constexpr ConfigKey kLlamaKeys[] = {
     {"dim", ConfigType::kInt, true, 0, nullptr},
     {"n_layers", ConfigType::kInt, true, 0, nullptr},
@@ -29,6 +32,7 @@ constexpr ConfigKey kLlamaKeys[] = {
     {"rope_style", ConfigType::kString, false, 0, "interleaved"},
     {"multiple_of", ConfigType::kInt, false, 256, nullptr},
     {"dropout", ConfigType::kFloat, false, 0, nullptr},
+    {"sliding_window", ConfigType::kInt, false, 0, "null"},
 };
 
 constexpr TensorRecord kLlamaLayerTensors[] = {
@@ -110,6 +114,7 @@ Status ReadLlamaConfig(const WeightFile& file, ModelConfig* c) {
   size_t multiple_of;
   ATTNRT_RETURN_IF_ERROR(ReadDim(file, "multiple_of", &multiple_of));
   ATTNRT_RETURN_IF_ERROR(ReadProbability(file, "dropout"));
+  ATTNRT_RETURN_IF_ERROR(ReadOptionalDim(file, "sliding_window", &c->sliding_window));
   c->causal = CausalKind::kUpperLeft;
   return Status::Ok();
 }

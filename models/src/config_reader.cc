@@ -21,6 +21,20 @@ Status ReadDim(const WeightFile& file, const char* key, size_t* out) {
   return Status::Ok();
 }
 
+Status ReadOptionalDim(const WeightFile& file, const char* key, size_t* out) {
+  int64_t v;
+  if (file.GetInt(key, &v).ok()) return ReadDim(file, key, out);
+  // Absent is "none"; present with another type is an error, not "none".
+  const char* s;
+  size_t len;
+  double d;
+  if (file.GetString(key, &s, &len).ok() || file.GetFloat(key, &d).ok()) {
+    return Status::Error(StatusCode::kBadFile, "config %s must be an integer in 1..16777216", key);
+  }
+  *out = 0;
+  return Status::Ok();
+}
+
 Status ReadBool(const WeightFile& file, const char* key, bool fallback, bool* out) {
   int64_t v;
   if (!file.GetInt(key, &v).ok()) {

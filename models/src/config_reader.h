@@ -11,6 +11,10 @@ namespace attnrt {
 
 // A positive dimension up to 2^24 (which keeps every derived size product far from overflow).
 Status ReadDim(const WeightFile& file, const char* key, size_t* out);
+// An optional positive dimension: *out = 0 when the key is absent (files written
+// before it existed, or a config that leaves it out); present, it must be an
+// integer in 1..2^24 (0 is refused: "absent" has its own spelling).
+Status ReadOptionalDim(const WeightFile& file, const char* key, size_t* out);
 // A 0/1 flag; `fallback` when the key is absent (files written before the key existed).
 Status ReadBool(const WeightFile& file, const char* key, bool fallback, bool* out);
 // A LayerNorm epsilon in (0, 1).

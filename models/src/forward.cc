@@ -157,6 +157,10 @@ void Forward::Copy(float* dst, const float* src, size_t n) {
   if (!measuring()) std::memcpy(dst, src, n * sizeof(float));
 }
 
+void Forward::Move(float* dst, const float* src, size_t n) {
+  if (!measuring()) std::memmove(dst, src, n * sizeof(float));
+}
+
 void Forward::Add(float* y, const float* x, size_t n) {
   if (!measuring()) AddInPlace(y, x, n);
 }

@@ -41,6 +41,9 @@ class Forward {
   Status SiluMul(float* gate, const float* up, size_t n);
   // n floats from src to dst (gathers and cache writes).
   void Copy(float* dst, const float* src, size_t n);
+  // n floats from src to dst, which may overlap (a sliding-window cache moving its
+  // newest rows to the front).
+  void Move(float* dst, const float* src, size_t n);
   void Add(float* y, const float* x, size_t n);
   void Activate(Activation act, float* x, size_t n);
   // dst[b][s] = src[s][b] for rows of `width` floats: (seq, batch) <-> (batch, seq).

@@ -6,7 +6,9 @@
 // RoPE rotates q and k together (they are adjacent), then k and v are copied
 // into the cache, whose per-head rows are contiguous so a decode step streams
 // each kv head's keys and values. SDPA reads q in place through strides and
-// writes the heads into a (rows, H * hd) buffer.
+// writes the heads into a (rows, H * hd) buffer. With a sliding window the cache
+// keeps R < max_seq rows and moves its newest W - 1 to the front when a chunk
+// would not fit (language_model.h).
 #include "attnrt/models/language_model.h"
 
 #include "attnrt/runtime/checked_math.h"
@@ -15,11 +17,33 @@
 namespace attnrt {
 namespace {
 
-// Bytes of one layer's keys (or values): batch * max_seq * kv_heads * head_dim floats.
+// R: the rows a session of a resolved shape keeps per (sequence, kv head). With a
+// window W, the first query of a chunk of up to `chunk` tokens needs the W - 1
+// rows before it; nothing older is ever read again. (W <= 2^24 and chunk <=
+// max_seq <= 2^24, checked when the config and shape were read: no overflow.)
+size_t CacheRows(const ModelConfig& c, const LmShape& s) {
+  if (c.sliding_window == 0) return s.max_seq;
+  const size_t rows = c.sliding_window - 1 + s.chunk;
+  return rows < s.max_seq ? rows : s.max_seq;
+}
+
+// Floats of one layer's keys (or values): batch * R * kv_heads * head_dim.
 bool LayerCacheFloats(const ModelConfig& c, const LmShape& s, size_t* floats) {
   size_t n;
-  return CheckedMul(s.batch, s.max_seq, &n) && CheckedMul(n, c.kv_heads, &n) &&
+  return CheckedMul(s.batch, CacheRows(c, s), &n) && CheckedMul(n, c.kv_heads, &n) &&
          CheckedMul(n, c.qk_dim, floats);
+}
+
+// Moves rows [drop, drop + keep) of every (layer, keys / values, sequence, kv head)
+// block of `rows` rows to [0, keep). The ranges overlap when drop < keep.
+void MoveRowsToFront(const ModelConfig& c, size_t batch, size_t rows, size_t drop, size_t keep,
+                     float* cache, Forward* f) {
+  const size_t hd = c.qk_dim;
+  const size_t blocks = 2 * c.num_layers * batch * c.kv_heads;  // fits: the cache was allocated
+  for (size_t i = 0; i < blocks; ++i) {
+    float* block = cache + i * rows * hd;
+    f->Move(block, block + drop * hd, keep * hd);
+  }
 }
 
 }  // namespace
@@ -80,7 +104,9 @@ Status LmSession::Start(const Model& model, const LmShape& shape, Arena* arena) 
   kv_cache_ = cache;
   rope_table_ = table;
   layer_floats_ = layer_floats;
+  cache_rows_ = CacheRows(c, s);
   position_ = 0;
+  cached_ = 0;
   return Status::Ok();
 }
 
@@ -124,7 +150,7 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
                            size_t logits_rows, size_t first_row, Executor* executor) {
   const Model& m = *model_;
   const ModelConfig& c = m.config;
-  const size_t B = shape_.batch, N = shape_.max_seq, pos = position_;
+  const size_t B = shape_.batch, R = cache_rows_, pos = position_;
   const size_t dim = c.model_dim, hd = c.qk_dim, H = c.heads, KV = c.kv_heads, ff = c.ff_dim;
   const size_t qw = H * hd, kvw = KV * hd, ld = qw + 2 * kvw, vocab = c.vocab_size;
   const size_t rows = B * cn;  // checked by CheckLmShape (cn <= chunk)
@@ -146,6 +172,16 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
   }
   chunk_activation_bytes_ = arena_->used() - mark;
 
+  // Without a window R = max_seq, which Feed keeps cached_ + cn (= position + cn)
+  // within. With one, keep the W - 1 rows the chunk's first query may still see:
+  // cached_ <= W - 1 and cn <= chunk then fit R = W - 1 + chunk.
+  if (cached_ + cn > R) {
+    const size_t keep = cached_ < c.sliding_window - 1 ? cached_ : c.sliding_window - 1;
+    MoveRowsToFront(c, B, R, cached_ - keep, keep, kv_cache_, &f);
+    cached_ = keep;  // consistent even if a later step of this chunk fails
+  }
+  const size_t first = cached_;  // the chunk's rows in the cache: first .. first + cn - 1
+
   if (!f.measuring()) {  // a planning pass has no tokens to read
     for (size_t b = 0; b < B; ++b) {
       for (size_t t = 0; t < cn; ++t) {
@@ -161,13 +197,14 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
   p.q_heads = H;
   p.kv_heads = KV;
   p.q_len = cn;
-  p.kv_len = pos + cn;
+  p.kv_len = first + cn;
   p.qk_dim = p.v_dim = hd;
   p.scale = DefaultSdpaScale(hd);
   p.causal = CausalKind::kLowerRight;  // the new queries are the last rows of the cache
+  p.window = c.sliding_window;         // 0: none; counted from each query's own row
   p.q = qkv;
   p.q_strides = Strides3{cn * ld, hd, ld};
-  p.k_strides = p.v_strides = Strides3{KV * N * hd, N * hd, hd};
+  p.k_strides = p.v_strides = Strides3{KV * R * hd, R * hd, hd};
   p.out = att;
   p.out_strides = Strides3{cn * qw, hd, qw};
 
@@ -186,7 +223,7 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
       for (size_t g = 0; g < KV; ++g) {
         for (size_t t = 0; t < cn; ++t) {
           const float* row = qkv + (b * cn + t) * ld + qw + g * hd;
-          const size_t at = ((b * KV + g) * N + pos + t) * hd;
+          const size_t at = ((b * KV + g) * R + first + t) * hd;
           f.Copy(keys + at, row, hd);
           f.Copy(values + at, row + kvw, hd);
         }
@@ -221,7 +258,10 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
     }
   }
   arena_->Reset(mark);
-  if (st.ok()) position_ += cn;
+  if (st.ok()) {
+    position_ += cn;
+    cached_ = first + cn;
+  }
   return st;
 }
 
@@ -237,11 +277,14 @@ Status PlanLm(const Model& model, const LmShape& shape, size_t workers, LmPlan* 
   const int32_t* tokens = reinterpret_cast<const int32_t*>(kArenaAlignment);
   float* logits = reinterpret_cast<float*>(kArenaAlignment);
   // Every chunk length up to 32 (the attention kernel changes with the query
-  // count) and the full chunk, each at the last position it can start from, where
-  // attention spans the whole cache.
+  // count) and the full chunk, each at the last position it can start from with
+  // the fullest cache it can meet there (R - cn rows, no move), where attention
+  // spans the most keys.
   size_t activation = 0;
   const auto measure = [&](size_t cn) {
     session.position_ = s.max_seq - cn;
+    const size_t fullest = session.cache_rows_ - cn;
+    session.cached_ = session.position_ < fullest ? session.position_ : fullest;
     const Status st = session.RunChunk(tokens, cn, cn, logits, cn, 0, &executor);
     if (session.chunk_activation_bytes_ > activation) activation = session.chunk_activation_bytes_;
     return st;
@@ -249,6 +292,7 @@ Status PlanLm(const Model& model, const LmShape& shape, size_t workers, LmPlan* 
   for (size_t cn = 1; cn <= s.chunk && cn <= 32; ++cn) ATTNRT_RETURN_IF_ERROR(measure(cn));
   if (s.chunk > 32) ATTNRT_RETURN_IF_ERROR(measure(s.chunk));
   const ModelConfig& c = model.config;
+  plan->cache_rows = session.cache_rows_;
   plan->kv_cache_bytes = 2 * c.num_layers * session.layer_floats_ * sizeof(float);
   plan->rope_table_bytes = RopeTableFloats(s.max_seq, c.qk_dim) * sizeof(float);
   plan->arena_bytes = arena.high_water();

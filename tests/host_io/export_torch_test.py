@@ -135,8 +135,10 @@ def llama_reference(tokens, p, c):
         k = rope(linear(h, w("attention.wk")).reshape(batch, seq, kv, hd), c["rope_style"],
                  c["rope_theta"])
         v = linear(h, w("attention.wv")).reshape(batch, seq, kv, hd)
+        # Mistral's sliding window: query i sees keys i - W + 1 .. i (sdpa_reference's window).
         out, _ = sdpa_reference(q.transpose(0, 2, 1, 3), k.transpose(0, 2, 1, 3),
-                                v.transpose(0, 2, 1, 3), causal="upper-left")  # GQA inside
+                                v.transpose(0, 2, 1, 3), causal="upper-left",
+                                window=c.get("sliding_window") or 0)  # GQA inside
         x = x + linear(out.transpose(0, 2, 1, 3).reshape(batch, seq, heads * hd), w("attention.wo"))
         h = rms_norm(x, w("ffn_norm"), c["norm_eps"])
         gate = linear(h, w("feed_forward.w1"))
@@ -310,6 +312,27 @@ class ExportTest(unittest.TestCase):
         other = dict(cfg, rope_style="half")
         self.assertGreater(float(np.max(np.abs(y - llama_reference(tokens, p, other)))), 1e-3)
 
+    def test_llama_sliding_window(self):
+        config = {"dim": 32, "n_layers": 2, "n_heads": 4, "n_kv_heads": 2, "vocab_size": 40,
+                  "hidden_dim": 48, "max_seq_len": 16, "sliding_window": 3}
+        p, cfg, _, y, _, _ = self.run_reference("llama_window", "llama", config)
+        self.assertEqual(cfg["sliding_window"], 3)
+        tokens = np.load(os.path.join(WORK_DIR, "llama_window", "x.npy"))
+        self.assertEqual(tokens.shape, (2, 7))
+        self.assertClose(y, llama_reference(tokens, p, cfg))
+        # The window matters from position 3 on, not before.
+        full = llama_reference(tokens, p, dict(cfg, sliding_window=None))
+        self.assertLess(float(np.max(np.abs(y[:, :3] - full[:, :3]))), 1e-9)
+        self.assertGreater(float(np.max(np.abs(y[:, 3:] - full[:, 3:]))), 1e-3)
+        # An existing module: the window is read from its attention layers.
+        torch.manual_seed(4)
+        model = export_torch.tm.Llama(tm_resolve("llama", config))
+        arch, resolved = export_torch.export_module(model, os.path.join(WORK_DIR, "llama_win_mod"))
+        self.assertEqual(resolved["sliding_window"], 3)
+        model.layers[1].attention.sliding_window = 4
+        with self.assertRaisesRegex(ValueError, "sliding_window"):
+            export_torch.export_module(model, os.path.join(WORK_DIR, "llama_win_bad"))
+
     def test_llama_mqa_half_rope(self):
         config = {"dim": 24, "n_layers": 1, "n_heads": 3, "n_kv_heads": 1, "vocab_size": 30,
                   "hidden_dim": 40, "max_seq_len": 8, "rope_style": "half", "rope_theta": 500.0,
@@ -382,6 +405,9 @@ class ExportTest(unittest.TestCase):
             ("odd", {"dim": 12, "n_heads": 4}, "even"),
             ("theta", {"rope_theta": 0}, "rope_theta"),
             ("missing", {"hidden_dim": None}, "hidden_dim"),
+            ("window0", {"sliding_window": 0}, "sliding_window"),
+            ("window_negative", {"sliding_window": -2}, "sliding_window"),
+            ("window_float", {"sliding_window": 2.5}, "sliding_window"),
             ("unknown", {"tie_embeddings": True}, "tie_embeddings"),
         ]:
             with self.subTest(name):

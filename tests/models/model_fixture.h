@@ -20,9 +20,10 @@ struct ModelFixture {
 };
 
 // `arch` with small dimensions; `bias` and `norm_first` vary the encoder layer
-// (for llama: an untied output matrix, and the half RoPE style).
+// (for llama: an untied output matrix, and the half RoPE style; sliding_window,
+// when not 0, is recorded for llama).
 inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixture* out,
-                      std::string* error) {
+                      std::string* error, size_t sliding_window = 0) {
   WeightFileWriter w;
   w.SetString("arch", ArchitectureName(arch));
   switch (arch) {
@@ -91,6 +92,7 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
       w.SetString("rope_style", norm_first ? "half" : "interleaved");
       w.SetInt("multiple_of", 256);
       w.SetFloat("dropout", 0);
+      if (sliding_window != 0) w.SetInt("sliding_window", static_cast<int64_t>(sliding_window));
       break;
   }
   // Derive the tensor list from a metadata-only file, as the converter does.

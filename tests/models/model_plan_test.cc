@@ -5,7 +5,10 @@
 
 #include <atomic>
 #include <cmath>
+#include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <string>
 #include <new>
 
 #include "host/aligned_buffer.h"
@@ -155,9 +158,9 @@ struct LmFixture {
   std::vector<int32_t> tokens;  // batch rows of max_seq_len ids
 };
 
-void MakeLm(bool untied, bool half_rope, size_t batch, LmFixture* lm) {
+void MakeLm(bool untied, bool half_rope, size_t batch, LmFixture* lm, size_t window = 0) {
   std::string error;
-  ASSERT_TRUE(MakeModel(Architecture::kLlama, untied, half_rope, &lm->fx, &error)) << error;
+  ASSERT_TRUE(MakeModel(Architecture::kLlama, untied, half_rope, &lm->fx, &error, window)) << error;
   const ModelConfig& c = lm->fx.model.config;
   std::mt19937 rng(11);
   std::uniform_int_distribution<int32_t> id(0, static_cast<int32_t>(c.vocab_size) - 1);
@@ -176,66 +179,226 @@ std::vector<int32_t> Slice(const LmFixture& lm, size_t batch, size_t t0, size_t 
   return out;
 }
 
+// The plan of a session (window 0: none) has exactly the documented KV cache
+// (R = max_seq, or min(max_seq, W - 1 + chunk) rows) and is the high-water mark
+// of the worst chunk; one byte less fails clearly; Feed never touches the heap.
+void CheckLmPlan(size_t batch, size_t chunk, size_t window) {
+  SCOPED_TRACE("batch " + std::to_string(batch) + " chunk " + std::to_string(chunk) +
+               " window " + std::to_string(window));
+  LmFixture lm;
+  MakeLm(batch == 2, chunk == 5, batch, &lm, window);
+  const Model& m = lm.fx.model;
+  const ModelConfig& c = m.config;
+  ASSERT_EQ(c.sliding_window, window);
+  LmShape shape;
+  shape.batch = batch;
+  shape.max_seq = 40;
+  shape.chunk = chunk;
+  ThreadPool pool(2);
+  LmPlan plan;
+  ASSERT_TRUE(PlanLm(m, shape, pool.workers(), &plan).ok());
+  LmShape resolved;
+  ASSERT_TRUE(CheckLmShape(m, shape, &resolved).ok());
+  const size_t rows =
+      window == 0 ? shape.max_seq : std::min(shape.max_seq, window - 1 + resolved.chunk);
+  EXPECT_EQ(plan.cache_rows, rows);
+  EXPECT_EQ(plan.kv_cache_bytes,
+            2 * c.num_layers * batch * rows * c.kv_heads * c.qk_dim * sizeof(float));
+  // The plan is the worst of: a chunk of c tokens ending at the last position,
+  // for every c the planner measures. Run each in an arena of exactly the plan.
+  AlignedBuffer buffer(plan.arena_bytes);
+  std::vector<float> logits(batch * c.vocab_size);
+  size_t worst = 0;
+  std::vector<size_t> lengths;
+  for (size_t n = 1; n <= resolved.chunk && n <= 32; ++n) lengths.push_back(n);
+  lengths.push_back(resolved.chunk);
+  for (size_t n : lengths) {
+    Arena arena(buffer.data(), plan.arena_bytes);
+    LmSession session;
+    ASSERT_TRUE(session.Start(m, shape, &arena).ok());
+    const std::vector<int32_t> head = Slice(lm, batch, 0, shape.max_seq - n);
+    const std::vector<int32_t> tail = Slice(lm, batch, shape.max_seq - n, n);
+    if (!head.empty()) {
+      ASSERT_TRUE(session.Feed(head.data(), shape.max_seq - n, logits.data(), &pool).ok());
+    }
+    g_allocations = 0;
+    g_counting = true;
+    const Status st = session.Feed(tail.data(), n, logits.data(), &pool);
+    g_counting = false;
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(g_allocations.load(), 0u) << "heap allocations during Feed";
+    EXPECT_EQ(session.position(), shape.max_seq);
+    EXPECT_LE(arena.high_water(), plan.arena_bytes);
+    worst = std::max(worst, arena.high_water());
+  }
+  EXPECT_EQ(worst, plan.arena_bytes) << "batch " << batch << " chunk " << chunk;
+  // One byte short of the plan: the worst chunk fails, clearly.
+  Arena small(buffer.data(), plan.arena_bytes - 1);
+  LmSession session;
+  Status st = session.Start(m, shape, &small);
+  for (size_t n : lengths) {
+    if (!st.ok()) break;
+    session.Reset();
+    const std::vector<int32_t> all = Slice(lm, batch, 0, shape.max_seq - n);
+    const std::vector<int32_t> tail = Slice(lm, batch, shape.max_seq - n, n);
+    if (!all.empty()) st = session.Feed(all.data(), shape.max_seq - n, logits.data(), &pool);
+    if (st.ok()) st = session.Feed(tail.data(), n, logits.data(), &pool);
+  }
+  EXPECT_EQ(st.code(), StatusCode::kArenaTooSmall) << st.message();
+}
+
 TEST(LanguageModelPlan, KvCacheBytesAreExactAndPlanIsTheHighWaterMark) {
   for (size_t batch : {1, 2}) {
-    for (size_t chunk : {0, 5}) {
-      LmFixture lm;
-      MakeLm(batch == 2, chunk == 5, batch, &lm);
-      const Model& m = lm.fx.model;
-      const ModelConfig& c = m.config;
+    for (size_t chunk : {0, 5}) CheckLmPlan(batch, chunk, 0);
+  }
+}
+
+// With a sliding window the cache keeps min(max_seq, W - 1 + chunk) rows (W = 1:
+// only the chunk's own; W - 1 + chunk >= max_seq: all of them), and the plan is
+// still the high-water mark of a session that moves rows.
+TEST(LanguageModelPlan, SlidingWindowShrinksTheCacheAndPlanIsTheHighWaterMark) {
+  for (size_t window : {1, 4, 9, 36, 100}) {
+    for (size_t batch : {1, 2}) {
+      for (size_t chunk : {1, 5}) CheckLmPlan(batch, chunk, window);
+    }
+  }
+  // Smaller than the same session without a window, by exactly the dropped rows.
+  LmFixture full, windowed;
+  MakeLm(false, false, 1, &full);
+  MakeLm(false, false, 1, &windowed, 6);
+  LmShape shape;
+  shape.max_seq = 40;
+  shape.chunk = 3;
+  LmPlan a, b;
+  ASSERT_TRUE(PlanLm(full.fx.model, shape, 1, &a).ok());
+  ASSERT_TRUE(PlanLm(windowed.fx.model, shape, 1, &b).ok());
+  const ModelConfig& c = full.fx.model.config;
+  EXPECT_EQ(b.cache_rows, 8u);
+  EXPECT_EQ(a.kv_cache_bytes - b.kv_cache_bytes,
+            2 * c.num_layers * (40 - 8) * c.kv_heads * c.qk_dim * sizeof(float));
+  EXPECT_LT(b.arena_bytes, a.arena_bytes);
+}
+
+// A windowed session that moves rows (R < max_seq) computes what one that keeps
+// every row (chunk = max_seq: R = max_seq) does with the same window, for every
+// chunking and token by token up to max_seq; and the window changes the logits.
+TEST(LanguageModelSession, SlidingWindowMovingRowsMatchesKeepingThemAll) {
+  const size_t window = 6, n = 40, batch = 2;
+  for (bool half : {false, true}) {
+    LmFixture lm;
+    MakeLm(true, half, batch, &lm, window);
+    const Model& m = lm.fx.model;
+    const size_t vocab = m.config.vocab_size;
+    ThreadPool pool(2);
+    const std::vector<int32_t> tokens = Slice(lm, batch, 0, n);
+    // Logits of every position, fed in pieces of `piece` tokens with chunk `chunk`.
+    const auto run = [&](const Model& model, size_t chunk, size_t piece, size_t* rows) {
       LmShape shape;
       shape.batch = batch;
-      shape.max_seq = 40;
+      shape.max_seq = n;
       shape.chunk = chunk;
-      ThreadPool pool(2);
+      shape.all_logits = true;
       LmPlan plan;
-      ASSERT_TRUE(PlanLm(m, shape, pool.workers(), &plan).ok());
-      EXPECT_EQ(plan.kv_cache_bytes,
-                2 * c.num_layers * batch * shape.max_seq * c.kv_heads * c.qk_dim * sizeof(float));
-      LmShape resolved;
-      ASSERT_TRUE(CheckLmShape(m, shape, &resolved).ok());
-      // The plan is the worst of: a chunk of c tokens ending at the last position,
-      // for every c the planner measures. Run each in an arena of exactly the plan.
+      EXPECT_TRUE(PlanLm(model, shape, pool.workers(), &plan).ok());
+      *rows = plan.cache_rows;
       AlignedBuffer buffer(plan.arena_bytes);
-      std::vector<float> logits(batch * c.vocab_size);
-      size_t worst = 0;
-      std::vector<size_t> lengths;
-      for (size_t n = 1; n <= resolved.chunk && n <= 32; ++n) lengths.push_back(n);
-      lengths.push_back(resolved.chunk);
-      for (size_t n : lengths) {
-        Arena arena(buffer.data(), plan.arena_bytes);
-        LmSession session;
-        ASSERT_TRUE(session.Start(m, shape, &arena).ok());
-        const std::vector<int32_t> head = Slice(lm, batch, 0, shape.max_seq - n);
-        const std::vector<int32_t> tail = Slice(lm, batch, shape.max_seq - n, n);
-        if (!head.empty()) {
-          ASSERT_TRUE(session.Feed(head.data(), shape.max_seq - n, logits.data(), &pool).ok());
-        }
-        g_allocations = 0;
-        g_counting = true;
-        const Status st = session.Feed(tail.data(), n, logits.data(), &pool);
-        g_counting = false;
-        ASSERT_TRUE(st.ok()) << st.message();
-        EXPECT_EQ(g_allocations.load(), 0u) << "heap allocations during Feed";
-        EXPECT_EQ(session.position(), shape.max_seq);
-        EXPECT_LE(arena.high_water(), plan.arena_bytes);
-        worst = std::max(worst, arena.high_water());
-      }
-      EXPECT_EQ(worst, plan.arena_bytes) << "batch " << batch << " chunk " << chunk;
-      // One byte short of the plan: the worst chunk fails, clearly.
-      Arena small(buffer.data(), plan.arena_bytes - 1);
+      Arena arena(buffer.data(), plan.arena_bytes);
       LmSession session;
-      Status st = session.Start(m, shape, &small);
-      for (size_t n : lengths) {
-        if (!st.ok()) break;
-        session.Reset();
-        const std::vector<int32_t> all = Slice(lm, batch, 0, shape.max_seq - n);
-        const std::vector<int32_t> tail = Slice(lm, batch, shape.max_seq - n, n);
-        if (!all.empty()) st = session.Feed(all.data(), shape.max_seq - n, logits.data(), &pool);
-        if (st.ok()) st = session.Feed(tail.data(), n, logits.data(), &pool);
+      EXPECT_TRUE(session.Start(model, shape, &arena).ok());
+      std::vector<float> logits(batch * n * vocab), part;
+      for (size_t t0 = 0; t0 < n; t0 += piece) {
+        const size_t len = std::min(piece, n - t0);
+        part.assign(batch * len * vocab, 0.0f);
+        const std::vector<int32_t> ids = Slice(lm, batch, t0, len);
+        const Status st = session.Feed(ids.data(), len, part.data(), &pool);
+        EXPECT_TRUE(st.ok()) << st.message();
+        for (size_t b = 0; b < batch; ++b) {
+          std::copy(part.begin() + b * len * vocab, part.begin() + (b + 1) * len * vocab,
+                    logits.begin() + (b * n + t0) * vocab);
+        }
       }
-      EXPECT_EQ(st.code(), StatusCode::kArenaTooSmall) << st.message();
+      EXPECT_EQ(session.position(), n);
+      EXPECT_LE(arena.high_water(), plan.arena_bytes);
+      return logits;
+    };
+    size_t rows;
+    const std::vector<float> kept = run(m, n, n, &rows);
+    EXPECT_EQ(rows, n);
+    for (size_t chunk : {size_t{1}, size_t{3}, window - 1, window, window + 4}) {
+      for (size_t piece : {size_t{1}, chunk, size_t{7}, n}) {
+        SCOPED_TRACE("chunk " + std::to_string(chunk) + " piece " + std::to_string(piece));
+        const std::vector<float> moved = run(m, chunk, piece, &rows);
+        EXPECT_EQ(rows, window - 1 + chunk);
+        for (size_t i = 0; i < kept.size(); ++i) {
+          ASSERT_NEAR(moved[i], kept[i], 1e-4f * (1.0f + std::fabs(kept[i]))) << "element " << i;
+        }
+      }
     }
+    // The same weights without the window: the first `window` positions agree,
+    // later ones differ (the window hides keys there).
+    LmFixture unwindowed;
+    MakeLm(true, half, batch, &unwindowed);
+    const std::vector<float> full = run(unwindowed.fx.model, n, n, &rows);
+    float early = 0.0f, late = 0.0f;  // largest differences before / from position W
+    for (size_t b = 0; b < batch; ++b) {
+      for (size_t t = 0; t < n; ++t) {
+        float& worst = t < window ? early : late;
+        for (size_t v = 0; v < vocab; ++v) {
+          const size_t i = (b * n + t) * vocab + v;
+          worst = std::max(worst, std::fabs(full[i] - kept[i]));
+        }
+      }
+    }
+    EXPECT_LT(early, 1e-4f);
+    EXPECT_GT(late, 1e-2f);
+  }
+}
+
+// sliding_window in a file: absent is none; a positive integer is the window; 0,
+// negative, float and string values are refused by name.
+TEST(LanguageModelConfig, SlidingWindowIsReadAndBadValuesAreRefused) {
+  const auto read = [](const std::function<void(WeightFileWriter*)>& set, ModelConfig* c) {
+    WeightFileWriter w;
+    w.SetString("arch", "llama");
+    w.SetInt("dim", 16);
+    w.SetInt("n_layers", 1);
+    w.SetInt("n_heads", 2);
+    w.SetInt("n_kv_heads", 0);
+    w.SetInt("vocab_size", 10);
+    w.SetInt("hidden_dim", 32);
+    w.SetFloat("norm_eps", 1e-5);
+    w.SetInt("max_seq_len", 64);
+    w.SetFloat("rope_theta", 10000);
+    w.SetString("rope_style", "interleaved");
+    w.SetInt("multiple_of", 256);
+    w.SetFloat("dropout", 0);
+    set(&w);
+    std::vector<uint8_t> bytes;
+    std::string error;
+    EXPECT_TRUE(w.Serialize(&bytes, &error)) << error;
+    WeightFile file;
+    Status st = WeightFile::Open(bytes.data(), bytes.size(), &file);
+    if (st.ok()) st = ReadModelConfig(file, c);
+    return std::string(st.ok() ? "" : st.message());
+  };
+  ModelConfig c;
+  EXPECT_EQ(read([](WeightFileWriter*) {}, &c), "");
+  EXPECT_EQ(c.sliding_window, 0u);
+  EXPECT_EQ(read([](WeightFileWriter* w) { w->SetInt("sliding_window", 7); }, &c), "");
+  EXPECT_EQ(c.sliding_window, 7u);
+  EXPECT_EQ(read([](WeightFileWriter* w) { w->SetInt("sliding_window", 1); }, &c), "");
+  EXPECT_EQ(c.sliding_window, 1u);
+  const std::pair<std::function<void(WeightFileWriter*)>, const char*> bad[] = {
+      {[](WeightFileWriter* w) { w->SetInt("sliding_window", 0); }, "got 0"},
+      {[](WeightFileWriter* w) { w->SetInt("sliding_window", -4); }, "got -4"},
+      {[](WeightFileWriter* w) { w->SetInt("sliding_window", int64_t{1} << 40); }, "1..16777216"},
+      {[](WeightFileWriter* w) { w->SetFloat("sliding_window", 4.0); }, "integer"},
+      {[](WeightFileWriter* w) { w->SetString("sliding_window", "4"); }, "integer"},
+  };
+  for (const auto& [set, needle] : bad) {
+    const std::string message = read(set, &c);
+    EXPECT_NE(message.find("sliding_window"), std::string::npos) << message;
+    EXPECT_NE(message.find(needle), std::string::npos) << message;
   }
 }
 

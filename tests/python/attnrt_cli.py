@@ -121,9 +121,10 @@ def convert_model(attnrt, directory, out=None, arch=None):
     return run_cli(cmd), out
 
 
-def run_tokens(attnrt, model, tokens, workdir, threads=None, name="tokens"):
-    """`attnrt run MODEL --tokens T.npy --out LOGITS.npy`; tokens is an array (written as .npy)
-    or the path of an existing file. Returns (CompletedProcess, logits or None)."""
+def run_tokens(attnrt, model, tokens, workdir, threads=None, name="tokens", extra_args=()):
+    """`attnrt run MODEL --tokens T.npy --out LOGITS.npy [extra_args]`; tokens is an array
+    (written as .npy) or the path of an existing file. Returns (CompletedProcess, logits or
+    None)."""
     path = tokens if isinstance(tokens, str) else write_npy(workdir, name, tokens)
     out = os.path.join(workdir, name + "_logits.npy")
     if os.path.exists(out):
@@ -131,6 +132,7 @@ def run_tokens(attnrt, model, tokens, workdir, threads=None, name="tokens"):
     cmd = [attnrt, "run", model, "--tokens", path, "--out", out]
     if threads is not None:
         cmd += ["--threads", str(threads)]
+    cmd += list(extra_args)
     proc = run_cli(cmd)
     return proc, (np.load(out) if proc.returncode == 0 else None)
 

@@ -17,6 +17,18 @@ rope_style interleaved and half, each with a tied and an untied output (12 model
 models/lm (the
 trained byte-level model) when it is there.
 
+Sliding window (Mistral's sliding_window W: query i sees keys j with 0 <= i - j < W; torch
+masks the rest in float64): an MHA model with W = 5 and a GQA model with W = 7, each
+  run       on (2, T) tokens with T > 4 W, with --chunk 1, 3, W - 1, W, W + 4 and the default,
+            so the KV cache (R = min(T, W - 1 + chunk) rows) moves its newest W - 1 rows to the
+            front; same tolerance; torch's logits with and without the window must differ;
+  generate  a prompt longer than W and decode steps past W and past R, with the same chunks;
+  plan      `attnrt plan --max-seq N --chunk C --batch B --json`: kv_cache_bytes is exactly
+            2 * n_layers * B * R * n_kv_heads * head_dim * 4 with R = min(N, W - 1 + C), also
+            as `run` reports it; inspect shows the window.
+Refusals: sliding_window 0, negative, non-integer (2.5, "5", true) in config.json (convert
+names the key); null converts as no window.
+
 Refusals: a token id outside [0, vocab) (run and generate: non-zero exit, the message names
 the value and, for run, its (batch, position)); more tokens than max_seq_len (run) and a
 prompt + max_new_tokens past max_seq_len (generate: refused before any work, nothing on stdout;
@@ -56,6 +68,19 @@ TOLERANCE = 1e-4
 NEAR_TIE = 1e-4
 NEW_TOKENS = 20
 
+# (label, config, rope_style, tied, seq of the run, prompt length, new tokens): the sliding
+# window cases. seq and prompt + new tokens pass R = W - 1 + chunk for every explicit chunk
+# of window_case (1, 3, W - 1, W, W + 4), so rows move; the default chunk keeps all rows.
+WINDOW_SHAPES = [
+    ("window5_mha", {"dim": 32, "n_layers": 2, "n_heads": 4, "n_kv_heads": 4, "vocab_size": 50,
+                     "hidden_dim": 64, "max_seq_len": 40, "sliding_window": 5},
+     "interleaved", False, 26, 9, 25),
+    ("window7_gqa", {"dim": 64, "n_layers": 2, "n_heads": 4, "n_kv_heads": 2, "vocab_size": 300,
+                     "hidden_dim": 96, "max_seq_len": 48, "norm_eps": 1e-6, "rope_theta": 500.0,
+                     "sliding_window": 7},
+     "half", True, 33, 11, 30),
+]
+
 # (label, config without rope_style, [(seq of the run, prompt length)])
 SHAPES = [
     ("mha", {"dim": 32, "n_layers": 2, "n_heads": 4, "n_kv_heads": 4, "vocab_size": 50,
@@ -79,6 +104,8 @@ class Stats:
         self.compared = self.generated = 0  # greedy tokens compared / asked for
         self.near_ties = []             # (case, step) where comparing stopped
         self.refusals = 0
+        self.window_runs = 0            # windowed `attnrt run`s (all in run_error)
+        self.window_plans = 0           # plans whose kv_cache_bytes matched the formula
 
 
 # ---- models and references -----------------------------------------------------------------
@@ -153,14 +180,16 @@ def check_run(ctx, stats, model_file, model64, resolved, seq, seed, d):
                           f"{err:.3g} > {TOLERANCE}")
 
 
-def check_greedy(ctx, stats, label, model_file, model64, prompt, new_tokens=NEW_TOKENS):
+def check_greedy(ctx, stats, label, model_file, model64, prompt, new_tokens=NEW_TOKENS,
+                 extra_args=()):
     """attnrt's greedy tokens against torch's, up to torch's first near tie."""
     want, logits = tm.llama_generate(model64, torch.tensor([prompt]), new_tokens)
     want, logits = want[0].tolist(), logits[0]
     top2 = torch.topk(logits, 2, dim=-1).values
     gaps = (top2[:, 0] - top2[:, 1]).tolist()
     proc, result = attnrt_cli.generate(ctx.attnrt, model_file, prompt, new_tokens,
-                                       ["--temperature", "0", "--threads", str(ctx.threads)])
+                                       ["--temperature", "0", "--threads", str(ctx.threads),
+                                        *extra_args])
     expect_ok(proc, "attnrt generate")
     if result is None:
         raise Failure("attnrt generate --json printed no JSON line")
@@ -208,6 +237,152 @@ def random_case(ctx, stats, index, label, config, rope_style, tied, seq, prompt_
                       "little")
     check_greedy(ctx, stats, d, model_file, model64, prompt)
     return model_file, resolved
+
+
+def without_window(model64):
+    """A copy of the model that attends to every earlier position (for the sensitivity check)."""
+    other = copy.deepcopy(model64)
+    for layer in other.layers:
+        layer.attention.sliding_window = None
+    return other
+
+
+def kv_bytes(resolved, batch, rows):
+    """The documented KV cache: keys and values of every layer, float32."""
+    head_dim = resolved["dim"] // resolved["n_heads"]
+    return 2 * resolved["n_layers"] * batch * rows * resolved["n_kv_heads"] * head_dim * 4
+
+
+def planned_kv(ctx, model_file, max_seq, chunk, batch):
+    """(kv_cache_bytes, the JSON) of `attnrt plan MODEL --max-seq N --chunk C --batch B`."""
+    proc = attnrt_cli.run_cli([ctx.attnrt, "plan", model_file, "--max-seq", str(max_seq),
+                               "--chunk", str(chunk), "--batch", str(batch), "--json"])
+    expect_ok(proc, f"attnrt plan --max-seq {max_seq} --chunk {chunk} --batch {batch}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result["kv_cache_bytes"], result, proc.stderr
+
+
+def window_case(ctx, stats, index, label, config, rope_style, tied, seq, prompt_len, new_tokens):
+    window = config["sliding_window"]
+    d = ctx.new_dir(label)
+    model, resolved = build({**config, "rope_style": rope_style}, tied, seed=30 + index)
+    export_torch.export_module(model, d)
+    with open(os.path.join(d, "config.json")) as f:
+        written = json.load(f)
+    if written.get("sliding_window") != window:
+        raise Failure(f"config.json has sliding_window {written.get('sliding_window')!r}, "
+                      f"expected {window}")
+    model_file = convert(ctx, d)
+    proc = attnrt_cli.run_cli([ctx.attnrt, "inspect", model_file, "--json"])
+    expect_ok(proc, "attnrt inspect --json")
+    shown = json.loads(proc.stdout)
+    if shown.get("sliding_window") != window or shown["config"].get("sliding_window") != window:
+        raise Failure(f"inspect --json shows sliding_window {shown.get('sliding_window')!r} "
+                      f"(config {shown['config'].get('sliding_window')!r}), expected {window}")
+    proc = attnrt_cli.run_cli([ctx.attnrt, "inspect", model_file])
+    expect_ok(proc, "attnrt inspect")
+    if f"sliding window {window}" not in proc.stdout:
+        raise Failure(f"inspect does not show the window: {proc.stdout[:400]}")
+
+    model64 = copy.deepcopy(model).double()
+    rng = np.random.RandomState(300 + index)
+    tokens = rng.randint(0, resolved["vocab_size"], size=(2, seq))
+    want = reference_logits(model64, tokens)
+    # The window must matter: without it, torch's logits from position W on differ (and
+    # those before it, which see no more than W keys anyway, do not).
+    unwindowed = reference_logits(without_window(model64), tokens)
+    if relative_error(unwindowed[:, :window], want[:, :window]) > 1e-12:
+        raise Failure("torch's logits before position W depend on the window")
+    if relative_error(unwindowed, want) < 1e-2:
+        raise Failure("torch's logits hardly depend on the window: the case tests little")
+    chunks = [1, 3, window - 1, window, window + 4, None]  # None: the default chunk
+    worst = 0.0
+    for chunk in chunks:
+        extra = [] if chunk is None else ["--chunk", str(chunk)]
+        what = f"run --chunk {chunk or 'default'}"
+        proc, got = attnrt_cli.run_tokens(ctx.attnrt, model_file, tokens.astype(np.int64), d,
+                                          ctx.threads, name=f"tokens_chunk{chunk}",
+                                          extra_args=extra)
+        expect_ok(proc, what)
+        err = relative_error(got, want)
+        worst = max(worst, err)
+        stats.runs += 1
+        stats.window_runs += 1
+        stats.run_error = max(stats.run_error, err)
+        if not err <= TOLERANCE:
+            raise Failure(f"{what} (batch 2, seq {seq}, window {window}): relative error "
+                          f"{err:.3g} > {TOLERANCE}")
+        rows = seq if chunk is None else min(seq, window - 1 + chunk)
+        match = re.search(r"kv cache (\d+)", proc.stdout)
+        if match is None or int(match.group(1)) != kv_bytes(resolved, 2, rows):
+            raise Failure(f"{what}: reported kv cache {match and match.group(1)}, expected "
+                          f"{kv_bytes(resolved, 2, rows)} ({rows} rows): {proc.stdout.strip()}")
+    prompt = rng.randint(0, resolved["vocab_size"], size=prompt_len).tolist()
+    for chunk in chunks:
+        extra = [] if chunk is None else ["--chunk", str(chunk)]
+        check_greedy(ctx, stats, f"{d} chunk {chunk}", model_file, model64, prompt, new_tokens,
+                     extra)
+    # Plans: R = min(max_seq, W - 1 + chunk), also when that is all of max_seq.
+    total = resolved["max_seq_len"]
+    for max_seq, chunk, batch in [(total, 1, 1), (total, 3, 2), (total, window, 1),
+                                  (total, 2 * window, 3), (window + 2, window, 1),
+                                  (window, 1, 2)]:
+        rows = min(max_seq, window - 1 + chunk)
+        got, result, prose = planned_kv(ctx, model_file, max_seq, chunk, batch)
+        if got != kv_bytes(resolved, batch, rows) or result.get("kv_cache_rows") != rows or \
+                result.get("sliding_window") != window:
+            raise Failure(f"plan --max-seq {max_seq} --chunk {chunk} --batch {batch}: "
+                          f"kv_cache_bytes {got}, rows {result.get('kv_cache_rows')}, window "
+                          f"{result.get('sliding_window')}; expected {kv_bytes(resolved, batch, rows)}"
+                          f" ({rows} rows, window {window})")
+        if f"sliding window {window}" not in prose:
+            raise Failure(f"plan's table does not show the window: {prose.strip()}")
+        stats.window_plans += 1
+    return (f"{len(chunks)} chunkings, largest relative error {worst:.3g}; greedy with "
+            f"{len(chunks)} chunkings; {stats.window_plans} plans so far"), (d, resolved)
+
+
+def window_refusals(ctx, stats, exported):
+    """Bad sliding_window values in config.json are refused by `attnrt convert` naming the key;
+    null converts as no window. export_torch.py's own check refuses them too."""
+    src, resolved = exported
+    with open(os.path.join(src, "config.json")) as f:
+        config = json.load(f)
+    checks = 0
+    for value in (0, -2, 2.5, "5", True):
+        d = ctx.new_dir("window_refused")
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({**config, "sliding_window": value}, f)
+        os.symlink(os.path.join(src, "model.safetensors"), os.path.join(d, "model.safetensors"))
+        proc, _ = attnrt_cli.convert_model(ctx.attnrt, d)
+        expect_refusal(proc, f"convert with sliding_window {json.dumps(value)}",
+                       ["sliding_window"])
+        checks += 1
+        try:
+            tm.resolve_config("llama", {**resolved, "sliding_window": value})
+        except ValueError as e:
+            if "sliding_window" not in str(e):
+                raise Failure(f"resolve_config's message does not name sliding_window: {e}")
+        else:
+            raise Failure(f"resolve_config accepted sliding_window {value!r}")
+        checks += 1
+    d = ctx.new_dir("window_null")
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump({**config, "sliding_window": None}, f)
+    os.symlink(os.path.join(src, "model.safetensors"), os.path.join(d, "model.safetensors"))
+    model_file = convert(ctx, d)
+    proc = attnrt_cli.run_cli([ctx.attnrt, "inspect", model_file, "--json"])
+    expect_ok(proc, "attnrt inspect --json (sliding_window null)")
+    shown = json.loads(proc.stdout)
+    if shown.get("sliding_window") is not None or "sliding_window" in shown["config"]:
+        raise Failure(f"sliding_window null converted as {shown.get('sliding_window')!r}")
+    got, result, _ = planned_kv(ctx, model_file, 20, 3, 1)
+    if got != kv_bytes(resolved, 1, 20) or result.get("sliding_window") is not None:
+        raise Failure(f"without a window plan's kv_cache_bytes is {got}, expected "
+                      f"{kv_bytes(resolved, 1, 20)} (20 rows)")
+    checks += 1
+    stats.refusals += checks
+    return f"{checks} checks"
 
 
 def trained_case(ctx, stats):
@@ -366,6 +541,26 @@ def main():
                     checks.append((desc, lambda a=(index, label, config, rope_style, tied, seq,
                                                    prompt_len):
                                    first.setdefault("model", random_case(ctx, stats, *a))))
+        windowed = {}
+        for label, config, rope_style, tied, seq, prompt_len, new_tokens in WINDOW_SHAPES:
+            index += 1
+            desc = (f"{label} rope {rope_style} {'tied' if tied else 'untied'} "
+                    f"{json.dumps(config)}")
+
+            def window_check(a=(index, label, config, rope_style, tied, seq, prompt_len,
+                                new_tokens)):
+                note, exported = window_case(ctx, stats, *a)
+                windowed.setdefault("exported", exported)
+                return note
+
+            checks.append((desc, window_check))
+
+        def window_refusal_check():
+            if "exported" not in windowed:
+                raise Failure("no windowed model was exported to test the refusals on")
+            return window_refusals(ctx, stats, windowed["exported"])
+
+        checks.append(("sliding_window refusals", window_refusal_check))
         checks.append(("models/lm (trained byte-level model)", lambda: trained_case(ctx, stats)))
         def refusals():
             if "model" not in first:
@@ -391,6 +586,7 @@ def main():
     print(f"llama parity: {stats.runs} runs, largest relative logits error "
           f"{stats.run_error:.3g} (tolerance {TOLERANCE}); greedy {stats.compared} of "
           f"{stats.generated} tokens compared, all equal; near-tie stops: {ties}; "
+          f"sliding window: {stats.window_runs} runs, {stats.window_plans} exact plans; "
           f"{stats.refusals} refusals checked ({time.monotonic() - started:.1f} s)")
     print(f"{stats.passed} passed, {stats.failed} failed")
     return 1 if stats.failed else 0

@@ -12,7 +12,8 @@ Architectures (the `--arch` names of export_torch.py and `attnrt convert`):
   vit             torchvision.models.VisionTransformer, eval mode: images (B, 3, H, W) -> logits
   llama           Llama below (llama2.c's model.py / Meta's reference names): token ids (B, T)
                   -> logits (B, T, vocab_size); RMSNorm, RoPE ("interleaved" or "half" pairs),
-                  SwiGLU, grouped-query attention, always causal, with an optional KV cache
+                  SwiGLU, grouped-query attention, always causal (optionally within
+                  Mistral's sliding_window), with an optional KV cache
 
 Config keys are the PyTorch constructor arguments; resolve_config() checks them and fills in the
 defaults, build_module() constructs the module, forward() runs it with attnrt's mask semantics.
@@ -173,8 +174,11 @@ class LlamaKVCache:
 
 
 class LlamaAttention(nn.Module):
-    def __init__(self, dim, n_heads, n_kv_heads, rope_style):
+    """sliding_window W (None: none) is Mistral's: query i sees keys j with 0 <= i - j < W."""
+
+    def __init__(self, dim, n_heads, n_kv_heads, rope_style, sliding_window=None):
         super().__init__()
+        self.sliding_window = sliding_window
         self.n_local_heads = n_heads
         self.n_local_kv_heads = n_kv_heads
         self.n_rep = n_heads // n_kv_heads
@@ -201,9 +205,15 @@ class LlamaAttention(nn.Module):
         # (len, len) scores, which halves the elementwise work on scores in training.
         scores = (q * (1.0 / math.sqrt(self.head_dim))) @ k.transpose(2, 3)
         s = k.shape[2]
-        if t > 1:  # query start_pos + i sees keys j <= start_pos + i
-            future = torch.ones(t, s, dtype=torch.bool).triu(diagonal=start_pos + 1)
-            scores = scores.masked_fill(future, float("-inf"))
+        # Query start_pos + i sees keys j <= start_pos + i, and with a window W only
+        # those with start_pos + i - j < W (keys are at their absolute positions here).
+        i = torch.arange(start_pos, start_pos + t)[:, None]
+        j = torch.arange(s)[None, :]
+        hidden = j > i
+        if self.sliding_window is not None:
+            hidden |= i - j >= self.sliding_window
+        if bool(hidden.any()):
+            scores = scores.masked_fill(hidden, float("-inf"))
         out = F.softmax(scores, dim=-1) @ v
         return self.wo(out.transpose(1, 2).reshape(b, t, -1))
 
@@ -224,7 +234,8 @@ class LlamaFeedForward(nn.Module):
 class LlamaBlock(nn.Module):
     def __init__(self, c):
         super().__init__()
-        self.attention = LlamaAttention(c["dim"], c["n_heads"], c["n_kv_heads"], c["rope_style"])
+        self.attention = LlamaAttention(c["dim"], c["n_heads"], c["n_kv_heads"], c["rope_style"],
+                                        c.get("sliding_window"))
         self.feed_forward = LlamaFeedForward(c["dim"], c["hidden_dim"])
         self.attention_norm = RMSNorm(c["dim"], c["norm_eps"])
         self.ffn_norm = RMSNorm(c["dim"], c["norm_eps"])
@@ -332,14 +343,15 @@ CONFIG_KEYS = {
         "num_heads": _REQUIRED, "hidden_dim": _REQUIRED, "mlp_dim": _REQUIRED, "dropout": 0.0,
         "attention_dropout": 0.0, "num_classes": 1000, "representation_size": None,
     },
-    # llama2.c's ModelArgs plus rope_theta (Meta's) and rope_style; n_kv_heads None resolves to
-    # n_heads. hidden_dim is required (llama2.c derives it from multiple_of when None; attnrt
-    # does not): multiple_of and dropout are accepted and ignored, and not written.
+    # llama2.c's ModelArgs plus rope_theta (Meta's), rope_style and Mistral's sliding_window
+    # (None: full causal attention; not written then); n_kv_heads None resolves to n_heads.
+    # hidden_dim is required (llama2.c derives it from multiple_of when None; attnrt does
+    # not): multiple_of and dropout are accepted and ignored, and not written.
     "llama": {
         "dim": _REQUIRED, "n_layers": _REQUIRED, "n_heads": _REQUIRED, "n_kv_heads": None,
         "vocab_size": _REQUIRED, "hidden_dim": _REQUIRED, "norm_eps": 1e-5,
         "max_seq_len": _REQUIRED, "rope_theta": 10000.0, "rope_style": "interleaved",
-        "multiple_of": None, "dropout": 0.0,
+        "multiple_of": None, "dropout": 0.0, "sliding_window": None,
     },
 }
 
@@ -351,7 +363,7 @@ _POSITIVE_INTS = {"embed_dim", "num_heads", "d_model", "nhead", "dim_feedforward
                   "embedding_dim", "attention_dim", "num_layers", "image_size", "patch_size",
                   "hidden_dim", "mlp_dim", "num_classes", "kdim", "vdim", "representation_size",
                   "dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size", "max_seq_len",
-                  "multiple_of"}
+                  "multiple_of", "sliding_window"}
 _BOOLS = {"bias", "batch_first", "norm_first", "is_causal", "final_norm", "enable_nested_tensor",
           "add_bias_kv", "add_zero_attn"}
 _FLOATS = {"dropout", "attention_dropout", "layer_norm_eps", "final_norm_eps", "norm_eps",
@@ -461,10 +473,12 @@ def written_config(arch, resolved):
     """The config as export_torch.py writes it into config.json (after "architecture"): the
     resolved config without the keys that only restate attnrt's defaults and that older readers
     do not know: the keys accepted only at their default (add_bias_kv, add_zero_attn, kdim, vdim,
-    representation_size; attnrt records nothing for them either) and is_causal when false."""
+    representation_size; attnrt records nothing for them either), is_causal when false and
+    sliding_window when None."""
     ignored = _IGNORED.get(arch, ())
     return {k: v for k, v in resolved.items()
-            if k not in _FIXED and k not in ignored and not (k == "is_causal" and not v)}
+            if k not in _FIXED and k not in ignored and not (k == "is_causal" and not v)
+            and not (k == "sliding_window" and v is None)}
 
 
 def stored_causal(arch, config):

@@ -6,6 +6,7 @@
 // would pass the model's max_seq_len is refused before any work. Tokens stream
 // as they are produced: raw bytes for a byte-level model (vocab 256), ids
 // otherwise; with --json they go to stderr and stdout holds one JSON object.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -36,6 +37,7 @@ struct GenerateOptions {
   float top_p = 1.0f;
   uint64_t seed = 0;
   size_t threads = 0;
+  size_t chunk = 0;  // tokens per pass; 0: the session's default
   bool json = false;
 };
 
@@ -117,6 +119,7 @@ int GenerateCommand(const GenerateOptions& o) {
   ThreadPool pool(ResolveThreads(o.threads));
   LmShape shape;
   shape.max_seq = positions;
+  shape.chunk = std::min(o.chunk, positions);  // longer than the session: one pass
   LmRunner lm;
   if (!StartLm(m.model, shape, pool.workers(), 0, &lm, &error)) return ReportError(cmd, error);
   std::vector<float> logits(c.vocab_size), probabilities(c.vocab_size);
@@ -218,6 +221,11 @@ void AddGenerateCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(WholeNumber(0, UINT64_MAX));
   AddThreadsOption(*cmd, &o->threads);
+  cmd->add_option("--chunk", o->chunk,
+                  "Most prompt tokens per pass through the layers (default 256; capped at "
+                  "prompt + new tokens); with a sliding window W the KV cache keeps W - 1 + "
+                  "chunk positions and moves its newest W - 1 to the front when full")
+      ->check(WholeNumber(1, kMaxDim));
   cmd->add_flag("--json", o->json,
                 "Stream tokens to stderr and print one JSON object on stdout: tokens (the "
                 "generated ids), prefill_ms, decode_ms_per_token, tokens_per_s (decode)");

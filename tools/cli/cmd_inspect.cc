@@ -1,7 +1,8 @@
 // attnrt inspect: what a converted model file holds: architecture, config,
 // tensors (name, dtype, shape, offset, bytes) and checksum status. With --json
 // only one JSON object on stdout: file, file_bytes, format_version, alignment,
-// checksum, architecture, module, layers, causal, layout, config, tensors.
+// checksum, architecture, module, layers, causal, layout, (language models:
+// tied_embeddings, sliding_window, null without one), config, tensors.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -65,7 +66,11 @@ int InspectJson(const std::string& path, const OpenedModel& m) {
   j["layers"] = c.num_layers;
   j["causal"] = c.causal != CausalKind::kNone;
   j["layout"] = LayoutName(c);
-  if (ArchitectureIsLanguageModel(c.arch)) j["tied_embeddings"] = TiedOutput(m.model);
+  if (ArchitectureIsLanguageModel(c.arch)) {
+    j["tied_embeddings"] = TiedOutput(m.model);
+    j["sliding_window"] = c.sliding_window == 0 ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(c.sliding_window);
+  }
   nlohmann::ordered_json config = nlohmann::ordered_json::object();
   for (size_t i = 0; i < f.metadata_count(); ++i) {
     WeightMetadata md;
@@ -108,6 +113,13 @@ int InspectCommand(const std::string& path, bool json) {
   if (ArchitectureIsLanguageModel(c.arch)) {
     std::printf("output: %s\n", TiedOutput(m.model) ? "tied to tok_embeddings.weight (no output.weight)"
                                                     : "output.weight");
+    if (c.sliding_window != 0) {
+      std::printf("attention: sliding window %zu (a query sees itself and the %zu positions "
+                  "before it; the KV cache keeps window - 1 + chunk positions)\n",
+                  c.sliding_window, c.sliding_window - 1);
+    } else {
+      std::printf("attention: full causal (no sliding window)\n");
+    }
   }
   std::printf("config:\n");
   for (size_t i = 0; i < f.metadata_count(); ++i) {

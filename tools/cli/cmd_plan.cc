@@ -55,6 +55,12 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
   std::fprintf(prose, "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, %zu thread(s)\n",
                ArchitectureName(c.arch), c.num_layers, shape.batch, shape.max_seq, shape.chunk,
                threads);
+  if (c.sliding_window != 0) {
+    std::fprintf(prose,
+                 "  sliding window %zu: the cache keeps %zu of %zu positions per sequence "
+                 "(min(max_seq, window - 1 + chunk))\n",
+                 c.sliding_window, plan.cache_rows, shape.max_seq);
+  }
   std::fprintf(prose, "%s", LmPlanText(plan).c_str());
   std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
                m.file.file_size());
@@ -62,6 +68,9 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
     nlohmann::ordered_json j;
     j["arena_bytes"] = plan.arena_bytes;
     j["kv_cache_bytes"] = plan.kv_cache_bytes;
+    j["kv_cache_rows"] = plan.cache_rows;
+    j["sliding_window"] = c.sliding_window == 0 ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(c.sliding_window);
     j["rope_table_bytes"] = plan.rope_table_bytes;
     j["activation_bytes"] = plan.activation_bytes;
     j["scratch_bytes"] = plan.scratch_bytes;

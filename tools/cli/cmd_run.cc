@@ -2,6 +2,7 @@
 // (or, for a language model, (B, T) token ids to (B, T, vocab) logits),
 // optionally with a chosen SDPA kernel (--kernel) and, for a single-layer model,
 // its attention weights (--weights-out), as `attnrt sdpa` takes them.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -26,6 +27,7 @@ struct RunOptions {
   std::string kernel = "auto";
   size_t threads = 0;
   size_t arena_bytes = 0;  // 0: the plan's size
+  size_t chunk = 0;        // language models: tokens per pass; 0: the session's default
 };
 
 // The mask the model gets: --mask as given, or merged with --key-padding-mask.
@@ -93,6 +95,7 @@ int RunLanguageModel(const RunOptions& o, const Model& model) {
   LmShape shape;
   shape.batch = batch;
   shape.max_seq = seq;
+  shape.chunk = std::min(o.chunk, seq);  // a longer chunk than the input means one pass
   shape.all_logits = true;
   LmRunner lm;
   if (!StartLm(model, shape, pool.workers(), o.arena_bytes, &lm, &error)) {
@@ -129,6 +132,10 @@ int RunModelCommand(const RunOptions& o) {
   if (!OpenModel(o.model, &m, &error)) return ReportError(cmd, error);
   const ModelConfig& c = m.model.config;
   if (ArchitectureIsLanguageModel(c.arch)) return RunLanguageModel(o, m.model);
+  if (o.chunk != 0) {
+    return ReportError(cmd, std::string("--chunk applies to language models only, not ") +
+                                ArchitectureName(c.arch));
+  }
   if (o.input.empty()) {
     return ReportError(cmd, std::string("give --input X.npy (") + ArchitectureName(c.arch) +
                                 " takes float rows" +
@@ -268,6 +275,11 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                   "Run in an arena of this many bytes instead of the plan's size (to check a plan "
                   "as firmware with a fixed arena would)")
       ->check(WholeNumber(1, uint64_t{1} << 48));
+  cmd->add_option("--chunk", o->chunk,
+                  "Language models: most tokens per pass through the layers (default 256; "
+                  "capped at seq); with a sliding window W the KV cache keeps W - 1 + chunk "
+                  "positions")
+      ->check(WholeNumber(1, kMaxDim));
   cmd->callback([o, exit_code] { *exit_code = RunModelCommand(*o); });
 }
 

@@ -64,6 +64,9 @@ bool WriteConfigMetadata(Architecture arch, const JsonConfig& json, WeightFileWr
     }
     switch (k.type) {
       case ConfigType::kInt: {
+        // A None default (llama's sliding_window) is recorded only when given: the
+        // runtime reads an absent key as None, and no number stands for it.
+        if (!given && k.default_string != nullptr) break;
         int64_t v = static_cast<int64_t>(k.default_number);
         if (given && !json.GetInt(k.name, &v, error)) return false;
         if (v == -1 && !given) v = model_dim;  // d_k / d_v default to d_model

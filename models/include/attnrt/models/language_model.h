@@ -1,18 +1,31 @@
 // Running a decoder-only language model (llama) token by token with a KV cache.
 //
 // A session takes everything from the caller's arena once, at Start: the KV
-// cache (per layer, (batch, kv_heads, max_seq, head_dim) keys and values) and
-// the RoPE table. Each Feed then pushes tokens through the layers in chunks of
+// cache (per layer, (batch, kv_heads, R, head_dim) keys and values) and the RoPE
+// table (every position up to max_seq). Each Feed then pushes tokens through the layers in chunks of
 // at most LmShape::chunk tokens, using the arena above the cache for that
 // chunk's activations and releasing it before returning. Feeding a prompt is
 // prefill (the flash kernel; queries and cached keys aligned lower-right, which
 // is upper-left for the first chunk); feeding one token is a decode step (the
 // split-over-keys decode kernel over the cache). RoPE is applied once, when a
-// key enters the cache.
+// key enters the cache, at its absolute position.
+//
+// The cache holds R rows per (sequence, kv head): R = max_seq without a sliding
+// window. With the model's sliding_window W a query sees itself and the W - 1
+// positions before it, so a chunk of up to `chunk` tokens needs the W - 1 rows
+// before it and its own: R = min(max_seq, W - 1 + chunk). Rows stay contiguous
+// and in position order: when a chunk would not fit behind the cached rows, the
+// last W - 1 of them move to the front first (a memmove per head, at most once
+// per `chunk` tokens), so every attention call is one lower-right causal call
+// over rows [0, cached + c) with window W, and the kernels skip the rows the
+// window hides. (A ring buffer would save the move but split the keys of a call
+// into two ranges, which one kernel call cannot take.) The window applies to
+// every call, also while nothing has been dropped yet. A session still takes up
+// to max_seq tokens in all.
 //
 // PlanLm runs the same code with a measuring arena, so its arena_bytes is the
 // high-water mark of any session of that shape, and kv_cache_bytes is exactly
-// 2 * n_layers * batch * max_seq * kv_heads * head_dim * sizeof(float).
+// 2 * n_layers * batch * R * kv_heads * head_dim * sizeof(float).
 #pragma once
 
 #include <cstddef>
@@ -35,6 +48,7 @@ struct LmShape {
 };
 
 struct LmPlan {
+  size_t cache_rows = 0;        // R above: positions the cache keeps per sequence
   size_t kv_cache_bytes = 0;    // keys and values of every layer, exactly as documented above
   size_t rope_table_bytes = 0;  // cos/sin of every position
   size_t activation_bytes = 0;  // the largest chunk's activations
@@ -64,7 +78,10 @@ class LmSession {
   Status Feed(const int32_t* tokens, size_t n, float* logits, Executor* executor);
 
   // Back to position 0 (the cache is overwritten as tokens are fed again).
-  void Reset() { position_ = 0; }
+  void Reset() {
+    position_ = 0;
+    cached_ = 0;
+  }
   size_t position() const { return position_; }
   size_t max_seq() const { return shape_.max_seq; }
   const Model* model() const { return model_; }
@@ -83,7 +100,9 @@ class LmSession {
   float* kv_cache_ = nullptr;    // layer l keys at + 2 l * layer_floats, values after them
   float* rope_table_ = nullptr;
   size_t layer_floats_ = 0;      // one layer's keys (or values)
-  size_t position_ = 0;
+  size_t cache_rows_ = 0;        // R: rows per (sequence, kv head)
+  size_t position_ = 0;          // tokens fed per sequence
+  size_t cached_ = 0;            // rows in use: positions position_ - cached_ .. position_ - 1
   size_t chunk_activation_bytes_ = 0;  // what the last chunk's activations took
 };
 

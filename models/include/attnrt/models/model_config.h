@@ -40,7 +40,9 @@ struct ConfigKey {
   ConfigType type;
   bool required;
   double default_number;       // for kInt / kFloat / kBool; kInt -1: "same as the first key"
-  const char* default_string;  // for kString; for an int key: "null" accepts JSON null only
+  // For kString. For an int key, "null": the default is None, and an absent (or
+  // null) key is not recorded in the weight file; with `fixed`, only null is accepted.
+  const char* default_string;
   bool fixed = false;
 };
 
@@ -72,6 +74,9 @@ struct ModelConfig {
   size_t max_seq_len = 0;
   double rope_theta = 10000.0;
   RopeStyle rope_style = RopeStyle::kInterleaved;
+  // llama: Mistral's sliding window W: a query attends to itself and the W - 1
+  // positions before it. 0: no window (full causal attention).
+  size_t sliding_window = 0;
 };
 
 // Longest layer stack a model may have (Model holds one LayerWeights per layer).
