@@ -27,6 +27,7 @@
 #include "cli/model_file.h"
 #include "cli/option_checks.h"
 #include "cli/thread_option.h"
+#include "convert/tensor_encoding.h"
 #include "host/fma_peak.h"
 #include "host/memory_read.h"
 #include "host/thread_pool.h"
@@ -41,6 +42,7 @@ struct BenchLmOptions {
   size_t threads = 0;
   double seconds = 2.0;
   unsigned seed = 1;
+  std::string dtype = "f32";  // weight matrices of a config's random model
   bool json = false;
 };
 
@@ -58,7 +60,8 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 
 // Random weights at a config's shape: matrices uniform in +-1/sqrt(in), norms 1;
 // optional tensors (llama's output.weight) left out, so embeddings are tied.
-bool RandomModel(const std::string& path, unsigned seed, BenchModel* m, std::string* error) {
+bool RandomModel(const std::string& path, unsigned seed, ElementType matrix_type, BenchModel* m,
+                 std::string* error) {
   JsonConfig json;
   if (!LoadJsonConfig(path, &json, error)) return false;
   std::string arch_name;
@@ -92,7 +95,8 @@ bool RandomModel(const std::string& path, unsigned seed, BenchModel* m, std::str
       std::uniform_real_distribution<float> uniform(-a, a);
       for (float& v : values) v = uniform(rng);
     }
-    if (!writer.AddTensorF32(spec.name, shape, values.data(), error)) return false;
+    const ElementType type = spec.matrix ? matrix_type : ElementType::kF32;
+    if (!writer.AddTensor(spec.name, shape, values.data(), type, error)) return false;
   }
   if (!writer.Serialize(&m->bytes, error)) return false;
   Status s = WeightFile::Open(m->bytes.data(), m->bytes.size(), &m->file);
@@ -104,8 +108,19 @@ bool RandomModel(const std::string& path, unsigned seed, BenchModel* m, std::str
   return true;
 }
 
-bool OpenBenchModel(const std::string& path, unsigned seed, BenchModel* m, std::string* error) {
-  if (EndsWith(path, ".json")) return RandomModel(path, seed, m, error);
+bool OpenBenchModel(const std::string& path, unsigned seed, const std::string& dtype,
+                    BenchModel* m, std::string* error) {
+  ElementType matrix_type;
+  if (!ParseElementType(dtype, &matrix_type)) {
+    *error = "--dtype " + dtype + " is not one of f32, f16, bf16, q8";
+    return false;
+  }
+  if (EndsWith(path, ".json")) return RandomModel(path, seed, matrix_type, m, error);
+  if (matrix_type != ElementType::kF32) {
+    *error = "--dtype applies to a config.json's random weights; a converted model keeps the "
+             "types it was converted with (attnrt convert --dtype)";
+    return false;
+  }
   if (!OpenModel(path, &m->opened, error)) return false;
   m->model = m->opened.model;
   return true;
@@ -176,7 +191,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   const char* cmd = "bench lm";
   std::string error;
   BenchModel bm;
-  if (!OpenBenchModel(o.model, o.seed, &bm, &error)) return ReportError(cmd, error);
+  if (!OpenBenchModel(o.model, o.seed, o.dtype, &bm, &error)) return ReportError(cmd, error);
   const Model& model = bm.model;
   const ModelConfig& c = model.config;
   if (!ArchitectureIsLanguageModel(c.arch)) {
@@ -334,6 +349,11 @@ void AddBenchLmCommand(CLI::App& bench, int* exit_code) {
       ->capture_default_str()
       ->check(FiniteNumber(0.001, 3600));
   cmd->add_option("--seed", o->seed, "Seed of the random weights and tokens")->capture_default_str();
+  cmd->add_option("--dtype", o->dtype,
+                  "Weight matrices of a config.json's random model: f32, f16, bf16 or q8 (as "
+                  "attnrt convert --dtype)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"f32", "f16", "bf16", "q8"}));
   cmd->add_flag("--json", o->json, "Print only a JSON object on stdout (the summary goes to stderr)");
   cmd->callback([o, exit_code] { *exit_code = RunBenchLm(*o); });
 }

@@ -50,6 +50,21 @@ bool TiedOutput(const Model& m) {
   return m.token_embedding.weight != nullptr && m.head.weight == m.token_embedding.weight;
 }
 
+// Bytes the same file would have with every tensor f32: the canonical layout (FORMAT.md) with
+// each tensor at the next aligned offset after the previous one, from where the data starts.
+size_t FileBytesAsF32(const WeightFile& f, const uint8_t* base) {
+  size_t end = 0;
+  for (size_t i = 0; i < f.tensor_count(); ++i) {
+    WeightTensor t;
+    if (!f.TensorAt(i, &t).ok()) continue;
+    const size_t offset = static_cast<const uint8_t*>(t.raw) - base;
+    if (i == 0) end = offset;
+    const size_t aligned = (end + f.alignment() - 1) / f.alignment() * f.alignment();
+    end = aligned + TensorMatrixRows(t.shape) * TensorMatrixCols(t.shape) * 4;
+  }
+  return f.tensor_count() == 0 ? f.file_size() : end;
+}
+
 int InspectJson(const std::string& path, const OpenedModel& m) {
   const WeightFile& f = m.file;
   const ModelConfig& c = m.model.config;
@@ -58,6 +73,7 @@ int InspectJson(const std::string& path, const OpenedModel& m) {
   nlohmann::ordered_json j;
   j["file"] = path;
   j["file_bytes"] = f.file_size();
+  j["file_bytes_as_f32"] = FileBytesAsF32(f, m.mapping.data());
   j["format_version"] = f.format_version();
   j["alignment"] = f.alignment();
   j["checksum"] = {{"algorithm", "crc32c"}, {"value", checksum}, {"verified", true}};
@@ -86,8 +102,9 @@ int InspectJson(const std::string& path, const OpenedModel& m) {
   for (size_t i = 0; i < f.tensor_count(); ++i) {
     WeightTensor t;
     if (!f.TensorAt(i, &t).ok()) continue;
-    const size_t offset = reinterpret_cast<const uint8_t*>(t.data) - m.mapping.data();
-    tensors.push_back({{"name", t.name}, {"dtype", "f32"}, {"shape", ToVector(t.shape)},
+    const size_t offset = static_cast<const uint8_t*>(t.raw) - m.mapping.data();
+    tensors.push_back({{"name", t.name}, {"dtype", ElementTypeName(t.dtype)},
+                       {"shape", ToVector(t.shape)},
                        {"offset", offset}, {"bytes", t.bytes}});
   }
   j["tensors"] = tensors;
@@ -105,6 +122,9 @@ int InspectCommand(const std::string& path, bool json) {
   std::printf("file: %s (%zu bytes, format version %u, data alignment %zu)\n", Printable(path).c_str(),
               f.file_size(), f.format_version(), f.alignment());
   std::printf("checksum: crc32c 0x%08x verified\n", f.checksum());
+  const size_t as_f32 = FileBytesAsF32(f, m.mapping.data());
+  std::printf("size: %zu bytes = %.3fx the %zu bytes of the same file in f32\n", f.file_size(),
+              as_f32 == 0 ? 1.0 : double(f.file_size()) / double(as_f32), as_f32);
   const ModelConfig& c = m.model.config;
   std::printf("architecture: %s (%s), %zu layer(s)%s\n", ArchitectureName(c.arch),
               ArchitectureModule(c.arch), c.num_layers,
@@ -137,8 +157,9 @@ int InspectCommand(const std::string& path, bool json) {
   for (size_t i = 0; i < f.tensor_count(); ++i) {
     WeightTensor t;
     if (!f.TensorAt(i, &t).ok()) continue;
-    const size_t offset = reinterpret_cast<const uint8_t*>(t.data) - m.mapping.data();
-    std::printf("  %-*s %-5s %-14s %10zu %10zu\n", w, Printable(t.name).c_str(), "f32",
+    const size_t offset = static_cast<const uint8_t*>(t.raw) - m.mapping.data();
+    std::printf("  %-*s %-5s %-14s %10zu %10zu\n", w, Printable(t.name).c_str(),
+                ElementTypeName(t.dtype),
                 npy::ShapeString(ToVector(t.shape)).c_str(), offset, t.bytes);
   }
   return 0;
