@@ -110,12 +110,17 @@ def run_cli(cmd, timeout=120):
         return subprocess.CompletedProcess(cmd, None, "", f"could not start {cmd[0]}: {e}")
 
 
-def convert_model(attnrt, directory, out=None, arch=None):
-    """`attnrt convert --config DIR/config.json DIR/model.safetensors -o OUT` (the config names
-    the architecture unless arch is given); returns (CompletedProcess, OUT)."""
+# Largest relative error (max |got - want| / max(1, max |want|)) allowed against float64 PyTorch
+# on the f32 weights, by the type `attnrt convert --dtype` stores weight matrices in.
+DTYPE_TOLERANCE = {"f32": 1e-4, "f16": 5e-3, "bf16": 3e-2, "q8": 5e-2}
+
+
+def convert_model(attnrt, directory, out=None, arch=None, dtype="f32"):
+    """`attnrt convert --config DIR/config.json DIR/model.safetensors -o OUT --dtype DTYPE` (the
+    config names the architecture unless arch is given); returns (CompletedProcess, OUT)."""
     out = out or os.path.join(directory, "model.attnrt")
     cmd = [attnrt, "convert", "--config", os.path.join(directory, "config.json"),
-           os.path.join(directory, "model.safetensors"), "-o", out]
+           os.path.join(directory, "model.safetensors"), "-o", out, "--dtype", dtype]
     if arch:
         cmd[2:2] = ["--arch", arch]
     return run_cli(cmd), out

@@ -48,8 +48,11 @@ except ImportError as e:
     sys.exit(77)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attnrt_cli  # noqa: E402
 EXPORT = os.path.join(ROOT, "tools", "export_torch.py")
-TOLERANCE = 1e-4
+TOLERANCE = 1e-4  # f32 weights; --dtype sets attnrt_cli.DTYPE_TOLERANCE[dtype]
+DTYPE = "f32"
 
 _spec = importlib.util.spec_from_file_location("attnrt_export_torch", EXPORT)
 export_torch = importlib.util.module_from_spec(_spec)
@@ -141,13 +144,9 @@ class Context:
         return d
 
     def convert(self, d, arch=None):
-        """Converts d/model.safetensors with d/config.json; without arch the config names it."""
-        model = os.path.join(d, "model.attnrt")
-        cmd = [self.attnrt, "convert", "--config", os.path.join(d, "config.json"),
-               os.path.join(d, "model.safetensors"), "-o", model]
-        if arch:
-            cmd[2:2] = ["--arch", arch]
-        p = run(cmd)
+        """Converts d/model.safetensors with d/config.json (weight matrices as --dtype); without
+        arch the config names it."""
+        p, model = attnrt_cli.convert_model(self.attnrt, d, arch=arch, dtype=DTYPE)
         if p.returncode != 0:
             raise Failure("convert failed: " + p.stderr.strip())
         return model
@@ -570,7 +569,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--dtype", choices=sorted(attnrt_cli.DTYPE_TOLERANCE), default="f32",
+                    help="convert weight matrices to this type; the tolerance follows it")
     args = ap.parse_args()
+    global DTYPE, TOLERANCE
+    DTYPE, TOLERANCE = args.dtype, attnrt_cli.DTYPE_TOLERANCE[args.dtype]
     torch.set_num_threads(1)  # tiny shapes: threads only add overhead beside attnrt's
     started = time.monotonic()
     passed = failed = 0
@@ -595,7 +598,7 @@ def main():
                 print(f"FAIL {desc}: {problem}")
     for arch, err in sorted(worst.items()):
         print(f"largest relative error {arch}: {err:.3g}")
-    print(f"({time.monotonic() - started:.1f} s)")
+    print(f"weights {DTYPE}, tolerance {TOLERANCE} ({time.monotonic() - started:.1f} s)")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
