@@ -10,6 +10,12 @@
 //   decode/<variant>/<isa>/<S>          L = 1, S = 64..8192, causal lower-right.
 //   read_kv/<S>                         the plain vectorized read of the same K and V
 //                                       bytes a decode step reads (its floor).
+//   decode_kv/<variant>/<isa>/kv:<t>/shape:<s>
+//                                       one decode step over a KV cache of S = 4096
+//                                       keys stored as kv type t (ElementType code:
+//                                       1 f32, 2 f16, 4 q8), shape 0: Hq 8, Hkv 4,
+//                                       E = Ev = 64; shape 1: stories15M, Hq = Hkv = 6,
+//                                       E = Ev = 48. Variants that read a typed cache.
 // Counters:
 //   GFLOPs        2*B*H*L*S*(E+Ev) flops (4*B*H*L*S*E at E == Ev) per second: the two
 //                 matrix products counted densely, also for causal runs.
@@ -33,6 +39,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "attnrt/kernels/kv_store.h"
 #include "attnrt/runtime/sdpa.h"
 #include "host/aligned_buffer.h"
 #include "host/memory_read.h"
@@ -48,6 +55,7 @@ constexpr size_t kMinSeq = 64;
 constexpr size_t kMaxSeq = 8192;
 constexpr size_t kReferenceMaxSeq = 1024;  // scalar loops: minutes beyond this
 constexpr size_t kLxSMaxSeq = 4096;        // an L x S float block per head: 64 MiB at 4096
+constexpr size_t kKvDecodeKeys = 4096;     // decode_kv's cache length
 
 struct SuiteOptions {
   bool all_isas = false;
@@ -86,6 +94,72 @@ struct SdpaFixture {
       params.out = out.data();
       st = SdpaScratchBytes(params, kernel, workers, &scratch_bytes);
     }
+    if (!st.ok()) {
+      *error = st.message();
+      return false;
+    }
+    buffer = std::make_unique<AlignedBuffer>(scratch_bytes);
+    if (!buffer->ok()) *error = "cannot allocate scratch";
+    return buffer->ok();
+  }
+};
+
+// A decode step over a typed KV cache (decode_kv in the file comment).
+struct KvDecodeFixture {
+  SdpaParams params;
+  std::vector<float> q, k, v, out, k_scales, v_scales;
+  std::vector<uint8_t> k_typed, v_typed;
+  size_t scratch_bytes = 0;
+  std::unique_ptr<AlignedBuffer> buffer;
+
+  bool Build(ElementType type, size_t shape, const SdpaKernel& kernel, size_t workers,
+             std::string* error) {
+    const size_t hq = shape == 0 ? 8 : 6, hkv = shape == 0 ? 4 : 6, dim = shape == 0 ? 64 : 48;
+    const size_t S = kKvDecodeKeys;
+    TensorShape qs{4, {1, hq, 1, dim}}, ks{4, {1, hkv, S, dim}};
+    TensorShape out_shape, weights_shape;
+    Status st = BindSdpaShapes(qs, ks, ks, nullptr, MaskKind::kNone, &params, &out_shape,
+                               &weights_shape);
+    if (!st.ok()) {
+      *error = st.message();
+      return false;
+    }
+    params.causal = CausalKind::kLowerRight;
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    auto fill = [&](std::vector<float>* t, size_t n) {
+      t->resize(n);
+      for (float& x : *t) x = uniform(rng);
+    };
+    fill(&q, hq * dim);
+    fill(&k, hkv * S * dim);
+    fill(&v, hkv * S * dim);
+    out.assign(hq * dim, 0.0f);
+    params.q = q.data();
+    params.out = out.data();
+    params.kv_type = type;
+    if (type == ElementType::kF32) {
+      params.k = k.data();
+      params.v = v.data();
+    } else {
+      const size_t rows = hkv * S;
+      k_typed.resize(k.size() * KvElementBytes(type));
+      v_typed.resize(v.size() * KvElementBytes(type));
+      k_scales.resize(rows);
+      v_scales.resize(rows);
+      StoreKvRows(type, k.data(), dim, rows, dim, k_typed.data(), dim, k_scales.data(), 1);
+      StoreKvRows(type, v.data(), dim, rows, dim, v_typed.data(), dim, v_scales.data(), 1);
+      params.k = params.v = nullptr;
+      params.k_data = k_typed.data();
+      params.v_data = v_typed.data();
+      params.k_scales = k_scales.data();
+      params.v_scales = v_scales.data();
+      params.k_scale_strides = params.v_scale_strides = {rows, S, 1};
+      // Only the typed bytes should be in the caches' way, as in a model.
+      std::vector<float>().swap(k);
+      std::vector<float>().swap(v);
+    }
+    st = SdpaScratchBytes(params, kernel, workers, &scratch_bytes);
     if (!st.ok()) {
       *error = st.message();
       return false;
@@ -135,6 +209,37 @@ void BenchSdpa(benchmark::State& state, const SdpaKernel* kernel, int64_t target
   const auto rate = benchmark::Counter::kIsIterationInvariantRate;
   state.counters["GFLOPs"] = benchmark::Counter(MatmulFlops(f.params, false) / 1e9, rate);
   state.counters["GFLOPs_needed"] = benchmark::Counter(MatmulFlops(f.params, true) / 1e9, rate);
+  state.counters["scratch_bytes"] = static_cast<double>(f.scratch_bytes);
+  if (target != 0) hwy::SetSupportedTargetsForTest(0);
+}
+
+// One decode step over a typed cache: args (kv type code, shape).
+void BenchKvDecode(benchmark::State& state, const SdpaKernel* kernel, int64_t target,
+                   size_t threads) {
+  if (target != 0) hwy::SetSupportedTargetsForTest(target);
+  const ElementType type = static_cast<ElementType>(state.range(0));
+  ThreadPool pool(threads);
+  KvDecodeFixture f;
+  std::string error;
+  if (!f.Build(type, static_cast<size_t>(state.range(1)), *kernel, pool.workers(), &error)) {
+    state.SkipWithError(error.c_str());
+    hwy::SetSupportedTargetsForTest(0);
+    return;
+  }
+  Arena arena(f.buffer->data(), f.scratch_bytes);
+  for (auto _ : state) {
+    const Status st = RunSdpa(f.params, *kernel, &arena, &pool);
+    if (!st.ok()) {
+      state.SkipWithError(st.message());
+      break;
+    }
+    benchmark::DoNotOptimize(f.out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(std::string(kernel->isa()) + " " + ElementTypeName(type));
+  const auto& p = f.params;
+  const size_t kv_bytes = p.kv_heads * p.kv_len * (p.qk_dim + p.v_dim) * KvElementBytes(type);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(kv_bytes));
   state.counters["scratch_bytes"] = static_cast<double>(f.scratch_bytes);
   if (target != 0) hwy::SetSupportedTargetsForTest(0);
 }
@@ -195,6 +300,16 @@ void RegisterAll(const SuiteOptions& o) {
                                              target, true, CausalKind::kLowerRight, o.threads);
       Sweep(d, o.max_seq);
       d->Complexity(benchmark::oN);
+      if (kernel->reads_typed_kv && std::strcmp(kernel->family, "reference") != 0) {
+        auto* kv = benchmark::RegisterBenchmark(("decode_kv/" + prefix).c_str(), BenchKvDecode,
+                                                kernel, target, o.threads);
+        for (int64_t shape : {0, 1}) {
+          for (ElementType t : {ElementType::kF32, ElementType::kF16, ElementType::kQ8}) {
+            kv->Args({static_cast<int64_t>(t), shape});
+          }
+        }
+        kv->ArgNames({"kv", "shape"})->Unit(benchmark::kMicrosecond)->UseRealTime();
+      }
     }
   }
   auto* r = benchmark::RegisterBenchmark("read_kv", BenchReadKeysAndValues, o.threads);

@@ -41,6 +41,9 @@ struct BlockOperands {
   const float* k;
   const float* v;
   float* out;
+  // Element index of that row 0 within the K and V tensors and the kv head: how a
+  // typed (f16 / q8) cache, whose k and v are null, is addressed.
+  size_t k_offset, v_offset, kv_head;
 };
 
 inline BlockOperands BlockOperandsAt(const SdpaParams& p, size_t block_rows, size_t item) {
@@ -49,8 +52,12 @@ inline BlockOperands BlockOperandsAt(const SdpaParams& p, size_t block_rows, siz
   const size_t b = in.block.batch, h = in.block.head, i0 = in.block.first_row;
   const size_t g = h / (p.q_heads / p.kv_heads);
   in.q = p.q + b * p.q_strides.batch + h * p.q_strides.head + i0 * p.q_strides.row;
-  in.k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
-  in.v = p.v + b * p.v_strides.batch + g * p.v_strides.head;
+  in.kv_head = g;
+  in.k_offset = b * p.k_strides.batch + g * p.k_strides.head;
+  in.v_offset = b * p.v_strides.batch + g * p.v_strides.head;
+  // No arithmetic on the null k and v of a typed cache.
+  in.k = p.k == nullptr ? nullptr : p.k + in.k_offset;
+  in.v = p.v == nullptr ? nullptr : p.v + in.v_offset;
   in.out = p.out + b * p.out_strides.batch + h * p.out_strides.head + i0 * p.out_strides.row;
   return in;
 }

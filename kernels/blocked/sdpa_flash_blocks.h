@@ -18,6 +18,10 @@
 // block are never touched, and only the tiles the diagonal or the window's edge
 // cut are masked (every tile when a mask, ALiBi or softcap needs each score). A
 // sink only changes the final normalization (OutputScale).
+// Typed KV cache (f16 / q8): each K tile is widened (ops.widen_rows, q8 scales
+// applied) into a keys x E f32 tile `kw` and V straight into vt, once per tile;
+// the tile's 2 * rows * 64 * (E + Ev) FMAs then run as for f32. The widening is
+// about 1/rows of that work, and K/V stream at their stored size.
 #pragma once
 
 #include <cstddef>
@@ -37,7 +41,8 @@ constexpr size_t kPrefetchLineFloats = 64 / sizeof(float);
 
 struct FlashLayout {
   size_t ldq, ldv;                    // padded widths: queries (St, Qt rows), values
-  size_t qt, vt, st, o, m, l, alpha;  // region offsets in floats
+  size_t ldk;                         // typed KV: width of a widened key row
+  size_t qt, vt, st, o, m, l, alpha, kw;  // region offsets in floats (kw: typed KV only)
   size_t total;
 };
 
@@ -52,7 +57,10 @@ inline FlashLayout MakeFlashLayout(size_t panel_width, const SdpaParams& p) {
   f.m = f.o + AlignFloats(kFlashRows * f.ldv);
   f.l = f.m + AlignFloats(f.ldq);
   f.alpha = f.l + AlignFloats(f.ldq);
-  f.total = f.alpha + AlignFloats(f.ldq);
+  f.kw = f.alpha + AlignFloats(f.ldq);
+  // An f32 call needs no widened key tile (and keeps its scratch size).
+  f.ldk = p.kv_type == ElementType::kF32 ? 0 : AlignFloats(p.qk_dim);
+  f.total = f.kw + kFlashKeys * f.ldk;
   return f;
 }
 
@@ -100,13 +108,39 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
   const size_t tiles = key_end > key_begin ? (key_end - key_begin + kFlashKeys - 1) / kFlashKeys : 1;
   const size_t share = (next_lines + tiles - 1) / tiles;
   size_t prefetched = 0;
+  // Typed KV: key 0 of (b, g) in bytes, and q8's scales of key 0.
+  const bool typed = p.kv_type != ElementType::kF32;
+  const size_t elem = p.kv_type == ElementType::kF16 ? 2 : 1;
+  const size_t k_row = p.k_strides.row, v_row = p.v_strides.row;
+  const size_t k_scale_row = p.k_scale_strides.row, v_scale_row = p.v_scale_strides.row;
+  float* kw = scratch + f.kw;
+  const char* k_data = nullptr;
+  const char* v_data = nullptr;
+  const float* k_scales = nullptr;
+  const float* v_scales = nullptr;
+  if (typed && key_begin < key_end) {  // the pointers may be null when nothing is read
+    k_data = static_cast<const char*>(p.k_data) + in.k_offset * elem;
+    v_data = static_cast<const char*>(p.v_data) + in.v_offset * elem;
+    if (p.kv_type == ElementType::kQ8) {
+      const size_t b = in.block.batch, g = in.kv_head;
+      k_scales = p.k_scales + b * p.k_scale_strides.batch + g * p.k_scale_strides.head;
+      v_scales = p.v_scales + b * p.v_scale_strides.batch + g * p.v_scale_strides.head;
+    }
+  }
   for (size_t j0 = key_begin; j0 < key_end; j0 += kFlashKeys) {
     const size_t keys = MinSize(kFlashKeys, key_end - j0);
     for (const size_t stop = MinSize(prefetched + share, next_lines); prefetched < stop; ++prefetched) {
       __builtin_prefetch(next_q + prefetched * kPrefetchLineFloats);
     }
-    ops.qk_tile(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, qt, f.ldq, p.qk_dim, 1.0f,
-                st, f.ldq);
+    if (typed) {
+      ops.widen_rows(p.kv_type, k_data + j0 * k_row * elem, k_row,
+                     k_scales == nullptr ? nullptr : k_scales + j0 * k_scale_row, k_scale_row,
+                     keys, p.qk_dim, f.ldk, kw);
+      ops.qk_tile(kw, f.ldk, keys, qt, f.ldq, p.qk_dim, 1.0f, st, f.ldq);
+    } else {
+      ops.qk_tile(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, qt, f.ldq, p.qk_dim, 1.0f,
+                  st, f.ldq);
+    }
     if (elementwise) {
       MaskKeyMajorTile(p, in.block.batch, in.block.head, i0, rows, j0, keys, st, f.ldq);
     } else {
@@ -116,7 +150,13 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
       }
     }
     ops.flash_update(st, keys, f.ldq, rows, m, l, alpha, o, f.ldv);
-    ops.pack_values(in.v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);
+    if (typed) {
+      ops.widen_rows(p.kv_type, v_data + j0 * v_row * elem, v_row,
+                     v_scales == nullptr ? nullptr : v_scales + j0 * v_scale_row, v_scale_row,
+                     keys, p.v_dim, f.ldv, vt);
+    } else {
+      ops.pack_values(in.v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);
+    }
     ops.pv_tile(st, 1, f.ldq, rows, vt, f.ldv, keys, o, f.ldv);
   }
   const float* sink = SinkOf(p, in.block.head);

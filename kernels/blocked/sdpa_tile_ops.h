@@ -15,6 +15,8 @@
 
 #include <cstddef>
 
+#include "attnrt/kernels/element_type_code.h"
+
 namespace attnrt {
 
 struct SdpaTileOps {
@@ -55,6 +57,14 @@ struct SdpaTileOps {
 
   // dst[0 .. n) = src[0 .. n) * f for any n and alignment; dst may equal src.
   void (*scale_copy)(const float* src, size_t n, float f, float* dst);
+
+  // A typed KV cache (f16 / q8, sdpa_params.h) as f32 rows: dst[r * ld + c] =
+  // scale_r * widen(x_r[c]) for c < dim, zero for dim <= c < ld, r < rows, where x_r
+  // is the row of `type` at src + r * row_stride elements and scale_r =
+  // scales[r * scale_stride] for q8 (1 otherwise). nullptr: the family reads f32 K/V
+  // only (its kernels set SdpaKernel::reads_typed_kv false).
+  void (*widen_rows)(ElementType type, const void* src, size_t row_stride, const float* scales,
+                     size_t scale_stride, size_t rows, size_t dim, size_t ld, float* dst);
 };
 
 // How the drivers are declared: forced inline into their caller. Where the

@@ -296,6 +296,7 @@ extern const SdpaKernel kSdpaHeliumFlash = {
     "helium-flash",      "helium",           false,           helium::Isa,
     helium::Available,   helium::ScratchFloats, helium::WorkItems, helium::Run,
     nullptr,             nullptr,
+    false,  // f32 K/V only: a typed KV cache falls back to the Highway kernels
 };
 
 }  // namespace attnrt

@@ -30,13 +30,22 @@
 // wholly outside all their rows' ranges touch no K or V at all. Masks, ALiBi and
 // softcap go element by element over each chunk's scores (MaskRow); a sink only
 // changes the final normalization (OutputScale), in the item or in Finish.
+// Typed KV cache (SdpaParams::kv_type): K and V are read as stored (f16: 2 bytes,
+// q8: 1 byte per element) and widened in registers as they are loaded (f16 by
+// PromoteTo, int8 via int32 to float), so a decode step streams half or a quarter
+// of the f32 bytes. q8's per-key row scale is folded in per score, not per
+// element: s_j = scale_k[j] * (q . k_j), and p_j * scale_v[j] is the weight of the
+// int8 row v_j in P.V (the softmax sum l keeps the unscaled p_j): 2 multiplies
+// per key and row instead of E + Ev.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/hwy/sdpa_decode.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include <cmath>
 
+#include "attnrt/kernels/kv_store.h"
 #include "hwy/cache_control.h"
+#include "kernels/hwy/kv_load-inl.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -175,8 +184,8 @@ HWY_INLINE void SumOfLanes4(hn::Vec<DF> a0, hn::Vec<DF> a1, hn::Vec<DF> a2, hn::
 // FMA chains are in flight at once, and their horizontal sums are done together.
 // Accumulators past kRows * kKeys are dead code the compiler drops; they are
 // named values, not arrays, so the code also builds for SVE.
-template <size_t kRows, size_t kKeys>
-HWY_INLINE void ScoreStep(const float* HWY_RESTRICT k, size_t k_row_stride, size_t dim,
+template <size_t kRows, size_t kKeys, typename T>
+HWY_INLINE void ScoreStep(const T* HWY_RESTRICT k, size_t k_row_stride, size_t dim,
                           const float* HWY_RESTRICT qs, size_t ldq, float* HWY_RESTRICT s,
                           size_t lds) {
   static_assert(kRows * kKeys <= 4, "four accumulators");
@@ -185,20 +194,20 @@ HWY_INLINE void ScoreStep(const float* HWY_RESTRICT k, size_t k_row_stride, size
   const size_t N = hn::Lanes(d);
   const size_t vec_end = dim / N * N;
   // Dot product x pairs row x % kRows with key x / kRows.
-  const float* HWY_RESTRICT k0 = k;
-  const float* HWY_RESTRICT k1 = k + (1 / kRows) * k_row_stride;
-  const float* HWY_RESTRICT k2 = k + (2 / kRows) * k_row_stride;
-  const float* HWY_RESTRICT k3 = k + (3 / kRows) * k_row_stride;
+  const T* HWY_RESTRICT k0 = k;
+  const T* HWY_RESTRICT k1 = k + (1 / kRows) * k_row_stride;
+  const T* HWY_RESTRICT k2 = k + (2 / kRows) * k_row_stride;
+  const T* HWY_RESTRICT k3 = k + (3 / kRows) * k_row_stride;
   const float* HWY_RESTRICT q0 = qs;
   const float* HWY_RESTRICT q1 = qs + (1 % kRows) * ldq;
   const float* HWY_RESTRICT q2 = qs + (2 % kRows) * ldq;
   const float* HWY_RESTRICT q3 = qs + (3 % kRows) * ldq;
   auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
   for (size_t e = 0; e < vec_end; e += N) {
-    a0 = hn::MulAdd(hn::Load(d, q0 + e), hn::LoadU(d, k0 + e), a0);
-    if (kDots > 1) a1 = hn::MulAdd(hn::Load(d, q1 + e), hn::LoadU(d, k1 + e), a1);
-    if (kDots > 2) a2 = hn::MulAdd(hn::Load(d, q2 + e), hn::LoadU(d, k2 + e), a2);
-    if (kDots > 3) a3 = hn::MulAdd(hn::Load(d, q3 + e), hn::LoadU(d, k3 + e), a3);
+    a0 = hn::MulAdd(hn::Load(d, q0 + e), LoadWide(d, k0 + e), a0);
+    if (kDots > 1) a1 = hn::MulAdd(hn::Load(d, q1 + e), LoadWide(d, k1 + e), a1);
+    if (kDots > 2) a2 = hn::MulAdd(hn::Load(d, q2 + e), LoadWide(d, k2 + e), a2);
+    if (kDots > 3) a3 = hn::MulAdd(hn::Load(d, q3 + e), LoadWide(d, k3 + e), a3);
   }
   float t[4];
   if (kDots == 1) {
@@ -207,10 +216,10 @@ HWY_INLINE void ScoreStep(const float* HWY_RESTRICT k, size_t k_row_stride, size
     SumOfLanes4(a0, a1, a2, a3, t);
   }
   for (size_t e = vec_end; e < dim; ++e) {
-    t[0] += q0[e] * k0[e];
-    if (kDots > 1) t[1] += q1[e] * k1[e];
-    if (kDots > 2) t[2] += q2[e] * k2[e];
-    if (kDots > 3) t[3] += q3[e] * k3[e];
+    t[0] += q0[e] * Wide(k0[e]);
+    if (kDots > 1) t[1] += q1[e] * Wide(k1[e]);
+    if (kDots > 2) t[2] += q2[e] * Wide(k2[e]);
+    if (kDots > 3) t[3] += q3[e] * Wide(k3[e]);
   }
   s[0] = t[0];
   if (kDots > 1) s[(1 % kRows) * lds + 1 / kRows] = t[1];
@@ -219,10 +228,13 @@ HWY_INLINE void ScoreStep(const float* HWY_RESTRICT k, size_t k_row_stride, size
 }
 
 // One cache line per prefetch; 64 bytes is the line size on every target here.
-constexpr size_t kLineFloats = 64 / sizeof(float);
+constexpr size_t kLineBytes = 64;
 
-HWY_INLINE void PrefetchRow(const float* row, size_t n) {
-  for (size_t c = 0; c < n; c += kLineFloats) hwy::Prefetch(row + c);
+// Prefetches the n elements of a row of K or V.
+template <typename T>
+HWY_INLINE void PrefetchRow(const T* row, size_t n) {
+  const char* bytes = reinterpret_cast<const char*>(row);
+  for (size_t c = 0; c < n * sizeof(T); c += kLineBytes) hwy::Prefetch(bytes + c);
 }
 
 // s_r[j] = q_r . k_j for j < keys and the kRows rows (s_r at s + r * lds).
@@ -231,10 +243,10 @@ HWY_INLINE void PrefetchRow(const float* row, size_t n) {
 // k on), and each key's value row as its score is computed, since P.V reads it
 // right after the chunk's scores. The plain hardware stream prefetch alone left
 // the kernel a few percent slower than a plain read of K and V.
-template <size_t kRows>
-HWY_INLINE void DecodeScores(const float* HWY_RESTRICT k, size_t k_row_stride, size_t keys,
+template <size_t kRows, typename T>
+HWY_INLINE void DecodeScores(const T* HWY_RESTRICT k, size_t k_row_stride, size_t keys,
                              size_t item_keys, size_t dim, const float* HWY_RESTRICT qs,
-                             size_t ldq, const float* HWY_RESTRICT v, size_t v_row_stride,
+                             size_t ldq, const T* HWY_RESTRICT v, size_t v_row_stride,
                              size_t v_dim, float* HWY_RESTRICT s, size_t lds) {
   constexpr size_t kKeys = 4 / kRows;  // keys per step: 4 dot products in flight
   size_t j = 0;
@@ -253,8 +265,8 @@ HWY_INLINE void DecodeScores(const float* HWY_RESTRICT k, size_t k_row_stride, s
 // acc_r[c] += sum_{j < keys} p_r[j] * v_j[c] for the kRows rows (p_r at
 // p + r * lds, acc_r at acc + r * lda). Two vectors of columns at a time keep
 // 2 * kRows accumulators in registers while each V vector is loaded once.
-template <size_t kRows>
-HWY_INLINE void DecodeValues(const float* HWY_RESTRICT v, size_t v_row_stride, size_t keys,
+template <size_t kRows, typename T>
+HWY_INLINE void DecodeValues(const T* HWY_RESTRICT v, size_t v_row_stride, size_t keys,
                              size_t dim, const float* HWY_RESTRICT p, size_t lds,
                              float* HWY_RESTRICT acc, size_t lda) {
   const DF d;
@@ -281,12 +293,12 @@ HWY_INLINE void DecodeValues(const float* HWY_RESTRICT v, size_t v_row_stride, s
       // latency: odd keys go into a second set, added in after the loop.
       auto b00 = hn::Zero(d), b01 = hn::Zero(d), b10 = hn::Zero(d), b11 = hn::Zero(d);
       for (; j + 2 <= keys; j += 2) {
-        const float* HWY_RESTRICT vj = v + j * v_row_stride + c;
-        const float* HWY_RESTRICT vk = vj + v_row_stride;
-        const auto v0 = hn::LoadU(d, vj);
-        const auto v1 = hn::LoadU(d, vj + N);
-        const auto u0 = hn::LoadU(d, vk);
-        const auto u1 = hn::LoadU(d, vk + N);
+        const T* HWY_RESTRICT vj = v + j * v_row_stride + c;
+        const T* HWY_RESTRICT vk = vj + v_row_stride;
+        const auto v0 = LoadWide(d, vj);
+        const auto v1 = LoadWide(d, vj + N);
+        const auto u0 = LoadWide(d, vk);
+        const auto u1 = LoadWide(d, vk + N);
         auto w = hn::Set(d, p[j]);
         a00 = hn::MulAdd(w, v0, a00);
         a01 = hn::MulAdd(w, v1, a01);
@@ -308,9 +320,9 @@ HWY_INLINE void DecodeValues(const float* HWY_RESTRICT v, size_t v_row_stride, s
       a11 = hn::Add(a11, b11);
     }
     for (; j < keys; ++j) {
-      const float* HWY_RESTRICT vj = v + j * v_row_stride + c;
-      const auto v0 = hn::LoadU(d, vj);
-      const auto v1 = hn::LoadU(d, vj + N);
+      const T* HWY_RESTRICT vj = v + j * v_row_stride + c;
+      const auto v0 = LoadWide(d, vj);
+      const auto v1 = LoadWide(d, vj + N);
       auto w = hn::Set(d, p[j]);
       a00 = hn::MulAdd(w, v0, a00);
       a01 = hn::MulAdd(w, v1, a01);
@@ -353,13 +365,13 @@ HWY_INLINE void DecodeValues(const float* HWY_RESTRICT v, size_t v_row_stride, s
     for (; cr + N <= dim; cr += N) {
       auto a = hn::Load(d, ar + cr);
       for (size_t j = 0; j < keys; ++j) {
-        a = hn::MulAdd(hn::Set(d, pr[j]), hn::LoadU(d, v + j * v_row_stride + cr), a);
+        a = hn::MulAdd(hn::Set(d, pr[j]), LoadWide(d, v + j * v_row_stride + cr), a);
       }
       hn::Store(a, d, ar + cr);
     }
     for (; cr < dim; ++cr) {
       float a = ar[cr];
-      for (size_t j = 0; j < keys; ++j) a += pr[j] * v[j * v_row_stride + cr];
+      for (size_t j = 0; j < keys; ++j) a += pr[j] * Wide(v[j * v_row_stride + cr]);
       ar[cr] = a;
     }
   }
@@ -401,7 +413,22 @@ struct DecodeRows {
   size_t first[kDecodeRows];    // first key the window leaves row i
 };
 
-template <size_t kRows>
+// x[j] *= scales[j * stride] for j < n: q8's row scales folded into scores or
+// probabilities.
+HWY_INLINE void MulRowScales(float* HWY_RESTRICT x, size_t n, const float* HWY_RESTRICT scales,
+                             size_t stride) {
+  for (size_t j = 0; j < n; ++j) x[j] *= scales[j * stride];
+}
+
+// The K (or V) row 0 of (b, g), in its storage type T.
+template <typename T>
+HWY_INLINE const T* KvRows(const float* f32, const void* typed, const Strides3& st, size_t b,
+                           size_t g) {
+  const void* base = f32 != nullptr ? static_cast<const void*>(f32) : typed;
+  return static_cast<const T*>(base) + b * st.batch + g * st.head;
+}
+
+template <size_t kRows, typename T>
 void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayout& f, size_t b,
                 size_t g, size_t first_row, size_t split, float* HWY_RESTRICT scratch,
                 float* HWY_RESTRICT shared) {
@@ -435,16 +462,22 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
   const bool fast_transform = FastScoreTransform(p);
   const bool elementwise = NeedsElementwiseScores(p) && !fast_transform;
 
-  const float* k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
-  const float* v = p.v + b * p.v_strides.batch + g * p.v_strides.head;
+  const T* k = KvRows<T>(p.k, p.k_data, p.k_strides, b, g);
+  const T* v = KvRows<T>(p.v, p.v_data, p.v_strides, b, g);
+  const bool q8 = p.kv_type == ElementType::kQ8;
+  const float* k_scales = q8 ? p.k_scales + b * p.k_scale_strides.batch + g * p.k_scale_strides.head
+                             : nullptr;
+  const float* v_scales = q8 ? p.v_scales + b * p.v_scale_strides.batch + g * p.v_scale_strides.head
+                             : nullptr;
   for (size_t j0 = key_begin; j0 < key_end; j0 += kDecodeChunkKeys) {
     const size_t n = HWY_MIN(kDecodeChunkKeys, key_end - j0);
-    const float* kc = k + j0 * p.k_strides.row;
-    const float* vc = v + j0 * p.v_strides.row;
+    const T* kc = k + j0 * p.k_strides.row;
+    const T* vc = v + j0 * p.v_strides.row;
     DecodeScores<kRows>(kc, p.k_strides.row, n, key_end - j0, p.qk_dim, qs, f.ldq, vc,
                         p.v_strides.row, p.v_dim, s, f.lds);
     for (size_t r = 0; r < kRows; ++r) {
       float* HWY_RESTRICT sr = s + r * f.lds;
+      if (q8) MulRowScales(sr, n, k_scales + j0 * p.k_scale_strides.row, p.k_scale_strides.row);
       if (elementwise) {
         MaskRow(p, b, rows.head[r], rows.row[r], j0, n, sr);
       } else {
@@ -463,6 +496,7 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
       }
       const float alpha = OnlineSoftmaxStep(sr, n, m + r, l + r);
       if (alpha != 1.0f) ScaleRow(acc + r * f.lda, f.lda, alpha);
+      if (q8) MulRowScales(sr, n, v_scales + j0 * p.v_scale_strides.row, p.v_scale_strides.row);
     }
     DecodeValues<kRows>(vc, p.v_strides.row, n, p.v_dim, s, f.lds, acc, f.lda);
   }
@@ -485,7 +519,9 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
   }
 }
 
-void DecodeRun(const SdpaParams& p, size_t begin, size_t end, float* scratch, float* shared) {
+template <typename T>
+void DecodeRunTyped(const SdpaParams& p, size_t begin, size_t end, float* scratch,
+                    float* shared) {
   const DecodeShape shape = MakeDecodeShape(p);
   const DecodeLayout f = MakeDecodeLayout(p);
   for (size_t item = begin; item < end; ++item) {
@@ -496,11 +532,19 @@ void DecodeRun(const SdpaParams& p, size_t begin, size_t end, float* scratch, fl
     const size_t b = item / (shape.splits * shape.blocks * p.kv_heads);
     const size_t first_row = block * kDecodeRows;
     switch (HWY_MIN(kDecodeRows, shape.rows - first_row)) {
-      case 1: DecodeItem<1>(p, shape, f, b, g, first_row, split, scratch, shared); break;
-      case 2: DecodeItem<2>(p, shape, f, b, g, first_row, split, scratch, shared); break;
-      case 3: DecodeItem<3>(p, shape, f, b, g, first_row, split, scratch, shared); break;
-      default: DecodeItem<4>(p, shape, f, b, g, first_row, split, scratch, shared); break;
+      case 1: DecodeItem<1, T>(p, shape, f, b, g, first_row, split, scratch, shared); break;
+      case 2: DecodeItem<2, T>(p, shape, f, b, g, first_row, split, scratch, shared); break;
+      case 3: DecodeItem<3, T>(p, shape, f, b, g, first_row, split, scratch, shared); break;
+      default: DecodeItem<4, T>(p, shape, f, b, g, first_row, split, scratch, shared); break;
     }
+  }
+}
+
+void DecodeRun(const SdpaParams& p, size_t begin, size_t end, float* scratch, float* shared) {
+  switch (p.kv_type) {
+    case ElementType::kF16: DecodeRunTyped<uint16_t>(p, begin, end, scratch, shared); break;
+    case ElementType::kQ8: DecodeRunTyped<int8_t>(p, begin, end, scratch, shared); break;
+    default: DecodeRunTyped<float>(p, begin, end, scratch, shared); break;
   }
 }
 
@@ -550,6 +594,6 @@ HWY_AFTER_NAMESPACE();
 #include "kernels/hwy/sdpa_export.h"
 
 namespace attnrt {
-ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED(Decode, kSdpaHwyDecode, "hwy-decode", false)
+ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED(Decode, kSdpaHwyDecode, "hwy-decode", false, true)
 }  // namespace attnrt
 #endif  // HWY_ONCE

@@ -7,6 +7,7 @@
 // A variant with a shared buffer and a serial finish step (key-split decode) uses
 // ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED and also defines <Prefix>SharedFloats
 // and <Prefix>Finish; its <Prefix>Run then takes the shared buffer as a last argument.
+// TypedKv: whether the variant reads an f16 / q8 KV cache (SdpaKernel::reads_typed_kv).
 #pragma once
 
 #include "attnrt/kernels/sdpa_kernel.h"
@@ -29,7 +30,7 @@
   bool Prefix##Available() { return true; }                                          \
   }
 
-#define ATTNRT_EXPORT_HWY_SDPA_KERNEL(Prefix, Symbol, Name, ReturnsWeights)          \
+#define ATTNRT_EXPORT_HWY_SDPA_KERNEL(Prefix, Symbol, Name, ReturnsWeights, TypedKv) \
   ATTNRT_HWY_SDPA_COMMON_DISPATCH_(Prefix)                                           \
   namespace {                                                                        \
   void Prefix##DispatchRun(const SdpaParams& p, size_t begin, size_t end, float* s,    \
@@ -40,9 +41,10 @@
   extern const SdpaKernel Symbol = {                                                 \
       Name, "hwy", ReturnsWeights, Prefix##DispatchIsa, Prefix##Available,           \
       Prefix##DispatchScratch, Prefix##DispatchItems, Prefix##DispatchRun, nullptr,     \
-      nullptr};
+      nullptr, TypedKv};
 
-#define ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED(Prefix, Symbol, Name, ReturnsWeights) \
+#define ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED(Prefix, Symbol, Name, ReturnsWeights, \
+                                                  TypedKv)                               \
   ATTNRT_HWY_SDPA_COMMON_DISPATCH_(Prefix)                                              \
   HWY_EXPORT(Prefix##SharedFloats);                                                     \
   HWY_EXPORT(Prefix##Finish);                                                           \
@@ -61,4 +63,4 @@
   extern const SdpaKernel Symbol = {                                                    \
       Name, "hwy", ReturnsWeights, Prefix##DispatchIsa, Prefix##Available,              \
       Prefix##DispatchScratch, Prefix##DispatchItems, Prefix##DispatchRun,              \
-      Prefix##DispatchShared, Prefix##DispatchFinish};
+      Prefix##DispatchShared, Prefix##DispatchFinish, TypedKv};

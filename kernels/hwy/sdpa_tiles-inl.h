@@ -29,6 +29,7 @@
 #include "kernels/blocked/sdpa_tile_masks.h"
 #include "kernels/blocked/sdpa_tile_ops.h"
 #include "kernels/hwy/exp-inl.h"
+#include "kernels/hwy/kv_load-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -346,7 +347,7 @@ HWY_INLINE void FlashUpdate(float* HWY_RESTRICT st, size_t keys, size_t ldq, siz
 // Built per call: on SVE the panel width is only known at run time.
 HWY_INLINE SdpaTileOps TileOps() {
   return {hwy::TargetName(HWY_TARGET), PanelWidth(), &PackValues, &QKTile, &PVTile,
-          &FlashUpdate, &RowMax, &ExpRowAndSum, &ScaleCopy};
+          &FlashUpdate, &RowMax, &ExpRowAndSum, &ScaleCopy, &WidenRows};
 }
 
 }  // namespace HWY_NAMESPACE

@@ -5,9 +5,12 @@
 // Non-finite inputs follow PyTorch's math: a NaN or +inf score of an allowed key
 // makes the whole row NaN (max NaN, or exp(inf - inf)); -inf scores weigh 0; a row
 // with no allowed key gives zeros. The variants (window, ALiBi, softcap, sinks) are
-// applied straight from their definitions in sdpa_params.h.
+// applied straight from their definitions in sdpa_params.h. An f16 or q8 KV cache
+// is widened exactly, element by element (KvView), so the oracle of a typed call
+// is the exact attention over the values the cache holds.
 #include <cmath>
 
+#include "attnrt/kernels/kv_store.h"
 #include "attnrt/kernels/sdpa_kernel.h"
 #include "kernels/blocked/sdpa_mask.h"
 
@@ -23,12 +26,43 @@ size_t ReferenceWorkItems(const SdpaParams& p) { return p.batch * p.q_heads * p.
 // Room for one row of double scores.
 size_t ReferenceScratchFloats(const SdpaParams& p) { return 2 * p.kv_len + 2; }
 
+// Keys or values of one (batch, kv head), whatever their storage type: element e
+// of row j widened exactly (q8 times its row scale, in double).
+struct KvView {
+  ElementType type;
+  const void* data;  // at row 0 of (b, g)
+  size_t base;       // element index of row 0 of (b, g)
+  size_t row;        // element stride between rows
+  const float* scales;  // q8: scale of row 0 of (b, g); nullptr otherwise
+  size_t scale_row;
+
+  double At(size_t j, size_t e) const {
+    const double x = WidenKvElement(type, data, base + j * row + e);
+    return scales == nullptr ? x : x * double(scales[j * scale_row]);
+  }
+};
+
+KvView KvViewOf(const SdpaParams& p, const float* f32, const void* typed, const Strides3& st,
+                const float* scales, const Strides3& scale_st, size_t b, size_t g) {
+  KvView view;
+  view.type = p.kv_type;
+  view.data = p.kv_type == ElementType::kF32 ? static_cast<const void*>(f32) : typed;
+  view.base = b * st.batch + g * st.head;
+  view.row = st.row;
+  view.scales = nullptr;
+  view.scale_row = scale_st.row;
+  if (p.kv_type == ElementType::kQ8) {
+    view.scales = scales + b * scale_st.batch + g * scale_st.head;
+  }
+  return view;
+}
+
 void ReferenceRow(const SdpaParams& p, size_t b, size_t h, size_t i, double* scores) {
   const size_t group = p.q_heads / p.kv_heads;
   const size_t g = h / group;
   const float* q = p.q + b * p.q_strides.batch + h * p.q_strides.head + i * p.q_strides.row;
-  const float* k = p.k + b * p.k_strides.batch + g * p.k_strides.head;
-  const float* v = p.v + b * p.v_strides.batch + g * p.v_strides.head;
+  const KvView k = KvViewOf(p, p.k, p.k_data, p.k_strides, p.k_scales, p.k_scale_strides, b, g);
+  const KvView v = KvViewOf(p, p.v, p.v_data, p.v_strides, p.v_scales, p.v_scale_strides, b, g);
   const uint8_t* mask_row = p.mask_kind == MaskKind::kNone ? nullptr : MaskRowBytes(p, b, h, i);
   float* out = p.out + b * p.out_strides.batch + h * p.out_strides.head + i * p.out_strides.row;
   float* w = p.weights == nullptr ? nullptr
@@ -41,7 +75,7 @@ void ReferenceRow(const SdpaParams& p, size_t b, size_t h, size_t i, double* sco
   double max_score = masked;
   for (size_t j = 0; j < p.kv_len; ++j) {
     double dot = 0.0;
-    for (size_t e = 0; e < p.qk_dim; ++e) dot += double(q[e]) * double(k[j * p.k_strides.row + e]);
+    for (size_t e = 0; e < p.qk_dim; ++e) dot += double(q[e]) * k.At(j, e);
     float bias;
     const bool allowed = KeyAllowed(p, mask_row, i, j, &bias);
     double score = dot * p.scale;
@@ -70,7 +104,7 @@ void ReferenceRow(const SdpaParams& p, size_t b, size_t h, size_t i, double* sco
   const double inv = dead ? 0.0 : 1.0 / sum;
   for (size_t c = 0; c < p.v_dim; ++c) {
     double acc = 0.0;
-    for (size_t j = 0; j < p.kv_len; ++j) acc += scores[j] * double(v[j * p.v_strides.row + c]);
+    for (size_t j = 0; j < p.kv_len; ++j) acc += scores[j] * v.At(j, c);
     out[c] = static_cast<float>(acc * inv);
   }
   if (w != nullptr) {
@@ -93,6 +127,7 @@ void ReferenceRun(const SdpaParams& p, size_t begin, size_t end, float* scratch,
 extern const SdpaKernel kSdpaReference = {
     "reference", "reference", true, ScalarIsa, Always,
     ReferenceScratchFloats, ReferenceWorkItems, ReferenceRun, nullptr, nullptr,
+    true,
 };
 
 }  // namespace attnrt

@@ -39,14 +39,14 @@ struct BoundTo {
 template <const SdpaTileOps& Ops>
 constexpr SdpaKernel FlashKernel(const char* name, bool (*available)()) {
   return {name, "xsimd", false, &BoundTo<Ops>::Isa, available, &BoundTo<Ops>::FlashScratch,
-          &FlashItems, &BoundTo<Ops>::FlashRun, nullptr, nullptr};
+          &FlashItems, &BoundTo<Ops>::FlashRun, nullptr, nullptr, false};
 }
 
 template <const SdpaTileOps& Ops>
 constexpr SdpaKernel MaterializedKernel(const char* name, bool (*available)()) {
   return {name, "xsimd", true, &BoundTo<Ops>::Isa, available,
           &BoundTo<Ops>::MaterializedScratch, &MaterializedItems,
-          &BoundTo<Ops>::MaterializedRun, nullptr, nullptr};
+          &BoundTo<Ops>::MaterializedRun, nullptr, nullptr, false};
 }
 
 }  // namespace

@@ -41,8 +41,9 @@ struct SdpaTiles {
   static_assert(N <= sizeof(kLaneIndex) / sizeof(kLaneIndex[0]), "lane index table too short");
 
   static constexpr SdpaTileOps MakeOps(const char* isa) {
+    // No widen_rows: the xsimd kernels read f32 keys and values only.
     return {isa, 2 * N, &PackValues, &QKTile, &PVTile, &FlashUpdate, &RowMax, &ExpRowAndSum,
-            &ScaleCopy};
+            &ScaleCopy, nullptr};
   }
 
   // ---- lane helpers (xsimd 8.1 has hadd but no max reduction) ----

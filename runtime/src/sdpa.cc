@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "attnrt/kernels/kv_store.h"
 #include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/parallel.h"
 
@@ -94,6 +95,42 @@ Status CheckSdpaVariants(const SdpaParams& p) {
                              "%s of query head %z is not a finite number", names[which], h);
       }
     }
+  }
+  return Status::Ok();
+}
+
+// The KV storage type (sdpa_params.h): f32, f16 or q8; a typed cache comes through
+// k_data / v_data (k and v null) and q8 also needs its scale rows; only kernels that
+// read typed K/V may run it.
+Status CheckSdpaKvType(const SdpaParams& p, const SdpaKernel& kernel, bool reads_kv) {
+  if (p.kv_type == ElementType::kF32) return Status::Ok();
+  const char* name = ElementTypeName(p.kv_type);
+  if (!IsKvElementType(p.kv_type)) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "KV cache type %s is not supported (f32, f16 or q8)",
+                         name == nullptr ? "unknown" : name);
+  }
+  if (!kernel.reads_typed_kv) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "kernel '%s' reads f32 keys and values only, not a %s KV cache; use "
+                         "hwy-decode, hwy-flash, reference or auto",
+                         kernel.name, name);
+  }
+  if (p.k != nullptr || p.v != nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "a %s KV cache is read through k_data and v_data; the f32 k and v "
+                         "pointers must be null",
+                         name);
+  }
+  const size_t rows_kv = p.batch * p.kv_heads * p.kv_len;
+  if (reads_kv && ((p.qk_dim != 0 && p.k_data == nullptr) ||
+                   (rows_kv * p.v_dim != 0 && p.v_data == nullptr))) {
+    return Status::Error(StatusCode::kInvalidArgument, "a key or value data pointer is null");
+  }
+  if (p.kv_type == ElementType::kQ8 && reads_kv && rows_kv != 0 &&
+      (p.k_scales == nullptr || p.v_scales == nullptr)) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "a q8 KV cache needs its key and value scale rows (k_scales, v_scales)");
   }
   return Status::Ok();
 }
@@ -237,9 +274,11 @@ Status ValidateSdpa(const SdpaParams& p, const SdpaKernel& kernel) {
   // A pointer may be null exactly when its tensor has no elements (E or Ev of 0).
   const size_t rows_q = p.batch * p.q_heads * p.q_len, rows_kv = p.batch * p.kv_heads * p.kv_len;
   const bool reads_inputs = rows_q * p.kv_len != 0;
+  ATTNRT_RETURN_IF_ERROR(CheckSdpaKvType(p, kernel, reads_inputs));
+  const bool f32_kv = p.kv_type == ElementType::kF32;
   if ((rows_q * p.v_dim != 0 && p.out == nullptr) ||
-      (reads_inputs && p.qk_dim != 0 && (p.q == nullptr || p.k == nullptr)) ||
-      (rows_kv * p.v_dim != 0 && p.v == nullptr)) {
+      (reads_inputs && p.qk_dim != 0 && (p.q == nullptr || (f32_kv && p.k == nullptr))) ||
+      (f32_kv && rows_kv * p.v_dim != 0 && p.v == nullptr)) {
     return Status::Error(StatusCode::kInvalidArgument, "a query, key, value or output pointer is null");
   }
   if (p.mask_kind != MaskKind::kNone && reads_inputs && p.mask == nullptr) {
@@ -265,7 +304,11 @@ const SdpaKernel& ChooseSdpaKernel(const SdpaParams& p) {
   // materialized level within 1%; on AVX-512 6-15% slower; kernels/xsimd/README.md),
   // and NEON is unmeasured (qemu times mean nothing).
   const char* name = weights ? "hwy-materialized" : "hwy-flash";
-  if (!weights && FindSdpaKernel(kHeliumKernel) != nullptr) {
+  // A typed (f16 / q8) KV cache: only hwy-flash, hwy-decode and the reference read
+  // it; helium-flash does not, so a Cortex-M55 runs the Highway SCALAR kernels.
+  const bool typed_kv = p.kv_type != ElementType::kF32;
+  if (typed_kv && weights) name = "reference";
+  if (!weights && !typed_kv && FindSdpaKernel(kHeliumKernel) != nullptr) {
     name = kHeliumKernel;
   } else if (!weights && p.q_len <= kDecodeMaxQueries) {
     name = "hwy-decode";

@@ -46,6 +46,8 @@ std::string SdpaCase::Describe() const {
   if (softcap != 0.0f) s << " softcap=" << softcap;
   if (sinks) s << " sinks*" << sink_magnitude << "+" << sink_offset;
   if (nonfinite_keys) s << " nonfinite-keys";
+  if (nonfinite_queries) s << " nonfinite-queries";
+  if (kv_type != ElementType::kF32) s << " kv=" << ElementTypeName(kv_type);
   return s.str();
 }
 
@@ -69,6 +71,41 @@ SdpaTester::SdpaTester(const SdpaCase& c) : case_(c) {
     float* k_data = const_cast<float*>(params_.k);
     for (size_t row = 3, n = 0; row < c.batch * c.kv_heads * c.S; row += 4, ++n) {
       k_data[row * c.E] = bad[n % 3];
+    }
+  }
+  if (c.nonfinite_queries && c.E > 0) {
+    const float bad[3] = {INFINITY, -INFINITY, NAN};
+    float* q_data = const_cast<float*>(params_.q);
+    for (size_t row = 2, n = 0; row < c.batch * c.q_heads * c.L; row += 3, ++n) {
+      q_data[row * c.E] = bad[n % 3];
+    }
+  }
+  if (c.kv_type != ElementType::kF32) {
+    // The cache holds every (batch, kv head, key) row densely, as BindSdpaShapes'
+    // strides say; q8 scales one per row. Misaligned by one element when asked.
+    const size_t rows = c.batch * c.kv_heads * c.S, elem = KvElementBytes(c.kv_type);
+    const size_t offset = c.misalign ? elem : 0;
+    k_typed_.assign(rows * c.E * elem + offset + 64, 0);
+    v_typed_.assign(rows * c.Ev * elem + offset + 64, 0);
+    k_scales_.assign(rows + 1, 0.0f);
+    v_scales_.assign(rows + 1, 0.0f);
+    void* k_data = k_typed_.data() + offset;
+    void* v_data = v_typed_.data() + offset;
+    float* k_scales = k_scales_.data() + (c.misalign ? 1 : 0);
+    float* v_scales = v_scales_.data() + (c.misalign ? 1 : 0);
+    if (!StoreKvRows(c.kv_type, params_.k, c.E, rows, c.E, k_data, c.E, k_scales, 1) ||
+        !StoreKvRows(c.kv_type, params_.v, c.Ev, rows, c.Ev, v_data, c.Ev, v_scales, 1)) {
+      std::abort();
+    }
+    params_.kv_type = c.kv_type;
+    params_.k = params_.v = nullptr;
+    params_.k_data = k_data;
+    params_.v_data = v_data;
+    if (c.kv_type == ElementType::kQ8) {
+      params_.k_scales = k_scales;
+      params_.v_scales = v_scales;
+      params_.k_scale_strides = {c.kv_heads * c.S, c.S, 1};
+      params_.v_scale_strides = {c.kv_heads * c.S, c.S, 1};
     }
   }
   params_.window = c.window;
@@ -126,6 +163,20 @@ std::string SdpaTester::Run(const SdpaKernel& kernel, SdpaResult* result) {
   return "";
 }
 
+double SdpaTester::KeyAt(size_t index) const {
+  const SdpaParams& p = params_;
+  if (p.kv_type == ElementType::kF32) return p.k[index];
+  const double x = WidenKvElement(p.kv_type, p.k_data, index);
+  return p.kv_type == ElementType::kQ8 ? x * double(p.k_scales[index / p.qk_dim]) : x;
+}
+
+double SdpaTester::ValueAt(size_t index) const {
+  const SdpaParams& p = params_;
+  if (p.kv_type == ElementType::kF32) return p.v[index];
+  const double x = WidenKvElement(p.kv_type, p.v_data, index);
+  return p.kv_type == ElementType::kQ8 ? x * double(p.v_scales[index / p.v_dim]) : x;
+}
+
 void SdpaTester::Float64(SdpaResult* result) const {
   const SdpaParams& p = params_;
   result->out.assign(p.batch * p.q_heads * p.q_len * p.v_dim, 0.0f);
@@ -134,8 +185,8 @@ void SdpaTester::Float64(SdpaResult* result) const {
   const size_t group = p.q_heads / p.kv_heads;
   for (size_t b = 0; b < p.batch; ++b) {
     for (size_t h = 0; h < p.q_heads; ++h) {
-      const float* k = p.k + b * p.k_strides.batch + (h / group) * p.k_strides.head;
-      const float* v = p.v + b * p.v_strides.batch + (h / group) * p.v_strides.head;
+      const size_t k0 = b * p.k_strides.batch + (h / group) * p.k_strides.head;
+      const size_t v0 = b * p.v_strides.batch + (h / group) * p.v_strides.head;
       for (size_t i = 0; i < p.q_len; ++i) {
         const float* q = p.q + b * p.q_strides.batch + h * p.q_strides.head + i * p.q_strides.row;
         // diag(i): the key the causal rule aligns with query i.
@@ -148,7 +199,7 @@ void SdpaTester::Float64(SdpaResult* result) const {
         bool nan = false;
         for (size_t j = 0; j < p.kv_len; ++j) {
           double dot = 0.0;
-          for (size_t e = 0; e < p.qk_dim; ++e) dot += double(q[e]) * double(k[j * p.k_strides.row + e]);
+          for (size_t e = 0; e < p.qk_dim; ++e) dot += double(q[e]) * KeyAt(k0 + j * p.k_strides.row + e);
           double score = dot * double(p.scale);
           if (case_.softcap > 0.0f) score = case_.softcap * std::tanh(score / case_.softcap);
           const double d = diag - double(j);
@@ -177,7 +228,7 @@ void SdpaTester::Float64(SdpaResult* result) const {
         for (size_t j = 0; j < p.kv_len; ++j) w[j] = static_cast<float>(s[j] / sum);
         for (size_t c = 0; c < p.v_dim; ++c) {
           double acc = 0.0;
-          for (size_t j = 0; j < p.kv_len; ++j) acc += s[j] * double(v[j * p.v_strides.row + c]);
+          for (size_t j = 0; j < p.kv_len; ++j) acc += s[j] * ValueAt(v0 + j * p.v_strides.row + c);
           out[c] = static_cast<float>(acc / sum);
         }
       }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "attnrt/kernels/kv_store.h"
 #include "attnrt/kernels/sdpa_kernel.h"
 #include "attnrt/runtime/sdpa.h"
 
@@ -47,6 +48,12 @@ struct SdpaCase {
   // Non-finite values written into K (element 0 of keys 3, 7, 11, ...: +inf, -inf, NaN
   // in turn) when set; scores of those keys are then +-inf or NaN.
   bool nonfinite_keys = false;
+  // Non-finite values written into Q (element 0 of query rows 2, 5, 8, ...: +inf,
+  // -inf, NaN in turn) when set.
+  bool nonfinite_queries = false;
+  // Storage type of K and V: f16 / q8 narrow the random f32 keys and values with
+  // StoreKvRows into a typed cache (kv_store.h) that the kernels read.
+  ElementType kv_type = ElementType::kF32;
 
   std::string Describe() const;
 };
@@ -70,7 +77,13 @@ class SdpaTester {
 
  private:
   SdpaCase case_;
+  // Element `index` of K or V as the kernels see it (typed: widened, times the row scale).
+  double KeyAt(size_t index) const;
+  double ValueAt(size_t index) const;
+
   std::vector<float> q_, k_, v_, mask_f_;
+  std::vector<uint8_t> k_typed_, v_typed_;  // f16 / q8 cache bytes (misaligned by one element)
+  std::vector<float> k_scales_, v_scales_;
   std::vector<uint8_t> mask_b_;
   std::vector<float> slopes_, sinks_;
   SdpaParams params_;

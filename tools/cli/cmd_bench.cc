@@ -20,6 +20,7 @@
 
 #include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/sdpa.h"
+#include "attnrt/runtime/sdpa_kv.h"
 #include "cli/cli_common.h"
 #include "cli/bench_timing.h"
 #include "cli/commands.h"
@@ -53,7 +54,14 @@ struct BenchSdpaOptions {
   double peak_gflops = 0;  // one core's, from `attnrt bench peak`; 0: unknown
   unsigned seed = 1;
   bool json = false;
+  std::string kv_dtype = "f32";  // KV cache storage: f32, f16, q8
 };
+
+ElementType ParseKvDtype(const std::string& name) {
+  if (name == "f16") return ElementType::kF16;
+  if (name == "q8") return ElementType::kQ8;
+  return ElementType::kF32;
+}
 
 struct BenchPeakOptions {
   double seconds = 0.1;
@@ -147,6 +155,24 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
   p.k = k.data();
   p.v = v.data();
   p.out = out.data();
+  // --kv-dtype f16 / q8: the kernel reads K and V narrowed as a KV cache stores them.
+  const ElementType kv_type = ParseKvDtype(o.kv_dtype);
+  std::vector<uint8_t> k_typed, v_typed;
+  std::vector<float> k_scales, v_scales;
+  if (kv_type != ElementType::kF32) {
+    size_t k_bytes, v_bytes, k_scale_n, v_scale_n;
+    if (!TypedKvBytes(kv_type, k_count, p.qk_dim, &k_bytes, &k_scale_n) ||
+        !TypedKvBytes(kv_type, v_count, p.v_dim, &v_bytes, &v_scale_n)) {
+      return ReportError(cmd, "typed key/value sizes overflow");
+    }
+    k_typed.resize(k_bytes);
+    v_typed.resize(v_bytes);
+    k_scales.resize(k_scale_n);
+    v_scales.resize(v_scale_n);
+    st = NarrowSdpaKv(kv_type, k_count, v_count, k_typed.data(), v_typed.data(), k_scales.data(),
+                      v_scales.data(), &p);
+    if (!st.ok()) return ReportStatus(cmd, st);
+  }
 
   const SdpaKernel* kernel = nullptr;
   std::string error;
@@ -204,8 +230,10 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
   r["causal"] = o.causal;
   r["window"] = o.window;
   r["softcap"] = o.softcap;
+  r["kv_dtype"] = o.kv_dtype;
 
-  if (seq == 1) {
+  // (The plain-read floor is of f32 K and V: with a typed cache, compare --kv-dtype runs.)
+  if (seq == 1 && kv_type == ElementType::kF32) {
     // Decode reads all of K and V once (with a window, the keys it leaves: the last W
     // of each head); the plain read of the same bytes with the same workers is the
     // floor it is compared against.
@@ -238,6 +266,7 @@ void PrintTable(std::FILE* f, const BenchSdpaOptions& o, const std::vector<nlohm
                o.dim, first["dim_v"].get<size_t>(), o.causal.c_str());
   if (o.window != 0) std::fprintf(f, " window %zu", o.window);
   if (o.softcap != 0) std::fprintf(f, " softcap %g", o.softcap);
+  if (o.kv_dtype != "f32") std::fprintf(f, " kv %s", o.kv_dtype.c_str());
   std::fprintf(f, "\n");
   const bool peak = o.peak_gflops > 0;
   std::fprintf(f, "%7s %7s  %-24s %-7s %10s %9s %10s %10s %6s %9s%s %12s\n", "L", "S", "kernel",
@@ -363,6 +392,11 @@ void AddBenchSdpa(CLI::App& bench, int* exit_code) {
                   "(times the thread count)")
       ->check(FiniteNumber(0.001, 1e9));
   cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
+  cmd->add_option("--kv-dtype", o->kv_dtype,
+                  "Storage of K and V the kernel reads: f32, or f16 / q8 (int8, one f32 scale "
+                  "per key row) narrowed from the random f32 inputs as a KV cache stores them")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"f32", "f16", "q8"}));
   cmd->add_flag("--json", o->json,
                 "Print only JSON on stdout: an object with every number for one --seq, a list "
                 "of them for a sweep");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attnrt/runtime/sdpa.h"
+#include "attnrt/runtime/sdpa_kv.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
@@ -26,7 +27,14 @@ struct SdpaOptions {
   size_t window = 0;
   std::string alibi_slopes, sinks;
   std::optional<double> softcap;
+  std::string kv_dtype = "f32";  // storage of K and V the kernel reads: f32, f16, q8
 };
+
+ElementType ParseKvDtype(const std::string& name) {
+  if (name == "f16") return ElementType::kF16;
+  if (name == "q8") return ElementType::kQ8;
+  return ElementType::kF32;
+}
 
 std::string DescribeInputs(const SdpaOptions& o, const npy::Array& q, const npy::Array& k,
                            const npy::Array& v, const npy::Array* mask) {
@@ -117,6 +125,25 @@ int RunSdpaCommand(const SdpaOptions& o) {
                                              : static_cast<const void*>(mask.f32.data());
   }
   if (!o.weights_out.empty()) p.weights = weights.data();
+  // --kv-dtype f16 / q8: K and V are narrowed as a model's KV cache stores them,
+  // then the kernel reads the typed copy.
+  const ElementType kv_type = ParseKvDtype(o.kv_dtype);
+  std::vector<uint8_t> k_typed, v_typed;
+  std::vector<float> k_scales, v_scales;
+  if (kv_type != ElementType::kF32) {
+    size_t k_bytes, v_bytes, k_scale_n, v_scale_n;
+    if (!TypedKvBytes(kv_type, k.f32.size(), p.qk_dim, &k_bytes, &k_scale_n) ||
+        !TypedKvBytes(kv_type, v.f32.size(), p.v_dim, &v_bytes, &v_scale_n)) {
+      return ReportError(cmd, "typed key/value sizes overflow");
+    }
+    k_typed.resize(k_bytes);
+    v_typed.resize(v_bytes);
+    k_scales.resize(k_scale_n);
+    v_scales.resize(v_scale_n);
+    st = NarrowSdpaKv(kv_type, k.f32.size(), v.f32.size(), k_typed.data(), v_typed.data(),
+                      k_scales.data(), v_scales.data(), &p);
+    if (!st.ok()) return ReportStatus(cmd, st);
+  }
 
   const SdpaKernel* kernel = nullptr;
   if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError(cmd, error);
@@ -148,8 +175,8 @@ int RunSdpaCommand(const SdpaOptions& o) {
   if (!out_file.Commit(&error) || (!o.weights_out.empty() && !weights_file.Commit(&error))) {
     return ReportError(cmd, error);
   }
-  std::printf("sdpa: kernel %s (%s), %zu thread(s), out %s -> %s, %.3f ms, scratch %zu bytes\n",
-              kernel->name, kernel->isa(), pool.workers(),
+  std::printf("sdpa: kernel %s (%s), kv %s, %zu thread(s), out %s -> %s, %.3f ms, scratch %zu bytes\n",
+              kernel->name, kernel->isa(), o.kv_dtype.c_str(), pool.workers(),
               npy::ShapeString(ToVector(out_shape)).c_str(), o.out.c_str(), ms, bytes);
   return 0;
 }
@@ -180,6 +207,11 @@ void AddSdpaCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--sinks", o->sinks,
                   "Attention sink logits, float32 (Hq,): exp(sink[h]) joins the softmax "
                   "denominator (rows sum to less than one)");
+  cmd->add_option("--kv-dtype", o->kv_dtype,
+                  "Storage of K and V the kernel reads: f32, or f16 / q8 (int8, one f32 scale "
+                  "per key row) narrowed from the f32 inputs as a KV cache stores them")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"f32", "f16", "q8"}));
   AddKernelOption(*cmd, &o->kernel);
   AddThreadsOption(*cmd, &o->threads);
   cmd->callback([o, exit_code] { *exit_code = RunSdpaCommand(*o); });

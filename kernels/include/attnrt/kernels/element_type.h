@@ -23,14 +23,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "attnrt/kernels/element_type_code.h"
+
 namespace attnrt {
 
-enum class ElementType : uint8_t {
-  kF32 = 1,
-  kF16 = 2,   // IEEE 754 binary16
-  kBF16 = 3,  // the upper 16 bits of an f32
-  kQ8 = 4,    // block-quantized int8 with f16 scales, layout above
-};
 
 constexpr size_t kQ8Block = 32;
 

@@ -36,6 +36,8 @@ struct SdpaKernel {
   // results (max, sum, accumulator) of a key-split decode variant.
   size_t (*shared_floats)(const SdpaParams& p);
   void (*finish)(const SdpaParams& p, float* shared);
+  // Reads keys and values stored as f16 or q8 (SdpaParams::kv_type); false: f32 only.
+  bool reads_typed_kv;
 };
 
 // Every variant compiled into this build, in a fixed order (reference first).

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attnrt/kernels/element_type_code.h"
+
 namespace attnrt {
 
 enum class MaskKind : uint8_t {
@@ -85,6 +87,30 @@ struct SdpaParams {
   const float* alibi_slopes = nullptr;
   float softcap = 0.0f;
   const float* sinks = nullptr;
+
+  // Storage type of the keys and values (a KV cache; kernels/kv_store.h writes it).
+  // Queries, outputs, masks and all arithmetic stay f32; kernels widen K and V in
+  // registers. kF32 (default): `k` and `v` above. kF16 or kQ8: `k` and `v` must be
+  // nullptr and `k_data` / `v_data` hold the typed values, addressed by the same
+  // element strides (k_strides, v_strides) as an f32 tensor would be:
+  //   kF16  uint16_t IEEE binary16 bits per element;
+  //   kQ8   int8_t per element and ONE f32 scale per (batch, kv head, key) row of E
+  //         (or Ev) values: value = scale * q, scale = max|x| / 127 over the row
+  //         (0 for an all-zero row). The scale of key j of (b, g) is
+  //         k_scales[b * k_scale_strides.batch + g * k_scale_strides.head +
+  //                  j * k_scale_strides.row], likewise v_scales for values.
+  //         (Not the block-32 weight q8 of element_type.h: a KV row is written once
+  //         per token, and one scale per row lets the kernels fold it into the score
+  //         and the probability instead of rescaling every 32 values.)
+  // kBF16 is refused. Only kernels whose SdpaKernel::reads_typed_kv is true read a
+  // typed cache; the runtime refuses the others by name.
+  ElementType kv_type = ElementType::kF32;
+  const void* k_data = nullptr;
+  const void* v_data = nullptr;
+  const float* k_scales = nullptr;
+  Strides3 k_scale_strides;
+  const float* v_scales = nullptr;
+  Strides3 v_scale_strides;
 };
 
 // Query i may see keys j <= i + CausalOffset(p). Returned as a signed value since

@@ -1,0 +1,213 @@
+// SDPA over an f16 or q8 KV cache (SdpaParams::kv_type), for every variant in the
+// registry and every Highway target this CPU supports. A variant that reads typed
+// K/V (hwy-decode, hwy-flash, reference) must match
+//   - the reference kernel on the same typed cache (float64, widened exactly) and
+//     the tester's own float64 oracle, within kSdpaTolerance, and
+//   - the f32-cache result within the quantization error of the type,
+// over decode split edges, GQA, E != Ev, odd head dims, every causal kind, the
+// score variants, masks, misalignment, workers and non-finite queries. Every
+// other variant must refuse a typed cache by name (kUnsupported).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "kernels/sdpa_tester.h"
+
+namespace attnrt::testing {
+namespace {
+
+// Worst MaxRelativeError between the typed-cache output and the f32-cache output
+// seen on these cases (random N(0,1) inputs, |scores| ~ 1): f16 keeps 11 bits
+// (relative error 2^-12 per element, a few 1e-4 in the output); q8 rounds each
+// element to within max|row| / 254 (about 1% of a typical element), a few percent
+// in the output. The bounds leave about 3x headroom over what was measured.
+double QuantizationTolerance(ElementType t) { return t == ElementType::kF16 ? 5e-3 : 8e-2; }
+
+const ElementType kTypedKv[] = {ElementType::kF16, ElementType::kQ8};
+
+class SdpaKvCacheTest : public SdpaRegistryTest {
+ protected:
+  // Runs the case with a typed cache on the variant and checks it as described above.
+  void CheckTyped(SdpaCase c) {
+    SdpaTester typed(c);
+    SdpaResult got, ref, f64;
+    if (!kernel().reads_typed_kv) {
+      const std::string msg = typed.Run(kernel(), &got);
+      EXPECT_NE(msg.find("reads f32 keys and values only"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(kernel().name), std::string::npos) << msg;
+      return;
+    }
+    ASSERT_EQ(typed.Run(kernel(), &got), "") << c.Describe();
+    ASSERT_EQ(typed.Run(ReferenceKernel(), &ref), "") << c.Describe();
+    typed.Float64(&f64);
+    EXPECT_LE(MaxRelativeErrorNanAware(got.out, ref.out), kSdpaTolerance)
+        << "vs reference on the typed cache, " << c.Describe();
+    EXPECT_LE(MaxRelativeErrorNanAware(got.out, f64.out), kSdpaTolerance)
+        << "vs float64 on the typed cache, " << c.Describe();
+    SdpaCase f32_case = c;
+    f32_case.kv_type = ElementType::kF32;
+    SdpaTester f32(f32_case);
+    SdpaResult want;
+    ASSERT_EQ(f32.Run(ReferenceKernel(), &want), "") << f32_case.Describe();
+    const double err = MaxRelativeErrorNanAware(got.out, want.out);
+    EXPECT_LE(err, QuantizationTolerance(c.kv_type)) << "vs the f32 cache, " << c.Describe();
+    double& worst = worst_[c.kv_type == ElementType::kF16 ? 0 : 1];
+    worst = std::max(worst, err);
+  }
+  void TearDown() override {
+    // The measured distance to the f32 cache, for the tolerance comment above.
+    if (worst_[0] + worst_[1] > 0.0) {
+      std::printf("[ kv error ] worst vs the f32 cache: f16 %.3g, q8 %.3g\n", worst_[0], worst_[1]);
+    }
+    SdpaRegistryTest::TearDown();
+  }
+  double worst_[2] = {0.0, 0.0};  // f16, q8
+};
+ATTNRT_INSTANTIATE_PER_VARIANT(SdpaKvCacheTest);
+
+TEST_P(SdpaKvCacheTest, DecodeSplitEdgesEveryCausalRule) {
+  const CausalKind causals[] = {CausalKind::kNone, CausalKind::kUpperLeft, CausalKind::kLowerRight};
+  uint32_t seed = 0;
+  for (ElementType t : kTypedKv) {
+    for (size_t S : {1, 63, 64, 65, 1023, 1025, 2111}) {
+      for (size_t L : {1, 3}) {
+        SdpaCase c = seed % 2 == 0 ? ShapedCase(L, S, 64, 64) : ShapedCase(L, S, 24, 33);
+        c.q_heads = c.kv_heads = 2;
+        c.causal = causals[seed % 3];
+        c.kv_type = t;
+        c.seed = ++seed;
+        CheckTyped(c);
+      }
+    }
+  }
+}
+
+TEST_P(SdpaKvCacheTest, GroupedQueryHeadsAndOddDims) {
+  const size_t groups[][2] = {{8, 4}, {6, 1}, {6, 6}, {3, 3}};
+  const size_t dims[][2] = {{24, 24}, {33, 33}, {48, 48}, {64, 16}, {17, 40}};
+  uint32_t seed = 100;
+  for (ElementType t : kTypedKv) {
+    for (size_t d = 0; d < 5; ++d) {
+      for (size_t L : {1, 4, 70}) {
+        SdpaCase c = ShapedCase(L, 300 + 37 * d, dims[d][0], dims[d][1]);
+        c.batch = 2;
+        c.q_heads = groups[d % 4][0];
+        c.kv_heads = groups[d % 4][1];
+        c.causal = L == 70 ? CausalKind::kUpperLeft : CausalKind::kLowerRight;
+        c.misalign = d % 2 == 1;
+        c.kv_type = t;
+        c.seed = ++seed;
+        CheckTyped(c);
+      }
+    }
+  }
+}
+
+TEST_P(SdpaKvCacheTest, ScoreVariantsMasksAndWorkers) {
+  uint32_t seed = 200;
+  for (ElementType t : kTypedKv) {
+    for (size_t L : {1, 2, 65}) {
+      for (int combo = 0; combo < 6; ++combo) {
+        SdpaCase c = ShapedCase(L, 1500, 24, 33);
+        c.q_heads = 4;
+        c.kv_heads = 2;
+        c.causal = combo % 2 == 0 ? CausalKind::kLowerRight : CausalKind::kUpperLeft;
+        c.window = combo < 3 ? 100 + combo * 300 : 0;
+        c.alibi = combo == 1 || combo == 3;
+        c.softcap = combo == 2 || combo == 4 ? 3.0f : 0.0f;
+        c.sinks = combo >= 4 || combo == 0;
+        c.mask = combo == 5 ? MaskKind::kBool : (combo == 3 ? MaskKind::kAdditive : MaskKind::kNone);
+        c.workers = 1 + combo % 3;
+        c.kv_type = t;
+        c.seed = ++seed;
+        CheckTyped(c);
+      }
+    }
+  }
+}
+
+TEST_P(SdpaKvCacheTest, NonFiniteQueries) {
+  uint32_t seed = 300;
+  for (ElementType t : kTypedKv) {
+    for (size_t L : {1, 4, 80}) {
+      SdpaCase c = ShapedCase(L, 1100, 33, 24);
+      c.q_heads = 4;
+      c.kv_heads = 2;
+      c.causal = CausalKind::kLowerRight;
+      c.nonfinite_queries = true;
+      c.kv_type = t;
+      c.seed = ++seed;
+      CheckTyped(c);
+    }
+  }
+}
+
+TEST_P(SdpaKvCacheTest, HugeLogits) {
+  // |scores| ~ 1e4: a q8 scale lost or applied twice cannot hide here.
+  for (ElementType t : kTypedKv) {
+    for (size_t L : {1, 64}) {
+      SdpaCase c = ShapedCase(L, 700, 16, 16);
+      c.logit_magnitude = 30.0f;
+      c.causal = CausalKind::kLowerRight;
+      c.kv_type = t;
+      SdpaTester typed(c);
+      if (!kernel().reads_typed_kv) GTEST_SKIP() << "f32 K/V only";
+      SdpaResult got, ref;
+      ASSERT_EQ(typed.Run(kernel(), &got), "");
+      ASSERT_EQ(typed.Run(ReferenceKernel(), &ref), "");
+      EXPECT_LE(MaxRelativeError(got.out, ref.out), kSdpaTolerance) << c.Describe();
+    }
+  }
+}
+
+TEST_P(SdpaKvCacheTest, TypedCacheChangesTheResult) {
+  // The typed path must really read the typed bytes: with q8 the output moves away
+  // from the f32 cache's by more than float rounding.
+  if (!kernel().reads_typed_kv) GTEST_SKIP() << "f32 K/V only";
+  SdpaCase c = ShapedCase(2, 500, 32, 32);
+  c.kv_type = ElementType::kQ8;
+  SdpaTester typed(c);
+  SdpaCase f = c;
+  f.kv_type = ElementType::kF32;
+  SdpaTester f32(f);
+  SdpaResult a, b;
+  ASSERT_EQ(typed.Run(kernel(), &a), "");
+  ASSERT_EQ(f32.Run(kernel(), &b), "");
+  EXPECT_GT(MaxRelativeError(a.out, b.out), 1e-4);
+}
+
+TEST_P(SdpaKvCacheTest, Bf16CacheIsRefused) {
+  SdpaCase c = ShapedCase(1, 8, 8, 8);
+  SdpaTester tester(c);
+  SdpaParams& p = const_cast<SdpaParams&>(tester.params());
+  p.kv_type = ElementType::kBF16;
+  p.k_data = p.k;
+  p.v_data = p.v;
+  p.k = p.v = nullptr;
+  SdpaResult got;
+  const std::string msg = tester.Run(kernel(), &got);
+  EXPECT_NE(msg.find("bf16"), std::string::npos) << msg;
+}
+
+TEST(SdpaKvCacheChoice, AutoPicksAKernelThatReadsTypedKv) {
+  for (ElementType t : kTypedKv) {
+    for (size_t L : {1, 16, 17, 500}) {
+      for (bool weights : {false, true}) {
+        SdpaParams p;
+        p.q_len = L;
+        p.kv_len = 100;
+        p.kv_type = t;
+        float w = 0.0f;
+        if (weights) p.weights = &w;
+        const SdpaKernel& k = ChooseSdpaKernel(p);
+        EXPECT_TRUE(k.reads_typed_kv) << k.name << " L=" << L << " weights=" << weights;
+        EXPECT_EQ(k.returns_weights || !weights, true) << k.name;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attnrt::testing
