@@ -11,6 +11,8 @@
 // would not fit (language_model.h).
 #include "attnrt/models/language_model.h"
 
+#include <cstring>
+
 #include "attnrt/runtime/checked_math.h"
 #include "forward_steps.h"
 
@@ -27,22 +29,34 @@ size_t CacheRows(const ModelConfig& c, const LmShape& s) {
   return rows < s.max_seq ? rows : s.max_seq;
 }
 
-// Floats of one layer's keys (or values): batch * R * kv_heads * head_dim.
-bool LayerCacheFloats(const ModelConfig& c, const LmShape& s, size_t* floats) {
-  size_t n;
-  return CheckedMul(s.batch, CacheRows(c, s), &n) && CheckedMul(n, c.kv_heads, &n) &&
-         CheckedMul(n, c.qk_dim, floats);
+// One layer's keys (or values): batch * R * kv_heads rows of head_dim elements of
+// the cache type, in *value_bytes, and their q8 scales (one float per row, 0 unless
+// q8) in *scale_floats.
+bool LayerCacheSize(const ModelConfig& c, const LmShape& s, size_t* value_bytes,
+                    size_t* scale_floats) {
+  size_t rows;
+  if (!CheckedMul(s.batch, CacheRows(c, s), &rows) || !CheckedMul(rows, c.kv_heads, &rows) ||
+      !CheckedMul(rows, c.qk_dim, value_bytes) ||
+      !CheckedMul(*value_bytes, KvElementBytes(s.kv_type), value_bytes)) {
+    return false;
+  }
+  *scale_floats = s.kv_type == ElementType::kQ8 ? rows : 0;
+  return true;
 }
 
 // Moves rows [drop, drop + keep) of every (layer, keys / values, sequence, kv head)
-// block of `rows` rows to [0, keep). The ranges overlap when drop < keep.
-void MoveRowsToFront(const ModelConfig& c, size_t batch, size_t rows, size_t drop, size_t keep,
-                     float* cache, Forward* f) {
-  const size_t hd = c.qk_dim;
-  const size_t blocks = 2 * c.num_layers * batch * c.kv_heads;  // fits: the cache was allocated
+// block of `rows` rows to [0, keep), and their q8 scales. The ranges overlap when
+// drop < keep.
+void MoveRowsToFront(const ModelConfig& c, const LmShape& s, size_t rows, size_t drop,
+                     size_t keep, uint8_t* values, float* scales) {
+  const size_t row_bytes = c.qk_dim * KvElementBytes(s.kv_type);
+  const size_t blocks = 2 * c.num_layers * s.batch * c.kv_heads;  // fits: the cache was allocated
   for (size_t i = 0; i < blocks; ++i) {
-    float* block = cache + i * rows * hd;
-    f->Move(block, block + drop * hd, keep * hd);
+    uint8_t* block = values + i * rows * row_bytes;
+    std::memmove(block, block + drop * row_bytes, keep * row_bytes);
+    if (s.kv_type == ElementType::kQ8) {
+      std::memmove(scales + i * rows, scales + i * rows + drop, keep * sizeof(float));
+    }
   }
 }
 
@@ -65,16 +79,23 @@ Status CheckLmShape(const Model& model, const LmShape& shape, LmShape* resolved)
                          "%z positions is more than the model's max_seq_len %z", shape.max_seq,
                          c.max_seq_len);
   }
+  if (!IsKvElementType(shape.kv_type)) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "a KV cache in %s is not supported (f32, f16 or q8)",
+                         ElementTypeName(shape.kv_type) ? ElementTypeName(shape.kv_type) : "?");
+  }
   LmShape s = shape;
   if (s.chunk == 0) s.chunk = s.max_seq < kDefaultLmChunk ? s.max_seq : kDefaultLmChunk;
   if (s.chunk > s.max_seq) {
     return Status::Error(StatusCode::kInvalidArgument, "chunk %z is longer than max_seq %z",
                          s.chunk, s.max_seq);
   }
-  size_t floats, bytes, rows, widest;
+  size_t value_bytes, scale_floats, bytes, scale_bytes, rows, widest;
   const size_t ld = (c.heads + 2 * c.kv_heads) * c.qk_dim;
-  if (!LayerCacheFloats(c, s, &floats) || !CheckedMul(floats, 2 * c.num_layers, &floats) ||
-      !CheckedMul(floats, sizeof(float), &bytes) || !CheckedMul(s.batch, s.chunk, &rows) ||
+  if (!LayerCacheSize(c, s, &value_bytes, &scale_floats) ||
+      !CheckedMul(scale_floats, sizeof(float), &scale_bytes) ||
+      !CheckedAdd(value_bytes, scale_bytes, &bytes) ||
+      !CheckedMul(bytes, 2 * c.num_layers, &bytes) || !CheckedMul(s.batch, s.chunk, &rows) ||
       !CheckedMul(rows, ld + 2 * c.ff_dim + 3 * c.model_dim + c.vocab_size, &widest) ||
       !CheckedMul(widest, sizeof(float), &widest) || RopeTableFloats(s.max_seq, c.qk_dim) == 0) {
     return Status::Error(StatusCode::kOverflow,
@@ -90,20 +111,25 @@ Status LmSession::Start(const Model& model, const LmShape& shape, Arena* arena) 
   LmShape s;
   ATTNRT_RETURN_IF_ERROR(CheckLmShape(model, shape, &s));
   const ModelConfig& c = model.config;
-  size_t layer_floats = 0;
-  LayerCacheFloats(c, s, &layer_floats);  // checked by CheckLmShape
+  size_t value_bytes = 0, scale_floats = 0;
+  LayerCacheSize(c, s, &value_bytes, &scale_floats);  // checked by CheckLmShape
+  // Scales first: floats stay 4-byte aligned whatever the size of the values after them.
+  const size_t blocks = 2 * c.num_layers;
+  void* cache = nullptr;
+  ATTNRT_RETURN_IF_ERROR(arena->Allocate(blocks * (scale_floats * sizeof(float) + value_bytes),
+                                         kArenaAlignment, &cache));
   Forward f(arena, nullptr);
-  float* cache = nullptr;
   float* table = nullptr;
-  ATTNRT_RETURN_IF_ERROR(f.Alloc(2 * c.num_layers, layer_floats, &cache));
   ATTNRT_RETURN_IF_ERROR(f.Alloc(1, RopeTableFloats(s.max_seq, c.qk_dim), &table));
   if (!f.measuring()) RopeTable(s.max_seq, c.qk_dim, c.rope_theta, table);
   model_ = &model;
   shape_ = s;
   arena_ = arena;
-  kv_cache_ = cache;
+  kv_scales_ = static_cast<float*>(cache);
+  kv_values_ = static_cast<uint8_t*>(cache) + blocks * scale_floats * sizeof(float);
   rope_table_ = table;
-  layer_floats_ = layer_floats;
+  layer_values_ = value_bytes;
+  layer_scales_ = scale_floats;
   cache_rows_ = CacheRows(c, s);
   position_ = 0;
   cached_ = 0;
@@ -177,7 +203,7 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
   // cached_ <= W - 1 and cn <= chunk then fit R = W - 1 + chunk.
   if (cached_ + cn > R) {
     const size_t keep = cached_ < c.sliding_window - 1 ? cached_ : c.sliding_window - 1;
-    MoveRowsToFront(c, B, R, cached_ - keep, keep, kv_cache_, &f);
+    if (!f.measuring()) MoveRowsToFront(c, shape_, R, cached_ - keep, keep, kv_values_, kv_scales_);
     cached_ = keep;  // consistent even if a later step of this chunk fails
   }
   const size_t first = cached_;  // the chunk's rows in the cache: first .. first + cn - 1
@@ -205,13 +231,18 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
   p.q = qkv;
   p.q_strides = Strides3{cn * ld, hd, ld};
   p.k_strides = p.v_strides = Strides3{KV * R * hd, R * hd, hd};
+  p.kv_type = shape_.kv_type;
+  p.k_scale_strides = p.v_scale_strides = Strides3{KV * R, R, 1};
   p.out = att;
   p.out_strides = Strides3{cn * qw, hd, qw};
 
   for (size_t l = 0; l < c.num_layers && st.ok(); ++l) {
     const LayerWeights& w = m.layers[l];
-    float* keys = kv_cache_ + 2 * l * layer_floats_;
-    float* values = keys + layer_floats_;
+    uint8_t* keys = kv_values_ + 2 * l * layer_values_;
+    uint8_t* values = keys + layer_values_;
+    float* key_scales = kv_scales_ + 2 * l * layer_scales_;
+    float* value_scales = key_scales + layer_scales_;
+    const size_t elem = KvElementBytes(shape_.kv_type);
     f.RmsNorm(x, dim, rows, dim, w.norm1_weight, eps, h, dim);
     st = f.Linear(w.q, h, dim, rows, qkv, ld);
     if (st.ok()) st = f.Linear(w.k, h, dim, rows, qkv + qw, ld);
@@ -220,17 +251,27 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
     for (size_t b = 0; b < B; ++b) {
       // q and k heads are adjacent in a row: one rotation covers both.
       f.Rope(qkv + b * cn * ld, ld, cn, H + KV, hd, pos, rope_table_, c.rope_style);
+      // The chunk's cn keys and values of each kv head enter the cache (narrowed to
+      // its type) at rows first .. first + cn - 1.
       for (size_t g = 0; g < KV; ++g) {
-        for (size_t t = 0; t < cn; ++t) {
-          const float* row = qkv + (b * cn + t) * ld + qw + g * hd;
-          const size_t at = ((b * KV + g) * R + first + t) * hd;
-          f.Copy(keys + at, row, hd);
-          f.Copy(values + at, row + kvw, hd);
-        }
+        if (f.measuring()) break;  // nothing to store while planning
+        const float* row = qkv + b * cn * ld + qw + g * hd;
+        const size_t at = (b * KV + g) * R + first;  // row index in the layer's block
+        StoreKvRows(shape_.kv_type, row, ld, cn, hd, keys + at * hd * elem, hd,
+                    layer_scales_ ? key_scales + at : nullptr, 1);
+        StoreKvRows(shape_.kv_type, row + kvw, ld, cn, hd, values + at * hd * elem, hd,
+                    layer_scales_ ? value_scales + at : nullptr, 1);
       }
     }
-    p.k = keys;
-    p.v = values;
+    if (shape_.kv_type == ElementType::kF32) {
+      p.k = reinterpret_cast<const float*>(keys);
+      p.v = reinterpret_cast<const float*>(values);
+    } else {
+      p.k_data = keys;
+      p.v_data = values;
+      p.k_scales = layer_scales_ ? key_scales : nullptr;
+      p.v_scales = layer_scales_ ? value_scales : nullptr;
+    }
     st = f.Sdpa(p, nullptr);
     if (st.ok()) st = f.Linear(w.o, att, qw, rows, h, dim);
     if (!st.ok()) break;
@@ -293,7 +334,8 @@ Status PlanLm(const Model& model, const LmShape& shape, size_t workers, LmPlan* 
   if (s.chunk > 32) ATTNRT_RETURN_IF_ERROR(measure(s.chunk));
   const ModelConfig& c = model.config;
   plan->cache_rows = session.cache_rows_;
-  plan->kv_cache_bytes = 2 * c.num_layers * session.layer_floats_ * sizeof(float);
+  plan->kv_cache_bytes =
+      2 * c.num_layers * (session.layer_values_ + session.layer_scales_ * sizeof(float));
   plan->rope_table_bytes = RopeTableFloats(s.max_seq, c.qk_dim) * sizeof(float);
   plan->arena_bytes = arena.high_water();
   plan->activation_bytes = activation;

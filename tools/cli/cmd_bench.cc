@@ -24,6 +24,7 @@
 #include "cli/cli_common.h"
 #include "cli/bench_timing.h"
 #include "cli/commands.h"
+#include "cli/kv_dtype_option.h"
 #include "cli/kernel_choice.h"
 #include "cli/option_checks.h"
 #include "cli/thread_option.h"
@@ -57,11 +58,6 @@ struct BenchSdpaOptions {
   std::string kv_dtype = "f32";  // KV cache storage: f32, f16, q8
 };
 
-ElementType ParseKvDtype(const std::string& name) {
-  if (name == "f16") return ElementType::kF16;
-  if (name == "q8") return ElementType::kQ8;
-  return ElementType::kF32;
-}
 
 struct BenchPeakOptions {
   double seconds = 0.1;
@@ -156,7 +152,7 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
   p.v = v.data();
   p.out = out.data();
   // --kv-dtype f16 / q8: the kernel reads K and V narrowed as a KV cache stores them.
-  const ElementType kv_type = ParseKvDtype(o.kv_dtype);
+  const ElementType kv_type = KvDtype(o.kv_dtype);
   std::vector<uint8_t> k_typed, v_typed;
   std::vector<float> k_scales, v_scales;
   if (kv_type != ElementType::kF32) {
@@ -392,11 +388,7 @@ void AddBenchSdpa(CLI::App& bench, int* exit_code) {
                   "(times the thread count)")
       ->check(FiniteNumber(0.001, 1e9));
   cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
-  cmd->add_option("--kv-dtype", o->kv_dtype,
-                  "Storage of K and V the kernel reads: f32, or f16 / q8 (int8, one f32 scale "
-                  "per key row) narrowed from the random f32 inputs as a KV cache stores them")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"f32", "f16", "q8"}));
+  AddKvDtypeOption(cmd, &o->kv_dtype, "the kernel reads K and V narrowed from the random f32 inputs as a KV cache stores them");
   cmd->add_flag("--json", o->json,
                 "Print only JSON on stdout: an object with every number for one --seq, a list "
                 "of them for a sweep");

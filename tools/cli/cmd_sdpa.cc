@@ -8,6 +8,7 @@
 #include "attnrt/runtime/sdpa_kv.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/kv_dtype_option.h"
 #include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
 #include "cli/thread_option.h"
@@ -30,11 +31,6 @@ struct SdpaOptions {
   std::string kv_dtype = "f32";  // storage of K and V the kernel reads: f32, f16, q8
 };
 
-ElementType ParseKvDtype(const std::string& name) {
-  if (name == "f16") return ElementType::kF16;
-  if (name == "q8") return ElementType::kQ8;
-  return ElementType::kF32;
-}
 
 std::string DescribeInputs(const SdpaOptions& o, const npy::Array& q, const npy::Array& k,
                            const npy::Array& v, const npy::Array* mask) {
@@ -127,7 +123,7 @@ int RunSdpaCommand(const SdpaOptions& o) {
   if (!o.weights_out.empty()) p.weights = weights.data();
   // --kv-dtype f16 / q8: K and V are narrowed as a model's KV cache stores them,
   // then the kernel reads the typed copy.
-  const ElementType kv_type = ParseKvDtype(o.kv_dtype);
+  const ElementType kv_type = KvDtype(o.kv_dtype);
   std::vector<uint8_t> k_typed, v_typed;
   std::vector<float> k_scales, v_scales;
   if (kv_type != ElementType::kF32) {
@@ -207,11 +203,7 @@ void AddSdpaCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--sinks", o->sinks,
                   "Attention sink logits, float32 (Hq,): exp(sink[h]) joins the softmax "
                   "denominator (rows sum to less than one)");
-  cmd->add_option("--kv-dtype", o->kv_dtype,
-                  "Storage of K and V the kernel reads: f32, or f16 / q8 (int8, one f32 scale "
-                  "per key row) narrowed from the f32 inputs as a KV cache stores them")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"f32", "f16", "q8"}));
+  AddKvDtypeOption(cmd, &o->kv_dtype, "the kernel reads K and V narrowed from the f32 inputs as a KV cache stores them");
   AddKernelOption(*cmd, &o->kernel);
   AddThreadsOption(*cmd, &o->threads);
   cmd->callback([o, exit_code] { *exit_code = RunSdpaCommand(*o); });

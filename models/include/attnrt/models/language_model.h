@@ -23,14 +23,20 @@
 // every call, also while nothing has been dropped yet. A session still takes up
 // to max_seq tokens in all.
 //
+// The cache stores keys and values as LmShape::kv_type (kernels/kv_store.h): f32,
+// f16, or q8 (int8 with one f32 scale per row of head_dim values); the attention
+// kernels widen them in registers. Rows are narrowed once, when they enter the cache.
+//
 // PlanLm runs the same code with a measuring arena, so its arena_bytes is the
 // high-water mark of any session of that shape, and kv_cache_bytes is exactly
-// 2 * n_layers * batch * R * kv_heads * head_dim * sizeof(float).
+// 2 * n_layers * batch * R * kv_heads * (head_dim * element bytes + scale bytes),
+// element bytes 4 / 2 / 1 for f32 / f16 / q8 and scale bytes 4 for q8, else 0.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "attnrt/kernels/kv_store.h"
 #include "attnrt/models/model.h"
 
 namespace attnrt {
@@ -45,6 +51,8 @@ struct LmShape {
   size_t chunk = 0;    // most tokens per pass through the layers; 0: min(max_seq, kDefaultLmChunk)
   // Feed returns the logits of every fed token instead of only the last one's.
   bool all_logits = false;
+  // Storage of the KV cache: kF32, kF16 or kQ8 (IsKvElementType).
+  ElementType kv_type = ElementType::kF32;
 };
 
 struct LmPlan {
@@ -97,9 +105,13 @@ class LmSession {
   const Model* model_ = nullptr;
   LmShape shape_;
   Arena* arena_ = nullptr;
-  float* kv_cache_ = nullptr;    // layer l keys at + 2 l * layer_floats, values after them
+  // The cache: 2 * n_layers blocks (layer l's keys, then its values) of
+  // layer_values_ bytes, after 2 * n_layers blocks of layer_scales_ q8 scales.
+  float* kv_scales_ = nullptr;
+  uint8_t* kv_values_ = nullptr;
   float* rope_table_ = nullptr;
-  size_t layer_floats_ = 0;      // one layer's keys (or values)
+  size_t layer_values_ = 0;      // bytes of one layer's keys (or values)
+  size_t layer_scales_ = 0;      // floats of their q8 scales (0 unless q8)
   size_t cache_rows_ = 0;        // R: rows per (sequence, kv head)
   size_t position_ = 0;          // tokens fed per sequence
   size_t cached_ = 0;            // rows in use: positions position_ - cached_ .. position_ - 1
