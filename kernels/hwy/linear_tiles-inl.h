@@ -22,7 +22,6 @@
 
 #include <cstddef>
 
-#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -68,10 +67,11 @@ HWY_INLINE void Transpose4x4(const float* HWY_RESTRICT src0, const float* HWY_RE
 #endif
 }
 
-// panel[k * nr + j] = w[j * w_stride + k] for j < cols, k < depth; 0 for cols <= j < nr.
-// 4 x 4 register transposes (8 shuffles per 16 floats); scalar only at the edges.
-HWY_INLINE void PackPanel(const float* HWY_RESTRICT w, size_t w_stride, size_t cols, size_t depth,
-                          size_t nr, float* HWY_RESTRICT panel) {
+// panel[k * nr + j] = w[j * w_stride + k] for j < cols, k < depth (f32 rows; typed
+// weights are widened into such rows first, linear_weights-inl.h). 4 x 4 register
+// transposes (8 shuffles per 16 floats); scalar only at the edges.
+HWY_INLINE void PackColumns(const float* HWY_RESTRICT w, size_t w_stride, size_t cols,
+                            size_t depth, size_t nr, float* HWY_RESTRICT panel) {
   size_t j = 0;
   for (; j + 4 <= cols; j += 4) {
     const float* w0 = w + j * w_stride;
@@ -87,7 +87,11 @@ HWY_INLINE void PackPanel(const float* HWY_RESTRICT w, size_t w_stride, size_t c
   for (; j < cols; ++j) {
     for (size_t k = 0; k < depth; ++k) panel[k * nr + j] = w[j * w_stride + k];
   }
-  for (j = cols; j < nr; ++j) {
+}
+
+// panel[k * nr + j] = 0 for cols <= j < nr: a partial panel's missing columns.
+HWY_INLINE void ZeroColumns(size_t cols, size_t depth, size_t nr, float* HWY_RESTRICT panel) {
+  for (size_t j = cols; j < nr; ++j) {
     for (size_t k = 0; k < depth; ++k) panel[k * nr + j] = 0.0f;
   }
 }
@@ -230,115 +234,6 @@ HWY_INLINE void Tile(const float* const* x, const float* HWY_RESTRICT panel, siz
   } else {
     Tile6x2(x, panel, depth, accumulate, bias, y);
   }
-}
-
-// Dot products of one x row with 8, 4 or 2 weight rows for the dot path (decode):
-// vectors along k, one x load shared by every row's FMA, lanes summed at the end,
-// then the scalar tail of k (DotTail). Every output is summed in this same order
-// whichever function computes it, so how DotPanel groups the rows never changes a
-// bit. One accumulator per row: with 8 rows, 8 independent FMA chains cover the
-// FMA latency, and the loop is bound by memory, not arithmetic.
-//
-// Dot8<true> also prefetches the 8 weight rows that follow its own (the next
-// group, contiguous in W), one cache line per row whenever k enters a new line
-// of 16 floats, so the next group's lines are on their way from DRAM while
-// this group is summed: 8 rows x K floats of lead (9 KiB at K = 288). On the EPYC
-// (Zen 5, AVX-512) this took the 32000 x 288 decode classifier from about 80% to
-// over 100% of a plain sequential read's bandwidth; on an L2-hot matrix the
-// extra prefetch instructions cost up to a third, so DotPanel only asks for them
-// on matrices too large to stay in L2.
-
-constexpr size_t kLineFloats = 64 / sizeof(float);
-
-HWY_INLINE float DotTail(float sum, const float* HWY_RESTRICT x, const float* HWY_RESTRICT w,
-                         size_t k, size_t K) {
-  for (; k < K; ++k) sum += x[k] * w[k];
-  return sum;
-}
-
-// out[i] = sum_k x[k] * w0[i * K + k] for the 8 consecutive rows starting at w0.
-template <bool kPrefetchNext>
-HWY_INLINE void Dot8(const float* HWY_RESTRICT x, const float* HWY_RESTRICT w0, size_t K,
-                     float* out) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
-  const float* w1 = w0 + K;
-  const float* w2 = w1 + K;
-  const float* w3 = w2 + K;
-  const float* w4 = w3 + K;
-  const float* w5 = w4 + K;
-  const float* w6 = w5 + K;
-  const float* w7 = w6 + K;
-  const size_t next = 8 * K;  // the same k of the row 8 rows further on
-  VF a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-  VF a4 = hn::Zero(d), a5 = hn::Zero(d), a6 = hn::Zero(d), a7 = hn::Zero(d);
-  size_t k = 0;
-  for (; k + N <= K; k += N) {
-    if (kPrefetchNext && k % kLineFloats < N) {
-      hwy::Prefetch(w0 + next + k);
-      hwy::Prefetch(w1 + next + k);
-      hwy::Prefetch(w2 + next + k);
-      hwy::Prefetch(w3 + next + k);
-      hwy::Prefetch(w4 + next + k);
-      hwy::Prefetch(w5 + next + k);
-      hwy::Prefetch(w6 + next + k);
-      hwy::Prefetch(w7 + next + k);
-    }
-    const VF xv = hn::LoadU(d, x + k);
-    a0 = hn::MulAdd(xv, hn::LoadU(d, w0 + k), a0);
-    a1 = hn::MulAdd(xv, hn::LoadU(d, w1 + k), a1);
-    a2 = hn::MulAdd(xv, hn::LoadU(d, w2 + k), a2);
-    a3 = hn::MulAdd(xv, hn::LoadU(d, w3 + k), a3);
-    a4 = hn::MulAdd(xv, hn::LoadU(d, w4 + k), a4);
-    a5 = hn::MulAdd(xv, hn::LoadU(d, w5 + k), a5);
-    a6 = hn::MulAdd(xv, hn::LoadU(d, w6 + k), a6);
-    a7 = hn::MulAdd(xv, hn::LoadU(d, w7 + k), a7);
-  }
-  out[0] = DotTail(hn::GetLane(hn::SumOfLanes(d, a0)), x, w0, k, K);
-  out[1] = DotTail(hn::GetLane(hn::SumOfLanes(d, a1)), x, w1, k, K);
-  out[2] = DotTail(hn::GetLane(hn::SumOfLanes(d, a2)), x, w2, k, K);
-  out[3] = DotTail(hn::GetLane(hn::SumOfLanes(d, a3)), x, w3, k, K);
-  out[4] = DotTail(hn::GetLane(hn::SumOfLanes(d, a4)), x, w4, k, K);
-  out[5] = DotTail(hn::GetLane(hn::SumOfLanes(d, a5)), x, w5, k, K);
-  out[6] = DotTail(hn::GetLane(hn::SumOfLanes(d, a6)), x, w6, k, K);
-  out[7] = DotTail(hn::GetLane(hn::SumOfLanes(d, a7)), x, w7, k, K);
-}
-
-// out[i] = sum_k x[k] * w_i[k] for 4 weight rows.
-HWY_INLINE void Dot4(const float* HWY_RESTRICT x, const float* HWY_RESTRICT w0,
-                     const float* HWY_RESTRICT w1, const float* HWY_RESTRICT w2,
-                     const float* HWY_RESTRICT w3, size_t K, float* out) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
-  VF a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-  size_t k = 0;
-  for (; k + N <= K; k += N) {
-    const VF xv = hn::LoadU(d, x + k);
-    a0 = hn::MulAdd(xv, hn::LoadU(d, w0 + k), a0);
-    a1 = hn::MulAdd(xv, hn::LoadU(d, w1 + k), a1);
-    a2 = hn::MulAdd(xv, hn::LoadU(d, w2 + k), a2);
-    a3 = hn::MulAdd(xv, hn::LoadU(d, w3 + k), a3);
-  }
-  out[0] = DotTail(hn::GetLane(hn::SumOfLanes(d, a0)), x, w0, k, K);
-  out[1] = DotTail(hn::GetLane(hn::SumOfLanes(d, a1)), x, w1, k, K);
-  out[2] = DotTail(hn::GetLane(hn::SumOfLanes(d, a2)), x, w2, k, K);
-  out[3] = DotTail(hn::GetLane(hn::SumOfLanes(d, a3)), x, w3, k, K);
-}
-
-// out[i] = sum_k x[k] * w_i[k] for 2 weight rows (w1 may equal w0).
-HWY_INLINE void Dot2(const float* HWY_RESTRICT x, const float* HWY_RESTRICT w0,
-                     const float* HWY_RESTRICT w1, size_t K, float* out) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
-  VF a0 = hn::Zero(d), a1 = hn::Zero(d);
-  size_t k = 0;
-  for (; k + N <= K; k += N) {
-    const VF xv = hn::LoadU(d, x + k);
-    a0 = hn::MulAdd(xv, hn::LoadU(d, w0 + k), a0);
-    a1 = hn::MulAdd(xv, hn::LoadU(d, w1 + k), a1);
-  }
-  out[0] = DotTail(hn::GetLane(hn::SumOfLanes(d, a0)), x, w0, k, K);
-  out[1] = DotTail(hn::GetLane(hn::SumOfLanes(d, a1)), x, w1, k, K);
 }
 
 }  // namespace HWY_NAMESPACE

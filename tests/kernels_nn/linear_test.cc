@@ -1,7 +1,9 @@
 // LinearRun (hwy) against ReferenceLinear: sizes straddling vector, panel, tile
 // and depth-block edges, both the packed and the dot (few rows) path, strides,
 // misaligned buffers, bias on and off, K up to 4096, large magnitudes, and any
-// split of the work items giving bit-identical output.
+// split of the work items giving bit-identical output; and the same for f16, bf16
+// and q8 weights (typed_weights.h), against ReferenceLinear on the same typed
+// weights and against the kernel's own f32 results on the decoded weights.
 #include "attnrt/kernels/linear.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +21,7 @@
 #include "host/aligned_buffer.h"
 #include "kernels_nn/nn_target_fixture.h"
 #include "kernels_nn/nn_test_buffers.h"
+#include "kernels_nn/typed_weights.h"
 
 namespace attnrt::testing {
 namespace {
@@ -34,10 +38,11 @@ struct LinearCase {
   size_t x_pad = 0, y_pad = 0;  // stride - width
   float x_scale = 1.0f, w_scale = 1.0f;
   uint32_t seed = 1;
+  ElementType w_type = ElementType::kF32;
 
   std::string Describe() const {
     std::ostringstream s;
-    s << "M=" << M << " K=" << K << " N=" << N << (bias ? " bias" : " no-bias")
+    s << ElementTypeName(w_type) << " M=" << M << " K=" << K << " N=" << N << (bias ? " bias" : " no-bias")
       << (misalign ? " misaligned" : "") << " x_stride=" << K + x_pad << " y_stride=" << N + y_pad
       << " x*" << x_scale << " w*" << w_scale << " seed=" << seed;
     return s.str();
@@ -55,16 +60,20 @@ class LinearTester {
     x_.FillNormal(&rng, c.x_scale);
     w_.FillNormal(&rng, c.w_scale);
     bias_.FillNormal(&rng, c.x_scale * c.w_scale);
+    // w_ becomes the decoded values of the typed weights (unchanged for f32).
+    typed_ = std::make_unique<TypedMatrix>(c.w_type, c.N, c.K, c.misalign, w_.data());
   }
 
-  LinearParams Params(GuardedFloats* y) const {
+  // `typed`: the weights in c.w_type; otherwise their decoded f32 values.
+  LinearParams Params(GuardedFloats* y, bool typed = true) const {
     LinearParams p;
     p.rows = c_.M;
     p.in = c_.K;
     p.out = c_.N;
     p.x = x_.data();
     p.x_stride = c_.K + c_.x_pad;
-    p.w = w_.data();
+    p.w = typed ? typed_->data() : w_.data();
+    p.w_type = typed ? c_.w_type : ElementType::kF32;
     p.bias = c_.bias ? bias_.data() : nullptr;
     p.y = y->data();
     p.y_stride = c_.N + c_.y_pad;
@@ -83,8 +92,9 @@ class LinearTester {
 
   // Runs the items as the ranges [0, cuts[0]), [cuts[0], cuts[1]), ..., [cuts.back(), items),
   // each with freshly poisoned scratch guarded at its end. Empty string when all went well.
-  std::string RunKernel(const std::vector<size_t>& cuts, GuardedFloats* y) const {
-    const LinearParams p = Params(y);
+  std::string RunKernel(const std::vector<size_t>& cuts, GuardedFloats* y,
+                        bool typed = true) const {
+    const LinearParams p = Params(y, typed);
     const size_t items = LinearWorkItems(p);
     const size_t floats = LinearScratchFloats(p);
     AlignedBuffer buffer((floats + GuardedFloats::kGuard) * sizeof(float));
@@ -103,7 +113,8 @@ class LinearTester {
       begin = end;
     }
     if (!y->GuardsIntact()) return "wrote outside y";
-    if (!x_.GuardsIntact() || !w_.GuardsIntact() || !bias_.GuardsIntact())
+    if (!x_.GuardsIntact() || !w_.GuardsIntact() || !bias_.GuardsIntact() ||
+        !typed_->GuardsIntact())
       return "wrote outside inputs";
     return "";
   }
@@ -149,6 +160,27 @@ class LinearTester {
     const double err = Compare(got, RunReference(), &problem);
     EXPECT_EQ(problem, "") << c_.Describe();
     EXPECT_LE(err, kTolerance) << c_.Describe();
+    if (c_.w_type != ElementType::kF32) ExpectMatchesDecodedF32(got);
+  }
+
+  // A typed call against the kernel's f32 call on the decoded weights (and the
+  // reference likewise). Widening is exact, so f16 and bf16 sum the same products
+  // in the same order: identical bits. So does q8 on the packed path (it widens
+  // q * scale exactly before the tiles); the dot path scales each 32-value block's
+  // partial sum instead, which rounds differently: tolerance there.
+  void ExpectMatchesDecodedF32(const GuardedFloats& typed_got) const {
+    GuardedFloats f32_got = NewOutput();
+    ASSERT_EQ(RunKernel({}, &f32_got, false), "") << c_.Describe();
+    GuardedFloats typed_want = RunReference(), f32_want = NewOutput();
+    ReferenceLinear(Params(&f32_want, false));
+    EXPECT_TRUE(typed_want.SameBitsAs(f32_want)) << "reference " << c_.Describe();
+    const bool q8_dot_path = c_.w_type == ElementType::kQ8 && c_.M < 20;
+    if (!q8_dot_path) {
+      EXPECT_TRUE(typed_got.SameBitsAs(f32_got)) << c_.Describe();
+    }
+    std::string problem;
+    EXPECT_LE(Compare(typed_got, f32_got, &problem), kTolerance) << c_.Describe();
+    EXPECT_EQ(problem, "") << c_.Describe();
   }
 
   size_t Items() const {
@@ -159,6 +191,7 @@ class LinearTester {
  private:
   LinearCase c_;
   GuardedFloats x_, w_, bias_;
+  std::unique_ptr<TypedMatrix> typed_;
 };
 
 // Panel widths are 8 to 64 columns and depth blocks 128 to 4096 k values
@@ -251,7 +284,10 @@ TEST_P(LinearTest, AnySplitOfItemsGivesIdenticalBits) {
   const size_t shapes[][3] = {{2, 70, 100}, {100, 70, 100}, {61, 300, 37}, {49, 16, 200}};
   uint32_t seed = 900;
   for (const auto& s : shapes) {
+   for (ElementType w_type : {ElementType::kF32, ElementType::kF16, ElementType::kBF16,
+                              ElementType::kQ8}) {
     LinearCase c{s[0], s[1], s[2]};
+    c.w_type = w_type;
     c.misalign = true;
     c.y_pad = 3;
     c.seed = ++seed;
@@ -271,6 +307,7 @@ TEST_P(LinearTest, AnySplitOfItemsGivesIdenticalBits) {
       EXPECT_TRUE(parts.SameBitsAs(whole)) << c.Describe() << " split into " << cuts.size() + 1;
     }
     t.ExpectMatchesReference({items / 2});
+   }
   }
 }
 
@@ -306,6 +343,88 @@ TEST_P(LinearTest, ScratchDependsOnlyOnDepth) {
   b.rows = 100000;
   b.out = 100000;
   EXPECT_EQ(LinearScratchFloats(a), LinearScratchFloats(b));
+}
+
+const ElementType kTypedWeights[] = {ElementType::kF16, ElementType::kBF16, ElementType::kQ8};
+
+// Every stored type on both paths (1-3 rows: the dot path; 20 and 29: packed),
+// K around q8's 32-value blocks (shorter last blocks, K < 32) and vector edges, N
+// odd and even, bias on and off, strides and misaligned buffers.
+TEST_P(LinearTest, TypedWeightsEveryDepthBothPaths) {
+  const size_t depths[] = {1, 7, 31, 32, 33, 96, 288, 300};
+  const size_t rows[] = {1, 2, 3, 20, 29};
+  const size_t outs[] = {19, 40};
+  uint32_t seed = 2000;
+  for (ElementType w_type : kTypedWeights) {
+    for (size_t K : depths) {
+      for (size_t i = 0; i < 5; ++i) {
+        for (size_t N : outs) {
+          LinearCase c{rows[i], K, N};
+          c.w_type = w_type;
+          c.bias = (seed % 2) == 0;
+          c.misalign = (seed % 3) == 1;
+          c.x_pad = (seed % 4) == 2 ? 3 : 0;
+          c.y_pad = (seed % 5) == 1 ? 5 : 0;
+          c.seed = ++seed;
+          LinearTester(c).ExpectMatchesReference();
+        }
+      }
+    }
+  }
+}
+
+TEST_P(LinearTest, TypedWeightsZeroDepthAndEmptyShapes) {
+  for (ElementType w_type : kTypedWeights) {
+    for (size_t M : {2, 9}) {
+      LinearCase c{M, 0, 35};
+      c.w_type = w_type;
+      LinearTester(c).ExpectMatchesReference();
+    }
+    LinearCase empty{0, 33, 8};
+    empty.w_type = w_type;
+    EXPECT_EQ(LinearTester(empty).Items(), 0u);
+  }
+}
+
+// Weights of at least 2 MiB in their own type take the dot path's prefetching
+// branch (the next 8 rows' lines); its last groups must not prefetch past W's end
+// (exact-size typed buffers under ASan would show it) and must give the same sums.
+TEST_P(LinearTest, TypedWeightsLargeEnoughToPrefetch) {
+  uint32_t seed = 3000;
+  for (ElementType w_type : kTypedWeights) {
+    const size_t N = w_type == ElementType::kQ8 ? 7401 : 3703;  // >= 2 MiB at K = 300
+    for (size_t M : {1, 2}) {
+      LinearCase c{M, 300, N};
+      c.w_type = w_type;
+      c.seed = ++seed;
+      LinearTester(c).ExpectMatchesReference();
+    }
+  }
+}
+
+// Deep rows: many q8 blocks and the packed path's depth blocks (256 to 4096 k).
+TEST_P(LinearTest, TypedWeightsDeepSums) {
+  uint32_t seed = 4000;
+  for (ElementType w_type : kTypedWeights) {
+    for (size_t K : {1000, 4099}) {
+      for (size_t M : {3, 21}) {
+        LinearCase c{M, K, 17};
+        c.w_type = w_type;
+        c.seed = ++seed;
+        LinearTester(c).ExpectMatchesReference();
+      }
+    }
+  }
+}
+
+// An unknown type code is no work at all, never a misread of the bytes.
+TEST_P(LinearTest, UnknownWeightTypeHasNoItems) {
+  LinearParams p{};
+  p.rows = 3;
+  p.in = 8;
+  p.out = 8;
+  p.w_type = static_cast<ElementType>(9);
+  EXPECT_EQ(LinearWorkItems(p), 0u);
 }
 
 }  // namespace

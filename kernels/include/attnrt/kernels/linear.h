@@ -33,13 +33,16 @@ struct LinearParams {
   const void* w_scales = nullptr;
 };
 
-// Floats of scratch one worker needs; depends on the target's vector width and
-// K, never on M or N: at most a 32 KiB weight panel plus 7 panel rows (about
-// 33 KiB on AVX-512; 8 KiB on a scalar Cortex-M with K = 1024).
+// Floats of scratch one worker needs; depends on the target's vector width, K and
+// w_type, never on M or N: at most a 32 KiB weight panel plus 7 panel rows (about
+// 33 KiB on AVX-512; 8 KiB on a scalar Cortex-M with K = 1024), and for f16, bf16
+// and q8 weights 4 widened rows of one depth block besides (4 KiB on AVX-512;
+// one row, 4 KiB at K = 1024, on a scalar Cortex-M).
 size_t LinearScratchFloats(const LinearParams& p);
 // Independent work items of this call (blocks of output columns x blocks of rows).
 // Every output element is summed in the same order however the items are split,
-// so any split of [0, items) over workers gives bit-identical results.
+// so any split of [0, items) over workers gives bit-identical results. A w_type
+// outside ElementType has no items (callers check types where they load them).
 size_t LinearWorkItems(const LinearParams& p);
 // Runs items [begin, end). Contiguous ranges are cheaper than single items: a
 // range shares one packing of each weight panel it touches.

@@ -1,0 +1,81 @@
+// Test-side typed weight matrices: f32 values encoded as f16, bf16 or q8 with the
+// conversions of element_type.h (F32ToF16, F32ToBF16, QuantizeQ8Row), stored in a
+// byte buffer with guard bytes on both sides, and the exact f32 values the
+// encoding stands for (what a kernel must compute with).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "attnrt/kernels/element_type.h"
+
+namespace attnrt::testing {
+
+class TypedMatrix {
+ public:
+  static constexpr size_t kGuard = 64;
+  static constexpr uint8_t kGuardByte = 0xA5;
+
+  // Encodes rows x cols values (row-major) as `type`; `values` becomes the decoded
+  // f32 values. `misalign` shifts the data 2 bytes off the buffer's alignment (the
+  // q8 scale plane stays 2-byte aligned, as the format promises).
+  TypedMatrix(ElementType type, size_t rows, size_t cols, bool misalign, float* values)
+      : type_(type), offset_(kGuard + (misalign ? 2 : 0)) {
+    MatrixBytes(type, rows, cols, &bytes_);
+    storage_.assign(bytes_ + offset_ + kGuard, kGuardByte);
+    uint8_t* base = storage_.data() + offset_;
+    const size_t n = rows * cols;
+    switch (type) {
+      case ElementType::kF32:
+        std::memcpy(base, values, n * sizeof(float));
+        break;
+      case ElementType::kF16:
+        for (size_t i = 0; i < n; ++i) {
+          const uint16_t h = F32ToF16(values[i]);
+          std::memcpy(base + 2 * i, &h, 2);
+          values[i] = F16ToF32(h);
+        }
+        break;
+      case ElementType::kBF16:
+        for (size_t i = 0; i < n; ++i) {
+          const uint16_t h = F32ToBF16(values[i]);
+          std::memcpy(base + 2 * i, &h, 2);
+          values[i] = BF16ToF32(h);
+        }
+        break;
+      case ElementType::kQ8: {
+        auto* q = reinterpret_cast<int8_t*>(base);
+        auto* scales = reinterpret_cast<uint16_t*>(base + Q8ScalesOffset(rows, cols));
+        const size_t blocks = Q8BlocksPerRow(cols);
+        for (size_t r = 0; r < rows; ++r) {
+          QuantizeQ8Row(values + r * cols, cols, q + r * cols, scales + r * blocks);
+          for (size_t c = 0; c < cols; ++c) {
+            values[r * cols + c] =
+                F16ToF32(scales[r * blocks + c / kQ8Block]) * float(q[r * cols + c]);
+          }
+        }
+        break;
+      }
+    }
+  }
+
+  const void* data() const { return storage_.data() + offset_; }
+  ElementType type() const { return type_; }
+
+  bool GuardsIntact() const {
+    for (size_t i = 0; i < storage_.size(); ++i) {
+      if ((i < offset_ || i >= offset_ + bytes_) && storage_[i] != kGuardByte) return false;
+    }
+    return true;
+  }
+
+ private:
+  ElementType type_;
+  size_t offset_;
+  size_t bytes_ = 0;
+  std::vector<uint8_t> storage_;
+};
+
+}  // namespace attnrt::testing
