@@ -84,7 +84,7 @@ struct Q8Matrix {
 HWY_INLINE Q8Matrix Q8Planes(const LinearParams& p) {
   const auto* bytes = static_cast<const uint8_t*>(p.w);
   return {reinterpret_cast<const int8_t*>(bytes),
-          reinterpret_cast<const uint16_t*>(bytes + Q8ScalesOffset(p.out, p.in)),
+          LinearQ8Scales(p),
           Q8BlocksPerRow(p.in)};
 }
 

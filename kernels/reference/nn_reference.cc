@@ -29,8 +29,7 @@ double WeightAt(const LinearParams& p, size_t n, size_t k) {
       return BF16ToF32(static_cast<const uint16_t*>(p.w)[i]);
     case ElementType::kQ8: {
       const auto* bytes = static_cast<const uint8_t*>(p.w);
-      const auto* scales =
-          reinterpret_cast<const uint16_t*>(bytes + Q8ScalesOffset(p.out, p.in));
+      const uint16_t* scales = LinearQ8Scales(p);
       const double scale = F16ToF32(scales[n * Q8BlocksPerRow(p.in) + k / kQ8Block]);
       return scale * static_cast<int8_t>(bytes[i]);
     }

@@ -22,6 +22,7 @@
 #include "cli/bench_timing.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/kv_dtype_option.h"
 #include "cli/config_metadata.h"
 #include "cli/lm_runner.h"
 #include "cli/model_file.h"
@@ -43,6 +44,7 @@ struct BenchLmOptions {
   double seconds = 2.0;
   unsigned seed = 1;
   std::string dtype = "f32";  // weight matrices of a config's random model
+  std::string kv_dtype = "f32";
   bool json = false;
 };
 
@@ -214,6 +216,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   // Prefill: the whole prompt through a session that holds exactly it.
   LmShape prefill_shape;
   prefill_shape.max_seq = prompt_len;
+  prefill_shape.kv_type = KvDtype(o.kv_dtype);
   LmRunner prefill;
   if (!StartLm(model, prefill_shape, pool.workers(), 0, &prefill, &error)) return ReportError(cmd, error);
   PrefillRun pr{&prefill, &prompt, &pool, &logits, Status::Ok()};
@@ -228,6 +231,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   const size_t decode_prompt = context - o.gen;
   LmShape decode_shape;
   decode_shape.max_seq = context;
+  decode_shape.kv_type = KvDtype(o.kv_dtype);
   LmRunner decode;
   if (!StartLm(model, decode_shape, pool.workers(), 0, &decode, &error)) return ReportError(cmd, error);
   std::vector<double> steps;
@@ -354,6 +358,7 @@ void AddBenchLmCommand(CLI::App& bench, int* exit_code) {
                   "attnrt convert --dtype)")
       ->capture_default_str()
       ->check(CLI::IsMember({"f32", "f16", "bf16", "q8"}));
+  AddKvDtypeOption(cmd, &o->kv_dtype, "of the prefill and decode sessions");
   cmd->add_flag("--json", o->json, "Print only a JSON object on stdout (the summary goes to stderr)");
   cmd->callback([o, exit_code] { *exit_code = RunBenchLm(*o); });
 }

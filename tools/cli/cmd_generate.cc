@@ -17,6 +17,7 @@
 #include "attnrt/models/sampling.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/kv_dtype_option.h"
 #include "cli/lm_runner.h"
 #include "cli/model_file.h"
 #include "cli/option_checks.h"
@@ -30,6 +31,7 @@ constexpr size_t kByteVocab = 256;  // a byte-level model: token = byte
 
 struct GenerateOptions {
   std::string model, prompt_tokens, prompt;
+  std::string kv_dtype = "f32";
   bool has_prompt = false;
   size_t max_new_tokens = 64;
   float temperature = 0.0f;
@@ -120,6 +122,7 @@ int GenerateCommand(const GenerateOptions& o) {
   LmShape shape;
   shape.max_seq = positions;
   shape.chunk = std::min(o.chunk, positions);  // longer than the session: one pass
+  shape.kv_type = KvDtype(o.kv_dtype);
   LmRunner lm;
   if (!StartLm(m.model, shape, pool.workers(), 0, &lm, &error)) return ReportError(cmd, error);
   std::vector<float> logits(c.vocab_size), probabilities(c.vocab_size);
@@ -221,6 +224,7 @@ void AddGenerateCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(WholeNumber(0, UINT64_MAX));
   AddThreadsOption(*cmd, &o->threads);
+  AddKvDtypeOption(cmd, &o->kv_dtype, "attention reads it widened");
   cmd->add_option("--chunk", o->chunk,
                   "Most prompt tokens per pass through the layers (default 256; capped at "
                   "prompt + new tokens); with a sliding window W the KV cache keeps W - 1 + "

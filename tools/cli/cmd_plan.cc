@@ -11,6 +11,7 @@
 #include "attnrt/runtime/checked_math.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/kv_dtype_option.h"
 #include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
 #include "cli/lm_runner.h"
@@ -23,6 +24,7 @@ namespace {
 struct PlanModelOptions {
   std::string model;
   size_t seq = 0, batch = 1, threads = 0, max_seq = 0, chunk = 0;
+  std::string kv_dtype = "f32";  // language models only
   std::string kernel = "auto";
   bool weights = false, json = false;
 };
@@ -46,15 +48,18 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
   shape.batch = o.batch;
   shape.max_seq = o.max_seq != 0 ? o.max_seq : c.max_seq_len;
   shape.chunk = o.chunk;
+  shape.kv_type = KvDtype(o.kv_dtype);
   const size_t threads = ResolveThreads(o.threads);
   LmPlan plan;
   Status st = CheckLmShape(m.model, shape, &shape);
   if (st.ok()) st = PlanLm(m.model, shape, threads, &plan);
   if (!st.ok()) return ReportStatus("plan", st);
   std::FILE* prose = ProseStream(o.json);
-  std::fprintf(prose, "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, %zu thread(s)\n",
+  std::fprintf(prose,
+               "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, KV cache %s, "
+               "%zu thread(s)\n",
                ArchitectureName(c.arch), c.num_layers, shape.batch, shape.max_seq, shape.chunk,
-               threads);
+               ElementTypeName(shape.kv_type), threads);
   if (c.sliding_window != 0) {
     std::fprintf(prose,
                  "  sliding window %zu: the cache keeps %zu of %zu positions per sequence "
@@ -69,6 +74,7 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
     j["arena_bytes"] = plan.arena_bytes;
     j["kv_cache_bytes"] = plan.kv_cache_bytes;
     j["kv_cache_rows"] = plan.cache_rows;
+    j["kv_dtype"] = ElementTypeName(shape.kv_type);
     j["sliding_window"] = c.sliding_window == 0 ? nlohmann::ordered_json(nullptr)
                                                 : nlohmann::ordered_json(c.sliding_window);
     j["rope_table_bytes"] = plan.rope_table_bytes;
@@ -217,6 +223,7 @@ void AddPlanCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-seq", mo->max_seq,
                   "Language models: positions the KV cache holds (default: the model's max_seq_len)")
       ->check(WholeNumber(1, kMaxDim));
+  AddKvDtypeOption(cmd, &mo->kv_dtype, "language models only");
   cmd->add_option("--chunk", mo->chunk,
                   "Language models: most prompt tokens per pass (default: min(max-seq, 256))")
       ->check(WholeNumber(1, kMaxDim));

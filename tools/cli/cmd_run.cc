@@ -8,6 +8,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/kv_dtype_option.h"
 #include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
 #include "cli/key_padding_mask.h"
@@ -23,6 +24,7 @@ namespace {
 
 struct RunOptions {
   std::string model, input, tokens, out, weights_out, mask, key_padding_mask;
+  std::string kv_dtype = "f32";  // language models only
   std::string causal = "none";
   std::string kernel = "auto";
   size_t threads = 0;
@@ -97,6 +99,7 @@ int RunLanguageModel(const RunOptions& o, const Model& model) {
   shape.max_seq = seq;
   shape.chunk = std::min(o.chunk, seq);  // a longer chunk than the input means one pass
   shape.all_logits = true;
+  shape.kv_type = KvDtype(o.kv_dtype);
   LmRunner lm;
   if (!StartLm(model, shape, pool.workers(), o.arena_bytes, &lm, &error)) {
     return ReportError(cmd, error);
@@ -275,6 +278,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                   "Run in an arena of this many bytes instead of the plan's size (to check a plan "
                   "as firmware with a fixed arena would)")
       ->check(WholeNumber(1, uint64_t{1} << 48));
+  AddKvDtypeOption(cmd, &o->kv_dtype, "language models (--tokens) only");
   cmd->add_option("--chunk", o->chunk,
                   "Language models: most tokens per pass through the layers (default 256; "
                   "capped at seq); with a sliding window W the KV cache keeps W - 1 + chunk "

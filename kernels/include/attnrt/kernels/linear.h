@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "attnrt/kernels/element_type.h"
 
@@ -32,6 +33,14 @@ struct LinearParams {
   // a stacked matrix (PyTorch's in_proj) passes its parent's plane here.
   const void* w_scales = nullptr;
 };
+
+// The f16 scale plane of a q8 weight: w_scales, or the plane of a whole matrix after w.
+inline const uint16_t* LinearQ8Scales(const LinearParams& p) {
+  const void* plane = p.w_scales != nullptr
+                          ? p.w_scales
+                          : static_cast<const uint8_t*>(p.w) + Q8ScalesOffset(p.out, p.in);
+  return static_cast<const uint16_t*>(plane);
+}
 
 // Floats of scratch one worker needs; depends on the target's vector width, K and
 // w_type, never on M or N: at most a 32 KiB weight panel plus 7 panel rows (about
