@@ -261,7 +261,12 @@ int RunBenchLm(const BenchLmOptions& o) {
   size_t weight_floats = 0;
   for (const FloatSpan& s : rr.spans) weight_floats += s.count;
   const size_t mean_context = decode_prompt + (o.gen + 1) / 2;
-  const size_t kv_floats = 2 * c.num_layers * c.kv_heads * c.qk_dim * mean_context;
+  // A typed cache reads its element bytes per value plus a q8 scale per row.
+  const ElementType kv_type = KvDtype(o.kv_dtype);
+  const size_t kv_row_bytes = c.qk_dim * KvElementBytes(kv_type) +
+                              (kv_type == ElementType::kQ8 ? sizeof(float) : 0);
+  const size_t kv_floats =
+      2 * c.num_layers * c.kv_heads * mean_context * kv_row_bytes / sizeof(float);
   rr.spans.push_back({reinterpret_cast<const float*>(decode.buffer->data()), kv_floats});
   const Timing read_time = TimeRuns(ReadOnce, &rr, 2, 0, o.seconds / 2, nullptr);
 
@@ -287,6 +292,8 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["vocab"] = c.vocab_size;
   j["threads"] = pool.workers();
   j["isa"] = LinearIsa();
+  j["weight_dtype"] = ElementTypeName(model.layers[0].q.type);
+  j["kv_dtype"] = o.kv_dtype;
   j["prompt_tokens"] = prompt_len;
   j["prefill_ms"] = prefill_time.median_ms;
   j["prefill_stddev_ms"] = prefill_time.stddev_ms;
@@ -310,9 +317,10 @@ int RunBenchLm(const BenchLmOptions& o) {
 
   std::fprintf(prose,
                "bench lm: %s, dim %zu, %zu layers, %zu heads (%zu kv), hidden %zu, vocab %zu; %zu "
-               "thread(s), %s\n",
+               "thread(s), %s; weights %s, KV cache %s\n",
                o.model.c_str(), c.model_dim, c.num_layers, c.heads, c.kv_heads, c.ff_dim,
-               c.vocab_size, pool.workers(), LinearIsa());
+               c.vocab_size, pool.workers(), LinearIsa(), ElementTypeName(model.layers[0].q.type),
+               o.kv_dtype.c_str());
   std::fprintf(prose,
                "  prefill %zu tokens: %.2f ms (stddev %.2f, %zu runs; CPU %.2f ms), %.0f tokens/s, "
                "%.1f GFLOP/s = %.0f%% of the FMA peak (%.1f GFLOP/s per core)\n",
