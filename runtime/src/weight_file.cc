@@ -403,9 +403,13 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
     }
     if (d < rank && !overflow) overflow = !CheckedMulU64(elements, dims[d], &elements);
   }
-  // The matrix view of TensorMatrixRows/Cols (only q8's block layout depends on it).
+  // The matrix view of TensorMatrixRows/Cols (only q8's block layout depends on it). cols is
+  // checked on its own too: with dims[0] = 0 the element count is 0 however large the rest.
   const uint64_t rows = rank >= 2 ? dims[0] : 1;
-  const uint64_t cols = rank >= 2 ? (rows == 0 ? 0 : elements / rows) : elements;
+  uint64_t cols = 1;
+  for (size_t d = rank >= 2 ? 1 : 0; d < rank && !overflow; ++d) {
+    overflow = !CheckedMulU64(cols, dims[d], &cols);
+  }
   uint64_t expected_bytes = 0;
   if (overflow || !MatrixBytes<uint64_t>(t.dtype, rows, cols, &expected_bytes)) {
     return BadFile("weight file: tensor '%s': dims product x %z bytes (%s) overflows", t.name,
@@ -417,7 +421,11 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
                      "size_t", t.name, d, dims[d], kSizeBits);
     }
   }
-  size_t data_bytes;
+  size_t data_bytes, cols_size;
+  if (!SizeFromU64(cols, &cols_size)) {  // each dim fits; their product may not (dims[0] = 0)
+    return BadFile("weight file: tensor '%s': dims after the first multiply to %z, which does "
+                   "not fit this platform's %z-bit size_t", t.name, cols, kSizeBits);
+  }
   if (!SizeFromU64(expected_bytes, &data_bytes)) {
     return BadFile("weight file: tensor '%s': its %s dims need %z bytes, which do not fit this "
                    "platform's %z-bit size_t", t.name, ElementTypeName(t.dtype), expected_bytes,

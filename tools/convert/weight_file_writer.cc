@@ -110,28 +110,53 @@ bool WeightFileWriter::AddTensorF32(const std::string& name, const std::vector<s
 
 bool WeightFileWriter::AddTensor(const std::string& name, const std::vector<size_t>& shape,
                                  const float* data, ElementType type, std::string* error) {
+  return AddTensorImpl(name, shape, data, type, nullptr, 0, error);
+}
+
+bool WeightFileWriter::AddTensorEncoded(const std::string& name, const std::vector<size_t>& shape,
+                                        ElementType type, const void* bytes, size_t byte_count,
+                                        std::string* error) {
+  return AddTensorImpl(name, shape, nullptr, type, bytes, byte_count, error);
+}
+
+// Exactly one of `values` (f32, to encode) and `encoded` (bytes already in `type`) is used.
+bool WeightFileWriter::AddTensorImpl(const std::string& name, const std::vector<size_t>& shape,
+                                     const float* values, ElementType type, const void* encoded,
+                                     size_t encoded_bytes, std::string* error) {
   if (!ValidName(name)) return Fail(error, "tensor name must be non-empty and NUL-free");
   if (tensors_.count(name) != 0) return Fail(error, "duplicate tensor name '" + name + "'");
   if (shape.size() > TensorShape::kMaxRank) {
     return Fail(error, "tensor '" + name + "': rank " + std::to_string(shape.size()) +
                            " exceeds the maximum " + std::to_string(TensorShape::kMaxRank));
   }
-  size_t count, bytes;
-  if (!CheckedProduct(shape.data(), shape.size(), &count) || !CheckedMul(count, 4, &bytes)) {
+  if (ElementTypeName(type) == nullptr) return Fail(error, "tensor '" + name + "': unknown type");
+  // The matrix view of weight_file.h's TensorMatrixRows/Cols: dims[0] rows of the rest.
+  const size_t rows = shape.size() >= 2 ? shape[0] : 1;
+  size_t count, cols, bytes;
+  if (!CheckedProduct(shape.data(), shape.size(), &count) ||
+      !CheckedProduct(shape.data() + (shape.size() >= 2 ? 1 : 0),
+                      shape.size() - (shape.size() >= 2 ? 1 : 0), &cols) ||
+      !MatrixBytes(type, rows, cols, &bytes)) {
     return Fail(error, "tensor '" + name + "': element count overflows");
   }
-  if (data == nullptr && count != 0) return Fail(error, "tensor '" + name + "': null data");
+  const void* source = encoded != nullptr ? encoded : static_cast<const void*>(values);
+  if (source == nullptr && count != 0) return Fail(error, "tensor '" + name + "': null data");
+  if (encoded != nullptr && encoded_bytes != bytes) {
+    return Fail(error, "tensor '" + name + "': " + std::to_string(encoded_bytes) + " bytes, but " +
+                           ElementTypeName(type) + " needs " + std::to_string(bytes));
+  }
   try {
     Tensor t;
     t.shape = shape;
     t.type = type;
-    // The matrix view of weight_file.h's TensorMatrixRows/Cols: dims[0] rows of the rest.
-    const size_t rows = shape.size() >= 2 ? shape[0] : 1;
-    size_t cols = 1;  // no overflow: a factor of count, checked above unless rows is 0
-    for (size_t d = shape.size() >= 2 ? 1 : 0; d < shape.size(); ++d) cols *= shape[d];
-    std::string why;
-    if (!EncodeMatrix(type, rows, cols, data, &t.bytes, &why)) {
-      return Fail(error, "tensor '" + name + "' as " + ElementTypeName(type) + ": " + why);
+    if (encoded != nullptr) {
+      const uint8_t* b = static_cast<const uint8_t*>(encoded);
+      t.bytes.assign(b, b + bytes);
+    } else {
+      std::string why;
+      if (!EncodeMatrix(type, rows, cols, values, &t.bytes, &why)) {
+        return Fail(error, "tensor '" + name + "' as " + ElementTypeName(type) + ": " + why);
+      }
     }
     tensors_.emplace(name, std::move(t));
   } catch (const std::bad_alloc&) {
