@@ -18,12 +18,12 @@
 namespace attnrt::testing {
 namespace {
 
-// Worst MaxRelativeError between the typed-cache output and the f32-cache output
-// seen on these cases (random N(0,1) inputs, |scores| ~ 1): f16 keeps 11 bits
-// (relative error 2^-12 per element, a few 1e-4 in the output); q8 rounds each
-// element to within max|row| / 254 (about 1% of a typical element), a few percent
-// in the output. The bounds leave about 3x headroom over what was measured.
-double QuantizationTolerance(ElementType t) { return t == ElementType::kF16 ? 5e-3 : 8e-2; }
+// Bound on MaxRelativeError between the typed-cache output and the f32-cache
+// output on these cases (random N(0,1) inputs, |scores| ~ 1): f16 keeps 11 bits
+// (relative error <= 2^-12 per element); q8 rounds each element to within
+// max|row| / 254, about 1% of a typical element. Measured worst (printed as
+// "kv error" by each test): f16 4.5e-4, q8 9.7e-3; the bounds leave about 3-4x.
+double QuantizationTolerance(ElementType t) { return t == ElementType::kF16 ? 2e-3 : 3e-2; }
 
 const ElementType kTypedKv[] = {ElementType::kF16, ElementType::kQ8};
 
