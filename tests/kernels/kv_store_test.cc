@@ -11,28 +11,22 @@
 #include <vector>
 
 #include "attnrt/kernels/kv_store.h"
+#include "kernels_nn/nn_target_fixture.h"
 #include "hwy/targets.h"
 
 namespace attnrt {
 namespace {
 
-// The targets this CPU supports that StoreKvRows was compiled for (dispatch
-// steered to one it was not built for, e.g. SSSE3, would run another).
-std::vector<int64_t> SupportedTargets() {
-  std::vector<int64_t> targets;
-  const uint64_t bits = static_cast<uint64_t>(hwy::SupportedTargets());
-  for (uint64_t b = bits; b != 0; b &= b - 1) {
-    const int64_t target = static_cast<int64_t>(b & (~b + 1));
-    hwy::SetSupportedTargetsForTest(target);
-    if (std::string(StoreKvRowsIsa()) == hwy::TargetName(target)) targets.push_back(target);
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  return targets;
-}
+// The targets this CPU supports that the kernels (StoreKvRows among them, built by the same
+// foreach_target) were compiled for; on a static-dispatch build (32-bit ARM) the one it runs.
+std::vector<int64_t> SupportedTargets() { return attnrt::testing::KernelTargets(); }
 
 class KvStoreTest : public ::testing::TestWithParam<int64_t> {
  protected:
-  void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam()); }
+  void SetUp() override {
+    hwy::SetSupportedTargetsForTest(GetParam());
+    ASSERT_EQ(std::string(StoreKvRowsIsa()), hwy::TargetName(GetParam()));
+  }
   void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
 };
 
