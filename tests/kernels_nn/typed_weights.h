@@ -19,10 +19,12 @@ class TypedMatrix {
   static constexpr uint8_t kGuardByte = 0xA5;
 
   // Encodes rows x cols values (row-major) as `type`; `values` becomes the decoded
-  // f32 values. `misalign` shifts the data 2 bytes off the buffer's alignment (the
-  // q8 scale plane stays 2-byte aligned, as the format promises).
+  // f32 values. `misalign` shifts the data off the buffer's vector alignment by one
+  // element's natural alignment: 4 bytes for f32, 2 for the 16-bit types and q8 (whose
+  // scale plane stays 2-byte aligned, as the format promises). Less would be a
+  // misaligned scalar load, which is undefined behaviour (UBSan), not a test.
   TypedMatrix(ElementType type, size_t rows, size_t cols, bool misalign, float* values)
-      : type_(type), offset_(kGuard + (misalign ? 2 : 0)) {
+      : type_(type), offset_(kGuard + (misalign ? (type == ElementType::kF32 ? 4 : 2) : 0)) {
     MatrixBytes(type, rows, cols, &bytes_);
     storage_.assign(bytes_ + offset_ + kGuard, kGuardByte);
     uint8_t* base = storage_.data() + offset_;
