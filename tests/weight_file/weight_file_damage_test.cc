@@ -22,8 +22,7 @@ constexpr uint64_t kMax64 = ~uint64_t{0};
 
 // SmallFile() with `edit` applied and the checksum made right again.
 template <typename Edit>
-Bytes Corrupted(Edit edit) {
-  Bytes b = SmallFile();
+Bytes Corrupted(Edit edit, Bytes b = SmallFile()) {
   edit(&b);
   FixChecksum(&b);
   return b;
@@ -297,10 +296,7 @@ Bytes TypedFile() {
 
 template <typename Edit>
 Bytes TypedCorrupted(Edit edit) {
-  Bytes b = TypedFile();
-  edit(&b);
-  FixChecksum(&b);
-  return b;
+  return Corrupted(edit, TypedFile());
 }
 
 TEST(WeightFileTypedTensor, TypedFileIsValidVersion2) {
