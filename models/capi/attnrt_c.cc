@@ -88,6 +88,7 @@ struct ModelImpl {
   uint32_t magic = kModelMagic;
   bool open = false;
   CExecutor executor;
+  ElementType kv_type = ElementType::kF32;  // language models' cache (attnrt_model_set_kv_type)
   WeightFile file;
   Model model;
   char message[Status::kMaxMessage] = "ok";
@@ -156,10 +157,11 @@ Status NotOpen() {
                        "the model is not open (attnrt_model_open failed or was not called)");
 }
 
-LmShape ShapeFor(size_t max_seq) {
+LmShape ShapeFor(const ModelImpl& model, size_t max_seq) {
   LmShape shape;
   shape.batch = 1;
   shape.max_seq = max_seq;
+  shape.kv_type = model.kv_type;
   return shape;
 }
 
@@ -319,6 +321,26 @@ attnrt_status attnrt_model_run(attnrt_model* m, const float* x, size_t batch, si
   return s.ok() ? ATTNRT_OK : impl->Fail(s);
 }
 
+attnrt_status attnrt_model_set_kv_type(attnrt_model* m, attnrt_kv_type kv_type) {
+  ModelImpl* impl = OpenImpl(m);
+  if (impl == nullptr) return Impl(m) ? Impl(m)->Fail(NotOpen()) : ATTNRT_INVALID_ARGUMENT;
+  if (!ArchitectureIsLanguageModel(impl->model.config.arch)) {
+    return impl->Fail(Status::Error(StatusCode::kInvalidArgument,
+                                    "a KV-cache type applies to language models only"));
+  }
+  // Read as the integer underneath: a C caller may pass any value.
+  const long code = RawEnum(kv_type);
+  const ElementType type = static_cast<ElementType>(code);
+  if (code < 0 || code > 255 || !IsKvElementType(type)) {
+    return impl->Fail(Status::Error(StatusCode::kUnsupported,
+                                    "KV-cache type %z is not one of ATTNRT_KV_F32 (1), "
+                                    "ATTNRT_KV_F16 (2), ATTNRT_KV_Q8 (4)",
+                                    code));
+  }
+  impl->kv_type = type;
+  return ATTNRT_OK;
+}
+
 size_t attnrt_lm_vocab(const attnrt_model* m) {
   const ModelImpl* impl = OpenImpl(const_cast<attnrt_model*>(m));
   if (impl == nullptr || !ArchitectureIsLanguageModel(impl->model.config.arch)) return 0;
@@ -333,7 +355,7 @@ attnrt_status attnrt_lm_plan(const attnrt_model* cm, size_t max_seq, size_t* are
     return impl->Fail(Status::Error(StatusCode::kInvalidArgument, "arena_bytes is NULL"));
   }
   LmPlan plan;
-  const Status s = PlanLm(impl->model, ShapeFor(max_seq), impl->executor.workers(), &plan);
+  const Status s = PlanLm(impl->model, ShapeFor(*impl, max_seq), impl->executor.workers(), &plan);
   if (!s.ok()) return impl->Fail(s);
   *arena_bytes = plan.arena_bytes;
   return ATTNRT_OK;
@@ -349,14 +371,14 @@ attnrt_status attnrt_lm_start(attnrt_lm* lm, attnrt_model* m, size_t max_seq, vo
   if (!arena_ok.ok()) return impl->Fail(arena_ok);
   // Refuse a short arena now rather than at the first feed that outgrows it.
   LmPlan plan;
-  const Status planned = PlanLm(model->model, ShapeFor(max_seq), model->executor.workers(), &plan);
+  const Status planned = PlanLm(model->model, ShapeFor(*model, max_seq), model->executor.workers(), &plan);
   if (!planned.ok()) return impl->Fail(planned);
   if (arena_bytes < plan.arena_bytes) {
     return impl->Fail(Status::Error(StatusCode::kArenaTooSmall,
                                     "arena too small: need %z bytes, have %z", plan.arena_bytes,
                                     arena_bytes));
   }
-  const Status s = impl->session.Start(model->model, ShapeFor(max_seq), &impl->arena);
+  const Status s = impl->session.Start(model->model, ShapeFor(*model, max_seq), &impl->arena);
   if (!s.ok()) return impl->Fail(s);
   impl->started = true;
   return ATTNRT_OK;

@@ -67,13 +67,14 @@ extern "C" int ref_model_run(const void* file, size_t file_bytes, const float* x
   return s.ok() ? 0 : Fail("run", s);
 }
 
-extern "C" int ref_lm_greedy(const void* file, size_t file_bytes, size_t max_seq,
+extern "C" int ref_lm_greedy(const void* file, size_t file_bytes, size_t max_seq, int kv_type,
                              const int32_t* prompt, size_t prompt_len, size_t steps,
                              int32_t* tokens, float* logits) {
   static Loaded loaded;
   if (Load(file, file_bytes, &loaded) != 0) return 1;
   LmShape shape;
   shape.max_seq = max_seq;
+  shape.kv_type = static_cast<ElementType>(kv_type);
   LmPlan plan;
   Status s = PlanLm(loaded.model, shape, 1, &plan);
   if (!s.ok()) return Fail("plan lm", s);

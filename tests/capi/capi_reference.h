@@ -16,11 +16,13 @@ extern "C" {
 int ref_model_run(const void* file, size_t file_bytes, const float* x, size_t batch, size_t seq,
                   size_t workers, float* y);
 
-/* Feeds prompt (one call), then `steps` greedy tokens one at a time; writes the
+/* Feeds prompt (one call), then `steps` greedy tokens one at a time, with the KV
+ * cache stored as kv_type (attnrt::ElementType code: 1 f32, 2 f16, 4 q8); writes the
  * generated tokens and, after every feed, that feed's logits to
  * logits + i * vocab (steps + 1 rows). */
-int ref_lm_greedy(const void* file, size_t file_bytes, size_t max_seq, const int32_t* prompt,
-                  size_t prompt_len, size_t steps, int32_t* tokens, float* logits);
+int ref_lm_greedy(const void* file, size_t file_bytes, size_t max_seq, int kv_type,
+                  const int32_t* prompt, size_t prompt_len, size_t steps, int32_t* tokens,
+                  float* logits);
 
 /* attnrt::SampleToken with temperature/top_k/top_p from a seeded state. */
 int ref_sample(const float* logits, size_t vocab, float temperature, size_t top_k, float top_p,

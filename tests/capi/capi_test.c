@@ -269,6 +269,46 @@ static void test_lm(void) {
   CHECK_STATUS(attnrt_lm_feed(NULL, kPrompt, 1, NULL), ATTNRT_INVALID_ARGUMENT);
 }
 
+/* A session with an f16 and a q8 KV cache: a smaller plan, and the same logits and
+ * tokens as LmSession with that cache type. */
+static int32_t g_want_typed_tokens[2][STEPS];
+static float g_want_typed_logits[2][(STEPS + 1) * VOCAB];
+static const attnrt_kv_type kTypedKv[2] = {ATTNRT_KV_F16, ATTNRT_KV_Q8};
+
+static void test_lm_typed_kv(void) {
+  static attnrt_model m, encoder;
+  static attnrt_lm lm;
+  size_t f32_bytes = 0, bytes = 0, i, t;
+  int32_t token;
+  CHECK_STATUS(attnrt_model_open(&m, g_lm, g_lm_bytes), ATTNRT_OK);
+  CHECK_STATUS(attnrt_lm_plan(&m, MAX_SEQ, &f32_bytes), ATTNRT_OK);
+  CHECK_STATUS(attnrt_model_set_kv_type(&m, (attnrt_kv_type)3), ATTNRT_UNSUPPORTED); /* bf16 */
+  CHECK(contains(attnrt_model_message(&m), "KV-cache type 3"));
+  CHECK_STATUS(attnrt_model_set_kv_type(&m, (attnrt_kv_type)0), ATTNRT_UNSUPPORTED);
+  CHECK_STATUS(attnrt_lm_plan(&m, MAX_SEQ, &bytes), ATTNRT_OK); /* a refusal kept f32 */
+  CHECK(bytes == f32_bytes);
+  CHECK_STATUS(attnrt_model_open(&encoder, g_encoder, g_encoder_bytes), ATTNRT_OK);
+  CHECK_STATUS(attnrt_model_set_kv_type(&encoder, ATTNRT_KV_F16), ATTNRT_INVALID_ARGUMENT);
+  CHECK(contains(attnrt_model_message(&encoder), "language models only"));
+
+  for (t = 0; t < 2; ++t) {
+    CHECK_STATUS(attnrt_model_set_kv_type(&m, kTypedKv[t]), ATTNRT_OK);
+    CHECK_STATUS(attnrt_lm_plan(&m, MAX_SEQ, &bytes), ATTNRT_OK);
+    CHECK(bytes < f32_bytes);
+    CHECK_STATUS(attnrt_lm_start(&lm, &m, MAX_SEQ, g_arena, bytes), ATTNRT_OK);
+    CHECK_STATUS(attnrt_lm_feed(&lm, kPrompt, PROMPT_LEN, g_logits), ATTNRT_OK);
+    CHECK(memcmp(g_logits, g_want_typed_logits[t], sizeof(g_logits)) == 0);
+    for (i = 0; i < STEPS; ++i) {
+      CHECK_STATUS(attnrt_sample(g_logits, VOCAB, NULL, NULL, NULL, NULL, &token), ATTNRT_OK);
+      CHECK(token == g_want_typed_tokens[t][i]);
+      CHECK_STATUS(attnrt_lm_feed(&lm, &token, 1, g_logits), ATTNRT_OK);
+      CHECK(memcmp(g_logits, g_want_typed_logits[t] + (i + 1) * VOCAB, sizeof(g_logits)) == 0);
+    }
+  }
+  /* The typed cache changes the numbers (else the comparison above proves little). */
+  CHECK(memcmp(g_want_typed_logits[1], g_want_logits, sizeof(g_logits)) != 0);
+}
+
 /* ---- sampling ---- */
 static int32_t g_want_sampled[3];
 
@@ -470,8 +510,12 @@ int main(int argc, char** argv) {
   /* The C++ API's answers, before the heap is watched. */
   if (ref_model_run(g_encoder, g_encoder_bytes, g_x, BATCH, SEQ, 1, g_want) != 0 ||
       ref_model_run(g_encoder, g_encoder_bytes, g_x, BATCH, SEQ, 3, g_want3) != 0 ||
-      ref_lm_greedy(g_lm, g_lm_bytes, MAX_SEQ, kPrompt, PROMPT_LEN, STEPS, g_want_tokens,
-                    g_want_logits) != 0 ||
+      ref_lm_greedy(g_lm, g_lm_bytes, MAX_SEQ, ATTNRT_KV_F32, kPrompt, PROMPT_LEN, STEPS,
+                    g_want_tokens, g_want_logits) != 0 ||
+      ref_lm_greedy(g_lm, g_lm_bytes, MAX_SEQ, ATTNRT_KV_F16, kPrompt, PROMPT_LEN, STEPS,
+                    g_want_typed_tokens[0], g_want_typed_logits[0]) != 0 ||
+      ref_lm_greedy(g_lm, g_lm_bytes, MAX_SEQ, ATTNRT_KV_Q8, kPrompt, PROMPT_LEN, STEPS,
+                    g_want_typed_tokens[1], g_want_typed_logits[1]) != 0 ||
       ref_sample(g_want_logits, VOCAB, 0.9f, 40, 0.95f, 1234, &g_want_sampled[0]) != 0 ||
       ref_sample(g_want_logits, VOCAB, 0.9f, 0, 1.0f, 99, &g_want_sampled[1]) != 0 ||
       ref_sample(g_want_logits, VOCAB, 0.0f, 0, 1.0f, 0, &g_want_sampled[2]) != 0) {
@@ -490,6 +534,7 @@ int main(int argc, char** argv) {
   test_open_errors();
   test_model();
   test_lm();
+  test_lm_typed_kv();
   test_sampling();
   test_sdpa();
   g_counting = 0;

@@ -114,6 +114,20 @@ attnrt_status attnrt_model_run(attnrt_model* m, const float* x, size_t batch, si
 /* Vocabulary size; 0 when m is not a language model. */
 size_t attnrt_lm_vocab(const attnrt_model* m);
 
+/* How a session stores its KV cache (the same codes as the weight file's types).
+ * f16 halves the cache, q8 (int8 with one f32 scale per row of head_dim values)
+ * quarters it; the attention kernels widen the rows in registers. */
+typedef enum attnrt_kv_type {
+  ATTNRT_KV_F32 = 1,
+  ATTNRT_KV_F16 = 2,
+  ATTNRT_KV_Q8 = 4
+} attnrt_kv_type;
+
+/* The KV-cache type of later plans and sessions of language model m (default
+ * ATTNRT_KV_F32). A plan is made for the type set when planning, so set it first.
+ * Refused for a model that is not a language model and for other values. */
+attnrt_status attnrt_model_set_kv_type(attnrt_model* m, attnrt_kv_type kv_type);
+
 /* Exact arena bytes for a session of max_seq positions (cache included). */
 attnrt_status attnrt_lm_plan(const attnrt_model* m, size_t max_seq, size_t* arena_bytes);
 
