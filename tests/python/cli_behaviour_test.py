@@ -198,6 +198,24 @@ def check_run_weights(attnrt, model, demo_dir, work):
     check(same.returncode != 0 and "same file" in same.stderr, "--out and --weights-out must differ")
 
 
+def check_language_model_options(attnrt, model, x_path, work):
+    """KV-cache options on a model without a KV cache are refused by name, nothing written."""
+    out = os.path.join(work, "lm_opts.npy")
+    for args, needle in [
+        (["run", model, "--input", x_path, "--out", out, "--kv-dtype", "f16"], "--kv-dtype"),
+        (["run", model, "--input", x_path, "--out", out, "--chunk", "4"], "--chunk"),
+        (["plan", model, "--seq", "8", "--kv-dtype", "q8"], "--kv-dtype"),
+    ]:
+        if os.path.exists(out):
+            os.remove(out)
+        proc = run(attnrt, *args, ok=False)
+        check(proc.returncode != 0 and needle in proc.stderr and "language model" in proc.stderr,
+              f"attnrt {' '.join(args[:1] + args[2:])} on an encoder is refused naming {needle}: "
+              f"exit {proc.returncode}, {proc.stderr.strip()!r}")
+        check(not os.path.exists(out), f"a refused {args[0]} writes no --out")
+    run(attnrt, "plan", model, "--seq", "8", "--kv-dtype", "f32")  # f32 is what it does anyway
+
+
 def check_demo_png(attnrt, work):
     """demo --png: a compressed PNG with room for axes and a colour bar (larger than the bare
     32 x 32 matrix at any cell size the old writer used), no temporary file left; a target in a
@@ -231,6 +249,8 @@ def main():
         check_default_threads_and_arena(args.attnrt, args.model,
                                         os.path.join(args.demo_dir, "input.npy"), work)
         check_run_weights(args.attnrt, args.model, args.demo_dir, work)
+        check_language_model_options(args.attnrt, args.model,
+                                     os.path.join(args.demo_dir, "input.npy"), work)
         png_dir = os.path.join(work, "png")
         os.mkdir(png_dir)
         check_demo_png(args.attnrt, png_dir)

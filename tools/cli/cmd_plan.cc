@@ -98,9 +98,10 @@ int PlanModelCommand(const PlanModelOptions& o) {
   if (!OpenModel(o.model, &m, &error)) return ReportError("plan", error);
   const ModelConfig& c = m.model.config;
   if (ArchitectureIsLanguageModel(c.arch)) return PlanLanguageModel(o, m);
-  if (o.max_seq != 0 || o.chunk != 0) {
-    return ReportError("plan", "--max-seq and --chunk plan a language model's KV cache; " +
-                                   std::string(ArchitectureName(c.arch)) + " takes --seq N");
+  if (o.max_seq != 0 || o.chunk != 0 || o.kv_dtype != "f32") {
+    return ReportError("plan", "--max-seq, --chunk and --kv-dtype plan a language model's KV "
+                               "cache; " + std::string(ArchitectureName(c.arch)) +
+                                   " takes --seq N");
   }
   const bool images = ArchitectureTakesImages(c.arch);
   if (!images && o.seq == 0) {

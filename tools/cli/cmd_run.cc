@@ -135,8 +135,9 @@ int RunModelCommand(const RunOptions& o) {
   if (!OpenModel(o.model, &m, &error)) return ReportError(cmd, error);
   const ModelConfig& c = m.model.config;
   if (ArchitectureIsLanguageModel(c.arch)) return RunLanguageModel(o, m.model);
-  if (o.chunk != 0) {
-    return ReportError(cmd, std::string("--chunk applies to language models only, not ") +
+  if (o.chunk != 0 || o.kv_dtype != "f32") {
+    return ReportError(cmd, std::string(o.chunk != 0 ? "--chunk" : "--kv-dtype") +
+                                " applies to language models only, not " +
                                 ArchitectureName(c.arch));
   }
   if (o.input.empty()) {
