@@ -259,7 +259,7 @@ void BenchReadKeysAndValues(benchmark::State& state, size_t threads) {
 
 size_t MaxSeqFor(const SdpaKernel& kernel, const SuiteOptions& o) {
   size_t cap = kMaxSeq;
-  if (std::strcmp(kernel.family, "reference") == 0) cap = kReferenceMaxSeq;
+  if (kernel.algorithm == SdpaAlgorithm::kReference) cap = kReferenceMaxSeq;
   else if (kernel.returns_weights) cap = kLxSMaxSeq;
   return cap < o.max_seq ? cap : o.max_seq;
 }
@@ -273,7 +273,7 @@ void Sweep(benchmark::internal::Benchmark* b, size_t max_seq) {
 // The Highway targets to run a hwy-family kernel on: 0 (whatever dispatch picks)
 // unless every target was asked for.
 std::vector<int64_t> TargetsFor(const SdpaKernel& kernel, const SuiteOptions& o) {
-  if (!o.all_isas || std::strcmp(kernel.family, "hwy") != 0) return {0};
+  if (!o.all_isas || kernel.family != SdpaFamily::kHwy) return {0};
   return hwy::SupportedAndGeneratedTargets();
 }
 
@@ -300,7 +300,7 @@ void RegisterAll(const SuiteOptions& o) {
                                              target, true, CausalKind::kLowerRight, o.threads);
       Sweep(d, o.max_seq);
       d->Complexity(benchmark::oN);
-      if (kernel->reads_typed_kv && std::strcmp(kernel->family, "reference") != 0) {
+      if (kernel->reads_typed_kv && kernel->algorithm != SdpaAlgorithm::kReference) {
         auto* kv = benchmark::RegisterBenchmark(("decode_kv/" + prefix).c_str(), BenchKvDecode,
                                                 kernel, target, o.threads);
         for (int64_t shape : {0, 1}) {

@@ -1,52 +1,43 @@
-// The list of SDPA variants compiled into this build. Adding a variant means
-// defining its SdpaKernel and adding one line here; tests and the CLI iterate
-// this list, so a new variant is tested and selectable without new test code.
+// The registry of SDPA variants compiled into this build: the list itself is
+// kernels/sdpa_variants.inc; this file turns it into a table and looks it up.
 #include <cstring>
 
+#include "attnrt/kernels/helium.h"
 #include "attnrt/kernels/sdpa_kernel.h"
 
 namespace attnrt {
 
-extern const SdpaKernel kSdpaReference;
-extern const SdpaKernel kSdpaHwyMaterialized;
-extern const SdpaKernel kSdpaHwyFlash;
-extern const SdpaKernel kSdpaHwyDecode;
-#if defined(ATTNRT_XSIMD_X86)
-extern const SdpaKernel kSdpaXsimdMaterializedAvx2;
-extern const SdpaKernel kSdpaXsimdFlashAvx2;
-extern const SdpaKernel kSdpaXsimdMaterializedAvx512;
-extern const SdpaKernel kSdpaXsimdFlashAvx512;
-#endif
-#if defined(ATTNRT_XSIMD_NEON)
-extern const SdpaKernel kSdpaXsimdMaterializedNeon;
-extern const SdpaKernel kSdpaXsimdFlashNeon;
-#endif
-// Helium (Arm MVE with float, e.g. Cortex-M55): kernels/helium/.
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-extern const SdpaKernel kSdpaHeliumFlash;
-#endif
+#define ATTNRT_SDPA_VARIANT(symbol) extern const SdpaKernel symbol;
+#include "sdpa_variants.inc"
+#undef ATTNRT_SDPA_VARIANT
 
 namespace {
 const SdpaKernel* const kAllKernels[] = {
-    &kSdpaReference,
-    &kSdpaHwyMaterialized,
-    &kSdpaHwyFlash,
-    &kSdpaHwyDecode,
-#if defined(ATTNRT_XSIMD_X86)
-    &kSdpaXsimdMaterializedAvx2,
-    &kSdpaXsimdFlashAvx2,
-    &kSdpaXsimdMaterializedAvx512,
-    &kSdpaXsimdFlashAvx512,
-#endif
-#if defined(ATTNRT_XSIMD_NEON)
-    &kSdpaXsimdMaterializedNeon,
-    &kSdpaXsimdFlashNeon,
-#endif
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-    &kSdpaHeliumFlash,
-#endif
+#define ATTNRT_SDPA_VARIANT(symbol) &symbol,
+#include "sdpa_variants.inc"
+#undef ATTNRT_SDPA_VARIANT
 };
 }  // namespace
+
+const char* SdpaAlgorithmName(SdpaAlgorithm algorithm) {
+  switch (algorithm) {
+    case SdpaAlgorithm::kReference: return "reference";
+    case SdpaAlgorithm::kMaterialized: return "materialized";
+    case SdpaAlgorithm::kFlash: return "flash";
+    case SdpaAlgorithm::kDecode: return "decode";
+  }
+  return "?";
+}
+
+const char* SdpaFamilyName(SdpaFamily family) {
+  switch (family) {
+    case SdpaFamily::kReference: return "reference";
+    case SdpaFamily::kHwy: return "hwy";
+    case SdpaFamily::kXsimd: return "xsimd";
+    case SdpaFamily::kHelium: return "helium";
+  }
+  return "?";
+}
 
 size_t SdpaKernelCount() { return sizeof(kAllKernels) / sizeof(kAllKernels[0]); }
 
@@ -55,6 +46,13 @@ const SdpaKernel& SdpaKernelAt(size_t index) { return *kAllKernels[index]; }
 const SdpaKernel* FindSdpaKernel(const char* name) {
   for (const SdpaKernel* kernel : kAllKernels) {
     if (std::strcmp(kernel->name, name) == 0) return kernel;
+  }
+  return nullptr;
+}
+
+const SdpaKernel* FindSdpaKernel(SdpaFamily family, SdpaAlgorithm algorithm) {
+  for (const SdpaKernel* kernel : kAllKernels) {
+    if (kernel->family == family && kernel->algorithm == algorithm) return kernel;
   }
   return nullptr;
 }

@@ -13,7 +13,9 @@
 // softmax only passes x <= 0 (a score minus the running max) or NaN (inf - inf).
 #pragma once
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#include "attnrt/kernels/helium.h"
+
+#if ATTNRT_HELIUM
 #include <arm_mve.h>
 
 #include "kernels/blocked/exp_polynomial.h"
@@ -49,4 +51,4 @@ inline float ExpMveScalar(float x) { return vgetq_lane_f32(ExpMve(vdupq_n_f32(x)
 }  // namespace helium
 }  // namespace attnrt
 
-#endif  // __ARM_FEATURE_MVE & 2
+#endif  // ATTNRT_HELIUM

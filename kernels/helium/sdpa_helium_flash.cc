@@ -24,10 +24,11 @@
 // Tails (E, Ev, the last keys of a tile) use tail predication (VCTP) with zeroing
 // loads: lanes past the end read no memory and add nothing.
 //
-// Compiled to nothing, and not registered (kernels/registry.cc), without MVE float.
+// Compiled to nothing, and not listed (kernels/sdpa_variants.inc), without MVE float.
+#include "attnrt/kernels/helium.h"
 #include "attnrt/kernels/sdpa_kernel.h"
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#if ATTNRT_HELIUM
 #include <arm_mve.h>
 
 #include <cstddef>
@@ -292,13 +293,12 @@ bool Available() { return true; }  // compiled only for cores that have MVE floa
 }  // namespace
 }  // namespace helium
 
-extern const SdpaKernel kSdpaHeliumFlash = {
-    "helium-flash",      "helium",           false,           helium::Isa,
-    helium::Available,   helium::ScratchFloats, helium::WorkItems, helium::Run,
-    nullptr,             nullptr,
-    false,  // f32 K/V only: a typed KV cache falls back to the Highway kernels
-};
+// f32 K/V only (reads_typed_kv false): a typed KV cache falls back to the Highway kernels.
+extern const SdpaKernel kSdpaHeliumFlash = MakeSdpaKernel(
+    {"helium-flash", SdpaAlgorithm::kFlash, SdpaFamily::kHelium, /*returns_weights=*/false,
+     /*reads_typed_kv=*/false},
+    {helium::Isa, helium::Available, helium::ScratchFloats, helium::WorkItems, helium::Run});
 
 }  // namespace attnrt
 
-#endif  // __ARM_FEATURE_MVE & 2
+#endif  // ATTNRT_HELIUM

@@ -609,6 +609,6 @@ HWY_AFTER_NAMESPACE();
 #include "kernels/hwy/sdpa_export.h"
 
 namespace attnrt {
-ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED(Decode, kSdpaHwyDecode, "hwy-decode", false, true)
+ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED(Decode, kSdpaHwyDecode, "hwy-decode", kDecode, false, true)
 }  // namespace attnrt
 #endif  // HWY_ONCE

@@ -7,7 +7,8 @@
 // A variant with a shared buffer and a serial finish step (key-split decode) uses
 // ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED and also defines <Prefix>SharedFloats
 // and <Prefix>Finish; its <Prefix>Run then takes the shared buffer as a last argument.
-// TypedKv: whether the variant reads an f16 / q8 KV cache (SdpaKernel::reads_typed_kv).
+// Algorithm: the SdpaAlgorithm enumerator (kFlash, ...); ReturnsWeights and TypedKv:
+// the SdpaTraits fields (weights, an f16 / q8 KV cache).
 #pragma once
 
 #include "attnrt/kernels/sdpa_kernel.h"
@@ -30,7 +31,7 @@
   bool Prefix##Available() { return true; }                                          \
   }
 
-#define ATTNRT_EXPORT_HWY_SDPA_KERNEL(Prefix, Symbol, Name, ReturnsWeights, TypedKv) \
+#define ATTNRT_EXPORT_HWY_SDPA_KERNEL(Prefix, Symbol, Name, Algorithm, ReturnsWeights, TypedKv) \
   ATTNRT_HWY_SDPA_COMMON_DISPATCH_(Prefix)                                           \
   namespace {                                                                        \
   void Prefix##DispatchRun(const SdpaParams& p, size_t begin, size_t end, float* s,    \
@@ -38,13 +39,13 @@
     HWY_DYNAMIC_DISPATCH(Prefix##Run)(p, begin, end, s);                            \
   }                                                                                  \
   }                                                                                  \
-  extern const SdpaKernel Symbol = {                                                 \
-      Name, "hwy", ReturnsWeights, Prefix##DispatchIsa, Prefix##Available,           \
-      Prefix##DispatchScratch, Prefix##DispatchItems, Prefix##DispatchRun, nullptr,     \
-      nullptr, TypedKv};
+  extern const SdpaKernel Symbol = MakeSdpaKernel(                                   \
+      {Name, SdpaAlgorithm::Algorithm, SdpaFamily::kHwy, ReturnsWeights, TypedKv},      \
+      {Prefix##DispatchIsa, Prefix##Available, Prefix##DispatchScratch,                 \
+       Prefix##DispatchItems, Prefix##DispatchRun});
 
-#define ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED(Prefix, Symbol, Name, ReturnsWeights, \
-                                                  TypedKv)                               \
+#define ATTNRT_EXPORT_HWY_SDPA_KERNEL_WITH_SHARED(Prefix, Symbol, Name, Algorithm,        \
+                                                  ReturnsWeights, TypedKv)               \
   ATTNRT_HWY_SDPA_COMMON_DISPATCH_(Prefix)                                              \
   HWY_EXPORT(Prefix##SharedFloats);                                                     \
   HWY_EXPORT(Prefix##Finish);                                                           \
@@ -60,7 +61,8 @@
     HWY_DYNAMIC_DISPATCH(Prefix##Finish)(p, shared);                                   \
   }                                                                                     \
   }                                                                                     \
-  extern const SdpaKernel Symbol = {                                                    \
-      Name, "hwy", ReturnsWeights, Prefix##DispatchIsa, Prefix##Available,              \
-      Prefix##DispatchScratch, Prefix##DispatchItems, Prefix##DispatchRun,              \
-      Prefix##DispatchShared, Prefix##DispatchFinish, TypedKv};
+  extern const SdpaKernel Symbol = MakeSdpaKernel(                                      \
+      {Name, SdpaAlgorithm::Algorithm, SdpaFamily::kHwy, ReturnsWeights, TypedKv},         \
+      {Prefix##DispatchIsa, Prefix##Available, Prefix##DispatchScratch,                    \
+       Prefix##DispatchItems, Prefix##DispatchRun, Prefix##DispatchShared,                 \
+       Prefix##DispatchFinish});

@@ -34,6 +34,6 @@ HWY_AFTER_NAMESPACE();
 #include "kernels/hwy/sdpa_export.h"
 
 namespace attnrt {
-ATTNRT_EXPORT_HWY_SDPA_KERNEL(Flash, kSdpaHwyFlash, "hwy-flash", false, true)
+ATTNRT_EXPORT_HWY_SDPA_KERNEL(Flash, kSdpaHwyFlash, "hwy-flash", kFlash, false, true)
 }  // namespace attnrt
 #endif  // HWY_ONCE

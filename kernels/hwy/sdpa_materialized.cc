@@ -38,6 +38,6 @@ HWY_AFTER_NAMESPACE();
 #include "kernels/hwy/sdpa_export.h"
 
 namespace attnrt {
-ATTNRT_EXPORT_HWY_SDPA_KERNEL(Materialized, kSdpaHwyMaterialized, "hwy-materialized", true, false)
+ATTNRT_EXPORT_HWY_SDPA_KERNEL(Materialized, kSdpaHwyMaterialized, "hwy-materialized", kMaterialized, true, false)
 }  // namespace attnrt
 #endif  // HWY_ONCE

@@ -124,10 +124,9 @@ void ReferenceRun(const SdpaParams& p, size_t begin, size_t end, float* scratch,
 
 }  // namespace
 
-extern const SdpaKernel kSdpaReference = {
-    "reference", "reference", true, ScalarIsa, Always,
-    ReferenceScratchFloats, ReferenceWorkItems, ReferenceRun, nullptr, nullptr,
-    true,
-};
+extern const SdpaKernel kSdpaReference = MakeSdpaKernel(
+    {"reference", SdpaAlgorithm::kReference, SdpaFamily::kReference, /*returns_weights=*/true,
+     /*reads_typed_kv=*/true},
+    {ScalarIsa, Always, ReferenceScratchFloats, ReferenceWorkItems, ReferenceRun});
 
 }  // namespace attnrt

@@ -38,15 +38,16 @@ struct BoundTo {
 
 template <const SdpaTileOps& Ops>
 constexpr SdpaKernel FlashKernel(const char* name, bool (*available)()) {
-  return {name, "xsimd", false, &BoundTo<Ops>::Isa, available, &BoundTo<Ops>::FlashScratch,
-          &FlashItems, &BoundTo<Ops>::FlashRun, nullptr, nullptr, false};
+  return MakeSdpaKernel({name, SdpaAlgorithm::kFlash, SdpaFamily::kXsimd, false, false},
+                        {&BoundTo<Ops>::Isa, available, &BoundTo<Ops>::FlashScratch, &FlashItems,
+                         &BoundTo<Ops>::FlashRun});
 }
 
 template <const SdpaTileOps& Ops>
 constexpr SdpaKernel MaterializedKernel(const char* name, bool (*available)()) {
-  return {name, "xsimd", true, &BoundTo<Ops>::Isa, available,
-          &BoundTo<Ops>::MaterializedScratch, &MaterializedItems,
-          &BoundTo<Ops>::MaterializedRun, nullptr, nullptr, false};
+  return MakeSdpaKernel({name, SdpaAlgorithm::kMaterialized, SdpaFamily::kXsimd, true, false},
+                        {&BoundTo<Ops>::Isa, available, &BoundTo<Ops>::MaterializedScratch,
+                         &MaterializedItems, &BoundTo<Ops>::MaterializedRun});
 }
 
 }  // namespace

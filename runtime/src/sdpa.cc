@@ -292,28 +292,24 @@ Status ValidateSdpa(const SdpaParams& p, const SdpaKernel& kernel) {
 // queries 3.4 ms decode vs 4.6 ms flash; 64 queries 12.4 ms vs 6.2 ms).
 constexpr size_t kDecodeMaxQueries = 16;
 
-// Cortex-M55 builds register helium-flash (Helium/MVE); under qemu it ran every
-// measured call in 2.6-5.1x fewer instructions than the best Highway variant there,
-// decode (L = 1, 16) included (kernels/helium/README.md). It returns no weights.
-constexpr const char* kHeliumKernel = "helium-flash";
-
 const SdpaKernel& ChooseSdpaKernel(const SdpaParams& p) {
   const bool weights = p.weights != nullptr;
   // Highway's blocked variants on every ISA: their xsimd twins were at best even
   // (L = S = 1024 and 2048, H = 8, E = 64, one thread: on AVX2 flash 4% slower,
   // materialized level within 1%; on AVX-512 6-15% slower; kernels/xsimd/README.md),
   // and NEON is unmeasured (qemu times mean nothing).
-  const char* name = weights ? "hwy-materialized" : "hwy-flash";
-  // A typed (f16 / q8) KV cache: only hwy-flash, hwy-decode and the reference read
-  // it; helium-flash does not, so a Cortex-M55 runs the Highway SCALAR kernels.
+  SdpaAlgorithm algorithm = weights ? SdpaAlgorithm::kMaterialized : SdpaAlgorithm::kFlash;
+  if (!weights && p.q_len <= kDecodeMaxQueries) algorithm = SdpaAlgorithm::kDecode;
+  const SdpaKernel* kernel = FindSdpaKernel(SdpaFamily::kHwy, algorithm);
+  // A typed (f16 / q8) KV cache needs a variant that reads it; the materialized ones
+  // and helium-flash read f32 only, the reference (first in the list) every type.
   const bool typed_kv = p.kv_type != ElementType::kF32;
-  if (typed_kv && weights) name = "reference";
-  if (!weights && !typed_kv && FindSdpaKernel(kHeliumKernel) != nullptr) {
-    name = kHeliumKernel;
-  } else if (!weights && p.q_len <= kDecodeMaxQueries) {
-    name = "hwy-decode";
-  }
-  const SdpaKernel* kernel = FindSdpaKernel(name);
+  // Cortex-M55 builds list helium-flash (Helium/MVE); under qemu it ran every
+  // measured call in 2.6-5.1x fewer instructions than the best Highway variant there,
+  // decode (L = 1, 16) included (kernels/helium/README.md). It returns no weights.
+  const SdpaKernel* helium = FindSdpaKernel(SdpaFamily::kHelium, SdpaAlgorithm::kFlash);
+  if (helium != nullptr && !weights && (!typed_kv || helium->reads_typed_kv)) kernel = helium;
+  if (kernel != nullptr && typed_kv && !kernel->reads_typed_kv) kernel = nullptr;
   return kernel != nullptr ? *kernel : SdpaKernelAt(0);
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attnrt/kernels/helium.h"
 #include "attnrt/runtime/arena.h"
 #include "attnrt/runtime/executor.h"
 #include "device_plan.h"
@@ -33,7 +34,7 @@ alignas(attnrt::kArenaAlignment) uint8_t g_arena[ATTNRT_DEVICE_ARENA_BYTES];
 float g_output[MODEL_EXPECTED_ELEMENTS];
 
 const char* VectorUnit() {
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#if ATTNRT_HELIUM
   return "MVE(float)";
 #else
   return "none";

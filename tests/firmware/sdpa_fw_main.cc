@@ -12,11 +12,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "attnrt/kernels/helium.h"
 #include "sdpa_fw_case.h"
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#if ATTNRT_HELIUM
 #include "kernels/helium/exp_mve.h"
-#define ATTNRT_FW_HAS_MVE_FLOAT 1
 #endif
 
 using attnrt::CausalKind;
@@ -239,7 +239,7 @@ const char* CausalName(CausalKind c) {
                                         : "none";
 }
 
-#if ATTNRT_FW_HAS_MVE_FLOAT
+#if ATTNRT_HELIUM
 // helium-flash's softmax exp against double-precision e^x (the M55's scalar FP64 unit)
 // on 2^16 points over [-87, 88) and on the inputs whose result must be exactly 0.
 // Returns false on an error above 4e-7 relative or a nonzero result below -87.7.
@@ -306,7 +306,8 @@ bool RunOneCase(const SdpaCase& c, size_t index, Totals* totals) {
   FillNaN(g_want_weights, weights_n);
   want.out = g_want_out;
   want.weights = g_want_weights;
-  attnrt::Status st = attnrt_fw::RunCase(want, *attnrt::FindSdpaKernel("reference"));
+  attnrt::Status st = attnrt_fw::RunCase(
+      want, *attnrt::FindSdpaKernel(attnrt::SdpaFamily::kReference, attnrt::SdpaAlgorithm::kReference));
   if (!st.ok()) {
     Print(" reference: ");
     Print(st.message());
@@ -326,7 +327,7 @@ bool RunOneCase(const SdpaCase& c, size_t index, Totals* totals) {
   }
   for (size_t v = 0; v < attnrt::SdpaKernelCount(); ++v) {
     const attnrt::SdpaKernel& kernel = attnrt::SdpaKernelAt(v);
-    if (!kernel.available() || strcmp(kernel.name, "reference") == 0) continue;
+    if (!kernel.available() || kernel.algorithm == attnrt::SdpaAlgorithm::kReference) continue;
     attnrt::SdpaParams p = want;
     FillNaN(g_out, out_n);
     p.out = g_out;
@@ -390,7 +391,7 @@ int main() {
   Print("\n");
 
   bool exp_pass = true;
-#if ATTNRT_FW_HAS_MVE_FLOAT
+#if ATTNRT_HELIUM
   exp_pass = CheckExpMve();
 #endif
   constexpr size_t kCount = sizeof(kCases) / sizeof(kCases[0]);

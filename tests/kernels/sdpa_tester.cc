@@ -257,7 +257,9 @@ double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b
   return max_diff / max_ref;
 }
 
-const SdpaKernel& ReferenceKernel() { return *FindSdpaKernel("reference"); }
+const SdpaKernel& ReferenceKernel() {
+  return *FindSdpaKernel(SdpaFamily::kReference, SdpaAlgorithm::kReference);
+}
 
 std::vector<std::string> AvailableVariantNames() {
   std::vector<std::string> names;
@@ -290,7 +292,7 @@ std::vector<SdpaVariantTarget> AvailableVariantTargets() {
   for (const std::string& name : AvailableVariantNames()) {
     const SdpaKernel& k = *FindSdpaKernel(name.c_str());
     const std::vector<int64_t> targets =
-        std::string(k.family) == "hwy" ? SteerableHighwayTargets(k) : std::vector<int64_t>();
+        k.family == SdpaFamily::kHwy ? SteerableHighwayTargets(k) : std::vector<int64_t>();
     if (targets.empty()) params.push_back({name, 0});
     for (int64_t target : targets) params.push_back({name, target});
   }

@@ -11,8 +11,13 @@
 #include "board_runtime.h"
 #include "semihost.h"
 
+// The board support stands alone (no attnrt headers), so it spells the condition of
+// attnrt/kernels/helium.h (ATTNRT_HELIUM) once for itself.
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#define SMOKE_HAS_MVE_FLOAT 1
 #include <arm_mve.h>
+#else
+#define SMOKE_HAS_MVE_FLOAT 0
 #endif
 
 #ifdef ATTNRT_SMOKE_WITH_HWY
@@ -66,7 +71,7 @@ volatile uint32_t g_bss_words[8];
 
 // Dot product of 16 floats: MVE vectors on Cortex-M55, plain loop elsewhere.
 float Dot16(const float* a, const float* b) {
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#if SMOKE_HAS_MVE_FLOAT
   float32x4_t acc = vdupq_n_f32(0.0f);
   for (int i = 0; i < 16; i += 4) acc = vfmaq_f32(acc, vld1q_f32(a + i), vld1q_f32(b + i));
   return vgetq_lane_f32(acc, 0) + vgetq_lane_f32(acc, 1) + vgetq_lane_f32(acc, 2) +
@@ -79,7 +84,7 @@ float Dot16(const float* a, const float* b) {
 }
 
 const char* VectorUnit() {
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#if SMOKE_HAS_MVE_FLOAT
   return "MVE(float)";
 #else
   return "none";

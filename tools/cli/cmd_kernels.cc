@@ -16,7 +16,7 @@ void AddKernelsCommand(CLI::App& app, int* exit_code) {
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("kernels", "List the attention kernel variants and the ISA each runs");
   cmd->add_flag("--json", *json,
-                "Print only a JSON list of {name, isa, family, returns_weights, available}, "
+                "Print only a JSON list of {name, isa, family, algorithm, returns_weights, reads_typed_kv, available}, "
                 "every compiled variant");
   cmd->callback([exit_code, json] {
     if (*json) {
@@ -25,8 +25,10 @@ void AddKernelsCommand(CLI::App& app, int* exit_code) {
         const SdpaKernel& k = SdpaKernelAt(i);
         list.push_back({{"name", k.name},
                         {"isa", k.isa()},
-                        {"family", k.family},
+                        {"family", SdpaFamilyName(k.family)},
+                        {"algorithm", SdpaAlgorithmName(k.algorithm)},
                         {"returns_weights", k.returns_weights},
+                        {"reads_typed_kv", k.reads_typed_kv},
                         {"available", k.available()}});
       }
       std::printf("%s\n", list.dump(2).c_str());
@@ -38,7 +40,7 @@ void AddKernelsCommand(CLI::App& app, int* exit_code) {
     for (size_t i = 0; i < SdpaKernelCount(); ++i) {
       const SdpaKernel& k = SdpaKernelAt(i);
       if (!k.available()) continue;
-      std::printf("%-26s %-8s %-10s %s\n", k.name, k.isa(), k.family,
+      std::printf("%-26s %-8s %-10s %s\n", k.name, k.isa(), SdpaFamilyName(k.family),
                   k.returns_weights ? "weights" : "no-weights");
     }
     *exit_code = 0;

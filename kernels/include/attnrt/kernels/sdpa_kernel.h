@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "attnrt/kernels/sdpa_params.h"
 
@@ -15,10 +16,31 @@ namespace attnrt {
 // Scratch buffers handed to kernels are aligned to this many bytes.
 constexpr size_t kScratchAlignment = 64;
 
-struct SdpaKernel {
-  const char* name;     // what `--kernel` takes, e.g. "hwy-flash"
-  const char* family;   // "reference", "hwy", "xsimd"
-  bool returns_weights; // can fill SdpaParams::weights
+// What a variant computes with: the algorithm decides what it can return and how
+// its cost grows (kernels/README.md), the family which code base implements it.
+enum class SdpaAlgorithm : uint8_t {
+  kReference,     // scalar, double accumulation: the oracle every test compares with
+  kMaterialized,  // scores of a query block materialized, then softmax and values (weights)
+  kFlash,         // online softmax over key blocks, scratch independent of the key count
+  kDecode,        // few queries: keys split over workers, partial softmaxes merged
+};
+enum class SdpaFamily : uint8_t { kReference, kHwy, kXsimd, kHelium };
+
+// "reference", "materialized", ... / "reference", "hwy", "xsimd", "helium".
+const char* SdpaAlgorithmName(SdpaAlgorithm algorithm);
+const char* SdpaFamilyName(SdpaFamily family);
+
+// A variant's description: what it is, independent of how it runs.
+struct SdpaTraits {
+  const char* name;  // what `--kernel` takes, e.g. "hwy-flash"
+  SdpaAlgorithm algorithm;
+  SdpaFamily family;
+  bool returns_weights;  // can fill SdpaParams::weights
+  bool reads_typed_kv;   // reads keys and values stored as f16 or q8 (SdpaParams::kv_type)
+};
+
+// A variant's entry points.
+struct SdpaEntryPoints {
   // Instruction set the variant runs on this machine (resolved at run time).
   const char* (*isa)();
   // True when this machine can run the variant at all.
@@ -34,16 +56,24 @@ struct SdpaKernel {
   // Optional (nullptr = none): floats of the shared buffer, and a serial step run
   // once after every item finished, e.g. merging per-split partial softmax
   // results (max, sum, accumulator) of a key-split decode variant.
-  size_t (*shared_floats)(const SdpaParams& p);
-  void (*finish)(const SdpaParams& p, float* shared);
-  // Reads keys and values stored as f16 or q8 (SdpaParams::kv_type); false: f32 only.
-  bool reads_typed_kv;
+  size_t (*shared_floats)(const SdpaParams& p) = nullptr;
+  void (*finish)(const SdpaParams& p, float* shared) = nullptr;
 };
+
+// A registered variant: its traits and entry points side by side (flat, so callers
+// write kernel.name and kernel.run). Made only by MakeSdpaKernel.
+struct SdpaKernel : SdpaTraits, SdpaEntryPoints {};
+
+constexpr SdpaKernel MakeSdpaKernel(const SdpaTraits& traits, const SdpaEntryPoints& entry) {
+  return SdpaKernel{traits, entry};
+}
 
 // Every variant compiled into this build, in a fixed order (reference first).
 size_t SdpaKernelCount();
 const SdpaKernel& SdpaKernelAt(size_t index);
 // nullptr when no variant has that name.
 const SdpaKernel* FindSdpaKernel(const char* name);
+// The first variant (in list order) of that family and algorithm; nullptr when none.
+const SdpaKernel* FindSdpaKernel(SdpaFamily family, SdpaAlgorithm algorithm);
 
 }  // namespace attnrt
