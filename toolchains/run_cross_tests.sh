@@ -149,7 +149,7 @@ firmware() {  # firmware BOARD (cortex-m7 | cortex-m55)
   cat "$dir"/bin/*.footprint.txt
   logged "$dir/cross-ctest.log" ctest --test-dir "$dir" --output-on-failure -V
   local status=$?
-  grep -h "fw: " "$dir/cross-ctest.log" | sed 's/^[0-9]*: //'
+  grep -hE "(fw|lm): " "$dir/cross-ctest.log" | sed 's/^[0-9]*: //'
   count_instructions "$dir"
   return $status
 }
@@ -157,17 +157,43 @@ firmware() {  # firmware BOARD (cortex-m7 | cortex-m55)
 # Guest instructions of the firmware images under emulation (toolchains/boards/
 # insn_count_plugin.c). model_plan_fw only opens, checks (CRC32C) and plans the model;
 # model_fw does that too, then runs and compares it: the difference is the forward pass.
+# lm_fw and lm_fw_q8 are each run twice, generating 0 and then N tokens (N from the
+# semihosting command line, arg=N): the same open, plan and prompt pass both times, so
+# (count(N) - count(0)) / N is one generated token (a greedy attnrt_sample plus a
+# one-token attnrt_lm_feed through all layers).
 # Informational: a failure here does not fail the step.
 count_instructions() {  # count_instructions BUILD_DIR
-  local dir=$1 plugin=$1/insn_count.so machine cpu img
+  local dir=$1 plugin=$1/insn_count.so img n zero full qemu_machine qemu_cpu
   cc -shared -fPIC -O2 -o "$plugin" toolchains/boards/insn_count_plugin.c || return 0
-  machine=$(sed -n 's/^ATTNRT_QEMU_MACHINE:STRING=//p' "$dir/CMakeCache.txt")
-  cpu=$(sed -n 's/^ATTNRT_QEMU_CPU:STRING=//p' "$dir/CMakeCache.txt")
+  qemu_machine=$(sed -n 's/^ATTNRT_QEMU_MACHINE:STRING=//p' "$dir/CMakeCache.txt")
+  qemu_cpu=$(sed -n 's/^ATTNRT_QEMU_CPU:STRING=//p' "$dir/CMakeCache.txt")
   for img in model_plan_fw model_fw; do
-    echo "instructions ($cpu, $img): $(timeout 120 qemu-system-arm -M "$machine" -cpu "$cpu" \
-      -nographic -semihosting-config enable=on,target=native -d plugin -plugin "$plugin" \
-      -kernel "$dir/bin/$img.elf" 2>&1 | sed -n 's/^insn_count: \([0-9]*\).*/\1/p')"
+    echo "instructions ($qemu_cpu, $img): $(insn_count "$dir" "$img")"
   done
+  n=$(sed -n 's/^#define LM_EXPECTED_COUNT \([0-9]*\)u$/\1/p' \
+    "$dir/tests/firmware/generated/lm_f32/lm_expected.h" 2>/dev/null)
+  [ -n "$n" ] || { echo "instructions ($qemu_cpu, lm_fw): no lm_expected.h, not counted"; return 0; }
+  for img in lm_fw lm_fw_q8; do
+    zero=$(insn_count "$dir" "$img" 0)
+    full=$(insn_count "$dir" "$img" "$n")
+    if [ -n "$zero" ] && [ -n "$full" ]; then
+      echo "instructions ($qemu_cpu, $img): $zero with 0 generated tokens, $full with $n;" \
+        "per generated token (difference / $n): $(((full - zero) / n))"
+    else
+      echo "instructions ($qemu_cpu, $img): not counted (a run failed)"
+    fi
+  done
+}
+
+# insn_count BUILD_DIR IMAGE [ARG]: guest instructions of one run (empty if it failed),
+# ARG on the semihosting command line. Uses the caller's qemu_machine, qemu_cpu and plugin.
+insn_count() {
+  local dir=$1 img=$2 config=enable=on,target=native out
+  [ $# -ge 3 ] && config+=",arg=$3"
+  out=$(timeout 300 qemu-system-arm -M "$qemu_machine" -cpu "$qemu_cpu" -nographic \
+    -semihosting-config "$config" -d plugin -plugin "$dir/insn_count.so" \
+    -kernel "$dir/bin/$img.elf" 2>&1) || return 0
+  sed -n 's/^insn_count: \([0-9]*\).*/\1/p' <<<"$out"
 }
 
 total_start=$SECONDS

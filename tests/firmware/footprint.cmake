@@ -1,8 +1,10 @@
 # Post-link footprint of a firmware image, with the model and the arena shown apart:
 #   cmake -DNM=arm-none-eabi-nm -DSIZE=arm-none-eabi-size -DELF=img.elf -DOUT=img.footprint.txt
-#         -P footprint.cmake
+#         [-DMODEL_SYMBOL=attnrt_lm_model_data] [-DKV_HEADER=lm_expected.h] -P footprint.cmake
 # flash = text + data (code, constants, the .data load image), RAM = data + bss (which
-# includes the main stack). The model is the symbol attnrt_model_data, the arena g_arena.
+# includes the main stack and the NOLOAD .attnrt_arena). The model is the symbol
+# MODEL_SYMBOL (default attnrt_model_data), the arena g_arena. With KV_HEADER (lm_fw's
+# lm_expected.h) the KV cache part of the arena, LM_KV_CACHE_BYTES, is shown too.
 cmake_minimum_required(VERSION 3.25)
 
 execute_process(COMMAND "${SIZE}" "${ELF}" OUTPUT_VARIABLE berkeley RESULT_VARIABLE rc)
@@ -28,7 +30,10 @@ function(symbol_size regex out_var)
   endif()
   set(${out_var} ${bytes} PARENT_SCOPE)
 endfunction()
-symbol_size("attnrt_model_data\n" model)
+if(NOT MODEL_SYMBOL)
+  set(MODEL_SYMBOL attnrt_model_data)
+endif()
+symbol_size("${MODEL_SYMBOL}\n" model)
 symbol_size("g_arena\n" arena)
 # The stack is the linker script's .stack section: __stack_top - __stack_limit.
 string(REGEX MATCH "([0-9a-f]+) [a-zA-Z] __stack_limit" _ "${symbols}")
@@ -45,10 +50,18 @@ math(EXPR flash "${text} + ${data}")
 math(EXPR flash_rest "${flash} - ${model}")
 math(EXPR ram "${data} + ${bss}")
 math(EXPR ram_rest "${ram} - ${arena} - ${stack}")
+set(kv "")
+if(KV_HEADER)
+  file(STRINGS "${KV_HEADER}" kv_line REGEX "#define LM_KV_CACHE_BYTES [0-9]+u")
+  if(NOT kv_line MATCHES "LM_KV_CACHE_BYTES ([0-9]+)u")
+    message(FATAL_ERROR "footprint: no LM_KV_CACHE_BYTES in ${KV_HEADER}")
+  endif()
+  set(kv " (KV cache ${CMAKE_MATCH_1})")
+endif()
 get_filename_component(name "${ELF}" NAME)
 set(report
 "${name}: flash ${flash} B = model ${model} + code/constants ${flash_rest}; \
-RAM ${ram} B = arena ${arena} + stack ${stack} + other ${ram_rest} \
+RAM ${ram} B = arena ${arena}${kv} + stack ${stack} + other ${ram_rest} \
 (arm-none-eabi-size: text ${text} data ${data} bss ${bss})")
 message(STATUS "footprint: ${report}")
 if(OUT)

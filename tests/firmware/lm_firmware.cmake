@@ -1,0 +1,90 @@
+# lm_fw / lm_fw_<dtype>: the byte-level demo language model (models/lm) generating text on
+# the board through the C API (lm_fw_main.c), checked token by token against the host
+# attnrt. Included by tests/firmware/CMakeLists.txt, which sets host_attnrt,
+# host_attnrt_target, gen_dir and plan_qemu_command.
+#
+# For each weight dtype: the host converts models/lm and embeds it in .attnrt_weights
+# (lm_data.c/.h), an lm_plan_fw image plans the session on the target under qemu
+# (device_plan.h), and the host generates the expected tokens (lm_expected.h).
+set(lm_dir "${PROJECT_SOURCE_DIR}/models/lm")
+set(lm_prompt "In the beginning")
+set(lm_new_tokens 32)
+string(LENGTH "${lm_prompt}" lm_prompt_len)  # byte-level: one token per byte
+math(EXPR lm_max_seq "${lm_prompt_len} + ${lm_new_tokens}")
+
+# C99 without extensions, and warnings as errors: the image is written the way a C
+# firmware customer would write it, so the C API header must pass these too.
+set_source_files_properties(lm_fw_main.c lm_plan_fw_main.c
+  PROPERTIES COMPILE_OPTIONS "-std=c99;-Wall;-Wextra;-Werror;-pedantic")
+
+function(attnrt_add_lm_firmware dtype)
+  if(dtype STREQUAL "f32")
+    set(suffix "")
+  else()
+    set(suffix "_${dtype}")
+  endif()
+  set(dir "${gen_dir}/lm_${dtype}")
+  set(model_file "${dir}/lm.attnrt")
+  set(model_source "${dir}/lm_data.c")
+  set(model_header "${dir}/lm_data.h")
+  set(plan_header "${dir}/device_plan.h")
+  set(expected_header "${dir}/lm_expected.h")
+  add_custom_command(
+    OUTPUT "${model_file}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
+    COMMAND "${host_attnrt}" convert --config "${lm_dir}/config.json"
+            "${lm_dir}/model.safetensors" -o "${model_file}" --dtype ${dtype}
+    DEPENDS "${host_attnrt}" ${host_attnrt_target} "${lm_dir}/config.json" "${lm_dir}/model.safetensors"
+    COMMENT "Converting the demo language model for firmware (host attnrt, ${dtype} weights)"
+    VERBATIM)
+  add_custom_command(
+    OUTPUT "${model_source}" "${model_header}"
+    COMMAND "${host_attnrt}" embed "${model_file}" -o "${model_source}"
+            --name attnrt_lm_model --section .attnrt_weights --seq ${lm_max_seq}
+    DEPENDS "${host_attnrt}" ${host_attnrt_target} "${model_file}"
+    COMMENT "Embedding the ${dtype} language model as lm_data.c/.h"
+    VERBATIM)
+  add_custom_command(
+    OUTPUT "${expected_header}"
+    COMMAND "${CMAKE_COMMAND}" "-DATTNRT=${host_attnrt}" "-DMODEL=${model_file}"
+            "-DPROMPT=${lm_prompt}" -DCOUNT=${lm_new_tokens} -DMAX_SEQ=${lm_max_seq}
+            -DDTYPE=${dtype} "-DOUT=${expected_header}"
+            -P "${CMAKE_CURRENT_SOURCE_DIR}/lm_expected.cmake"
+    DEPENDS "${host_attnrt}" ${host_attnrt_target} "${model_file}"
+            "${CMAKE_CURRENT_SOURCE_DIR}/lm_expected.cmake"
+    COMMENT "Generating the host's ${lm_new_tokens} greedy tokens (${dtype}) for lm_expected.h"
+    VERBATIM)
+
+  attnrt_add_firmware(lm_plan_fw${suffix}
+    SOURCES lm_plan_fw_main.c "${model_source}" "${model_header}"
+    LIBS attnrt::c
+    NO_TEST)
+  target_include_directories(lm_plan_fw${suffix} PRIVATE "${dir}")
+  add_custom_command(
+    OUTPUT "${plan_header}"
+    COMMAND "${CMAKE_COMMAND}" "-DQEMU_COMMAND=${plan_qemu_command}"
+            "-DIMAGE=$<TARGET_FILE:lm_plan_fw${suffix}>" "-DOUT=${plan_header}"
+            -P "${CMAKE_CURRENT_SOURCE_DIR}/device_plan.cmake"
+    DEPENDS lm_plan_fw${suffix} "${CMAKE_CURRENT_SOURCE_DIR}/device_plan.cmake"
+    COMMENT "Planning the ${dtype} language model on ${ATTNRT_QEMU_CPU} (qemu) for device_plan.h"
+    VERBATIM)
+
+  # 16 KiB of stack: the C API's handles are static in the image, not on the stack.
+  attnrt_add_firmware(lm_fw${suffix}
+    SOURCES lm_fw_main.c "${model_source}" "${model_header}" "${plan_header}" "${expected_header}"
+    LIBS attnrt::c
+    STACK_SIZE 0x4000
+    TIMEOUT 120)
+  target_include_directories(lm_fw${suffix} PRIVATE "${dir}")
+
+  add_custom_command(TARGET lm_fw${suffix} POST_BUILD
+    COMMAND "${CMAKE_COMMAND}" "-DNM=${ATTNRT_ARM_NM}" "-DSIZE=${ATTNRT_ARM_SIZE}"
+            "-DELF=$<TARGET_FILE:lm_fw${suffix}>" -DMODEL_SYMBOL=attnrt_lm_model_data
+            "-DKV_HEADER=${expected_header}"
+            "-DOUT=$<TARGET_FILE_DIR:lm_fw${suffix}>/lm_fw${suffix}.footprint.txt"
+            -P "${CMAKE_CURRENT_SOURCE_DIR}/footprint.cmake"
+    VERBATIM)
+endfunction()
+
+attnrt_add_lm_firmware(f32)
+attnrt_add_lm_firmware(q8)
