@@ -42,6 +42,17 @@ for host_only in bin include/attnrt/thread_pool.h lib/libattnrt_threads.a; do
   fi
 done
 
+# The guide says a C project needs no C++ runtime pieces: the libraries reference no
+# operator new/delete, __cxa_* or hwy::Abort (only attnrt's own C++ symbols).
+cxx_needs=$(arm-none-eabi-nm -u "$prefix"/lib/*.a | awk '{print $2}' |
+  grep -E '^(_Z|__cxa|__gxx|__aeabi_atexit|__dso_handle)' | grep -v '6attnrt' |
+  sort -u || true)
+if [ -n "$cxx_needs" ]; then
+  echo "firmware_consumer: FAIL: the libraries need C++ runtime symbols (update the guide):" >&2
+  echo "$cxx_needs" >&2
+  exit 1
+fi
+
 step "convert and embed models/demo (host attnrt), write model_io.h"
 model=$work/model
 mkdir -p "$model"
