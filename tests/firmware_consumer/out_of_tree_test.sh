@@ -29,6 +29,11 @@ quiet() {
   fi
 }
 
+if [ ! -x "$host_attnrt" ]; then
+  echo "firmware_consumer: FAIL: no host attnrt at $host_attnrt (set ATTNRT_HOST_ATTNRT, or build the tree first)" >&2
+  exit 1
+fi
+
 step "install $build -> $prefix"
 quiet "cmake --install" cmake --install "$build" --prefix "$prefix"
 for lib in attnrt_c attnrt_models attnrt_runtime attnrt_kernels; do
@@ -43,12 +48,19 @@ for host_only in bin include/attnrt/thread_pool.h lib/libattnrt_threads.a; do
 done
 
 # The guide says a C project needs no C++ runtime pieces: the libraries reference no
-# operator new/delete, __cxa_* or hwy::Abort (only attnrt's own C++ symbols).
+# operator new/delete, __cxa_* or hwy::Abort (only attnrt's own C++ symbols), and
+# have no static constructors for a start-up code to run.
 cxx_needs=$(arm-none-eabi-nm -u "$prefix"/lib/*.a | awk '{print $2}' |
   grep -E '^(_Z|__cxa|__gxx|__aeabi_atexit|__dso_handle)' | grep -v '6attnrt' |
   sort -u || true)
+# (Read whole first: with pipefail, grep -q ending the pipe early would kill objdump
+# with SIGPIPE and turn a match into a failed, i.e. passing, condition.)
+sections=$(arm-none-eabi-objdump -h "$prefix"/lib/*.a)
+if grep -q 'init_array\|\.ctors' <<<"$sections"; then
+  cxx_needs="$cxx_needs static constructors (.init_array)"
+fi
 if [ -n "$cxx_needs" ]; then
-  echo "firmware_consumer: FAIL: the libraries need C++ runtime symbols (update the guide):" >&2
+  echo "firmware_consumer: FAIL: the libraries need C++ runtime pieces (update the guide):" >&2
   echo "$cxx_needs" >&2
   exit 1
 fi
