@@ -77,8 +77,11 @@ quiet "npy_to_header.py" "$python" "$src/tests/firmware/npy_to_header.py" "$mode
   "model_input=$src/models/demo/input.npy" "model_expected=$src/models/demo/expected.npy"
 
 step "configure and build tests/firmware_consumer against the installed package"
+# hwy_DIR names no config: a user's own toolchain file sets none (the repo's point it at
+# toolchains/boards/cmake), and the package must bring Highway's by itself.
 quiet "configure" cmake -S "$src/tests/firmware_consumer" -B "$work/build" -G Ninja \
   -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_PREFIX_PATH="$prefix" \
+  -Dhwy_DIR:PATH="$work/no-hwy-config" \
   -DBOARD_COMMON_DIR="$src/toolchains/boards/common" \
   -DBOARD_DIR="$src/toolchains/boards/$board" -DMODEL_DIR="$model"
 quiet "build" cmake --build "$work/build" -j2
