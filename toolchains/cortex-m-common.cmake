@@ -31,7 +31,9 @@ set(CMAKE_ASM_FLAGS_INIT "${ATTNRT_CPU_FLAGS} -mthumb")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostartfiles -Wl,--gc-sections")
 
 # Search only the bare-metal sysroot for libraries, headers and packages; run host tools.
-set(CMAKE_FIND_ROOT_PATH /usr/lib/arm-none-eabi)
+# The prefixes of CMAKE_PREFIX_PATH (e.g. an installed firmware attnrt) are roots too:
+# in ONLY mode they would otherwise be looked for under the sysroot and never found.
+set(CMAKE_FIND_ROOT_PATH /usr/lib/arm-none-eabi ${CMAKE_PREFIX_PATH})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
