@@ -1,7 +1,7 @@
 # lm_fw / lm_fw_<dtype>: the byte-level demo language model (models/lm) generating text on
 # the board through the C API (lm_fw_main.c), checked token by token against the host
-# attnrt. Included by tests/firmware/CMakeLists.txt, which sets host_attnrt,
-# host_attnrt_target, gen_dir and plan_qemu_command.
+# attnrt. Included by tests/firmware/CMakeLists.txt, which sets gen_dir and defines
+# attnrt_fw_embedded_model and attnrt_fw_device_plan.
 #
 # For each weight dtype: the host converts models/lm and embeds it in .attnrt_weights
 # (lm_data.c/.h), an lm_plan_fw image plans the session on the target under qemu
@@ -29,21 +29,9 @@ function(attnrt_add_lm_firmware dtype)
   set(model_header "${dir}/lm_data.h")
   set(plan_header "${dir}/device_plan.h")
   set(expected_header "${dir}/lm_expected.h")
-  add_custom_command(
-    OUTPUT "${model_file}"
-    COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
-    COMMAND "${host_attnrt}" convert --config "${lm_dir}/config.json"
-            "${lm_dir}/model.safetensors" -o "${model_file}" --dtype ${dtype}
-    DEPENDS "${host_attnrt}" ${host_attnrt_target} "${lm_dir}/config.json" "${lm_dir}/model.safetensors"
-    COMMENT "Converting the demo language model for firmware (host attnrt, ${dtype} weights)"
-    VERBATIM)
-  add_custom_command(
-    OUTPUT "${model_source}" "${model_header}"
-    COMMAND "${host_attnrt}" embed "${model_file}" -o "${model_source}"
-            --name attnrt_lm_model --section .attnrt_weights --seq ${lm_max_seq}
-    DEPENDS "${host_attnrt}" ${host_attnrt_target} "${model_file}"
-    COMMENT "Embedding the ${dtype} language model as lm_data.c/.h"
-    VERBATIM)
+  attnrt_fw_embedded_model("demo language model" ${dtype} "${lm_dir}" "${model_file}"
+    "${model_source}" "${model_header}"
+    EMBED --name attnrt_lm_model --section .attnrt_weights --seq ${lm_max_seq})
   add_custom_command(
     OUTPUT "${expected_header}"
     COMMAND "${CMAKE_COMMAND}" "-DATTNRT=${host_attnrt}" "-DMODEL=${model_file}"
@@ -60,14 +48,7 @@ function(attnrt_add_lm_firmware dtype)
     LIBS attnrt::c
     NO_TEST)
   target_include_directories(lm_plan_fw${suffix} PRIVATE "${dir}")
-  add_custom_command(
-    OUTPUT "${plan_header}"
-    COMMAND "${CMAKE_COMMAND}" "-DQEMU_COMMAND=${plan_qemu_command}"
-            "-DIMAGE=$<TARGET_FILE:lm_plan_fw${suffix}>" "-DOUT=${plan_header}"
-            -P "${CMAKE_CURRENT_SOURCE_DIR}/device_plan.cmake"
-    DEPENDS lm_plan_fw${suffix} "${CMAKE_CURRENT_SOURCE_DIR}/device_plan.cmake"
-    COMMENT "Planning the ${dtype} language model on ${ATTNRT_QEMU_CPU} (qemu) for device_plan.h"
-    VERBATIM)
+  attnrt_fw_device_plan("${dtype} language model" lm_plan_fw${suffix} "${plan_header}")
 
   # 16 KiB of stack: the C API's handles are static in the image, not on the stack.
   attnrt_add_firmware(lm_fw${suffix}
