@@ -43,6 +43,7 @@
 #include "attnrt/runtime/sdpa.h"
 #include "host/aligned_buffer.h"
 #include "host/memory_read.h"
+#include "host/sdpa_problem.h"
 #include "host/thread_pool.h"
 #include "hwy/targets.h"
 
@@ -63,122 +64,28 @@ struct SuiteOptions {
   size_t threads = 1;
 };
 
-// Tensors and scratch of one benchmark shape, built outside the timed loop.
-struct SdpaFixture {
-  SdpaParams params;
-  std::vector<float> q, k, v, out;
-  size_t scratch_bytes = 0;
-  std::unique_ptr<AlignedBuffer> buffer;
+// The problem of one benchmark shape (tools/host/sdpa_problem.h, as `attnrt bench
+// sdpa` builds it), with its scratch for `kernel`, built outside the timed loop.
+bool BuildProblem(const SdpaProblemShape& shape, const SdpaKernel& kernel, size_t workers,
+                  SdpaProblem* problem, benchmark::State* state) {
+  Status st = problem->Build(shape);
+  if (st.ok()) st = problem->PlanScratch(kernel, workers);
+  if (!st.ok()) state->SkipWithError(st.message());
+  return st.ok();
+}
 
-  bool Build(size_t q_len, size_t kv_len, CausalKind causal, const SdpaKernel& kernel,
-             size_t workers, std::string* error) {
-    TensorShape qs{4, {1, kHeads, q_len, kDim}}, ks{4, {1, kHeads, kv_len, kDim}};
-    TensorShape out_shape, weights_shape;
-    Status st = BindSdpaShapes(qs, ks, ks, nullptr, MaskKind::kNone, &params, &out_shape,
-                               &weights_shape);
-    if (st.ok()) {
-      params.causal = causal;
-      std::mt19937 rng(1);
-      std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-      auto fill = [&](std::vector<float>* t, size_t n) {
-        t->resize(n);
-        for (float& x : *t) x = uniform(rng);
-      };
-      fill(&q, kHeads * q_len * kDim);
-      fill(&k, kHeads * kv_len * kDim);
-      fill(&v, kHeads * kv_len * kDim);
-      out.assign(kHeads * q_len * kDim, 0.0f);
-      params.q = q.data();
-      params.k = k.data();
-      params.v = v.data();
-      params.out = out.data();
-      st = SdpaScratchBytes(params, kernel, workers, &scratch_bytes);
-    }
+// Times RunSdpa on the problem until Google Benchmark has enough iterations.
+void TimeProblem(SdpaProblem* problem, const SdpaKernel& kernel, Executor* executor,
+                 benchmark::State* state) {
+  for (auto _ : *state) {
+    const Status st = RunSdpa(problem->params(), kernel, problem->arena(), executor);
     if (!st.ok()) {
-      *error = st.message();
-      return false;
+      state->SkipWithError(st.message());
+      break;
     }
-    buffer = std::make_unique<AlignedBuffer>(scratch_bytes);
-    if (!buffer->ok()) *error = "cannot allocate scratch";
-    return buffer->ok();
+    benchmark::DoNotOptimize(problem->out().data());
+    benchmark::ClobberMemory();
   }
-};
-
-// A decode step over a typed KV cache (decode_kv in the file comment).
-struct KvDecodeFixture {
-  SdpaParams params;
-  std::vector<float> q, k, v, out, k_scales, v_scales;
-  std::vector<uint8_t> k_typed, v_typed;
-  size_t scratch_bytes = 0;
-  std::unique_ptr<AlignedBuffer> buffer;
-
-  bool Build(ElementType type, size_t shape, const SdpaKernel& kernel, size_t workers,
-             std::string* error) {
-    const size_t hq = shape == 0 ? 8 : 6, hkv = shape == 0 ? 4 : 6, dim = shape == 0 ? 64 : 48;
-    const size_t S = kKvDecodeKeys;
-    TensorShape qs{4, {1, hq, 1, dim}}, ks{4, {1, hkv, S, dim}};
-    TensorShape out_shape, weights_shape;
-    Status st = BindSdpaShapes(qs, ks, ks, nullptr, MaskKind::kNone, &params, &out_shape,
-                               &weights_shape);
-    if (!st.ok()) {
-      *error = st.message();
-      return false;
-    }
-    params.causal = CausalKind::kLowerRight;
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    auto fill = [&](std::vector<float>* t, size_t n) {
-      t->resize(n);
-      for (float& x : *t) x = uniform(rng);
-    };
-    fill(&q, hq * dim);
-    fill(&k, hkv * S * dim);
-    fill(&v, hkv * S * dim);
-    out.assign(hq * dim, 0.0f);
-    params.q = q.data();
-    params.out = out.data();
-    params.kv_type = type;
-    if (type == ElementType::kF32) {
-      params.k = k.data();
-      params.v = v.data();
-    } else {
-      const size_t rows = hkv * S;
-      k_typed.resize(k.size() * KvElementBytes(type));
-      v_typed.resize(v.size() * KvElementBytes(type));
-      k_scales.resize(rows);
-      v_scales.resize(rows);
-      StoreKvRows(type, k.data(), dim, rows, dim, k_typed.data(), dim, k_scales.data(), 1);
-      StoreKvRows(type, v.data(), dim, rows, dim, v_typed.data(), dim, v_scales.data(), 1);
-      params.k = params.v = nullptr;
-      params.k_data = k_typed.data();
-      params.v_data = v_typed.data();
-      params.k_scales = k_scales.data();
-      params.v_scales = v_scales.data();
-      params.k_scale_strides = params.v_scale_strides = {rows, S, 1};
-      // Only the typed bytes should be in the caches' way, as in a model.
-      std::vector<float>().swap(k);
-      std::vector<float>().swap(v);
-    }
-    st = SdpaScratchBytes(params, kernel, workers, &scratch_bytes);
-    if (!st.ok()) {
-      *error = st.message();
-      return false;
-    }
-    buffer = std::make_unique<AlignedBuffer>(scratch_bytes);
-    if (!buffer->ok()) *error = "cannot allocate scratch";
-    return buffer->ok();
-  }
-};
-
-// See the file comment for what the counts mean.
-double MatmulFlops(const SdpaParams& p, bool only_visible_pairs) {
-  double pairs = static_cast<double>(p.q_len) * static_cast<double>(p.kv_len);
-  if (only_visible_pairs && p.causal != CausalKind::kNone) {
-    pairs = 0;
-    for (size_t i = 0; i < p.q_len; ++i) pairs += static_cast<double>(CausalVisibleKeys(p, i));
-  }
-  return 2.0 * static_cast<double>(p.batch * p.q_heads) * pairs *
-         static_cast<double>(p.qk_dim + p.v_dim);
 }
 
 // Runs one SDPA shape; `target` is the Highway target to force (0: no forcing).
@@ -187,29 +94,24 @@ void BenchSdpa(benchmark::State& state, const SdpaKernel* kernel, int64_t target
   if (target != 0) hwy::SetSupportedTargetsForTest(target);
   const size_t n = static_cast<size_t>(state.range(0));
   ThreadPool pool(threads);
-  SdpaFixture f;
-  std::string error;
-  if (!f.Build(decode ? 1 : n, n, causal, *kernel, pool.workers(), &error)) {
-    state.SkipWithError(error.c_str());
-    hwy::SetSupportedTargetsForTest(0);
-    return;
-  }
-  Arena arena(f.buffer->data(), f.scratch_bytes);
-  for (auto _ : state) {
-    const Status st = RunSdpa(f.params, *kernel, &arena, &pool);
-    if (!st.ok()) {
-      state.SkipWithError(st.message());
-      break;
-    }
-    benchmark::DoNotOptimize(f.out.data());
-    benchmark::ClobberMemory();
+  SdpaProblemShape shape;
+  shape.heads = kHeads;
+  shape.q_len = decode ? 1 : n;
+  shape.kv_len = n;
+  shape.dim = kDim;
+  shape.causal = causal;
+  SdpaProblem problem;
+  if (BuildProblem(shape, *kernel, pool.workers(), &problem, &state)) {
+    TimeProblem(&problem, *kernel, &pool, &state);
   }
   state.SetComplexityN(static_cast<int64_t>(n));
   state.SetLabel(kernel->isa());
   const auto rate = benchmark::Counter::kIsIterationInvariantRate;
-  state.counters["GFLOPs"] = benchmark::Counter(MatmulFlops(f.params, false) / 1e9, rate);
-  state.counters["GFLOPs_needed"] = benchmark::Counter(MatmulFlops(f.params, true) / 1e9, rate);
-  state.counters["scratch_bytes"] = static_cast<double>(f.scratch_bytes);
+  state.counters["GFLOPs"] =
+      benchmark::Counter(SdpaMatmulFlops(problem.params(), false) / 1e9, rate);
+  state.counters["GFLOPs_needed"] =
+      benchmark::Counter(SdpaMatmulFlops(problem.params(), true) / 1e9, rate);
+  state.counters["scratch_bytes"] = static_cast<double>(problem.scratch_bytes());
   if (target != 0) hwy::SetSupportedTargetsForTest(0);
 }
 
@@ -219,28 +121,25 @@ void BenchKvDecode(benchmark::State& state, const SdpaKernel* kernel, int64_t ta
   if (target != 0) hwy::SetSupportedTargetsForTest(target);
   const ElementType type = static_cast<ElementType>(state.range(0));
   ThreadPool pool(threads);
-  KvDecodeFixture f;
-  std::string error;
-  if (!f.Build(type, static_cast<size_t>(state.range(1)), *kernel, pool.workers(), &error)) {
-    state.SkipWithError(error.c_str());
-    hwy::SetSupportedTargetsForTest(0);
-    return;
-  }
-  Arena arena(f.buffer->data(), f.scratch_bytes);
-  for (auto _ : state) {
-    const Status st = RunSdpa(f.params, *kernel, &arena, &pool);
-    if (!st.ok()) {
-      state.SkipWithError(st.message());
-      break;
-    }
-    benchmark::DoNotOptimize(f.out.data());
-    benchmark::ClobberMemory();
+  const bool stories = state.range(1) != 0;
+  SdpaProblemShape shape;
+  shape.heads = stories ? 6 : 8;
+  shape.kv_heads = stories ? 6 : 4;
+  shape.q_len = 1;
+  shape.kv_len = kKvDecodeKeys;
+  shape.dim = stories ? 48 : 64;
+  shape.causal = CausalKind::kLowerRight;
+  shape.kv_type = type;
+  SdpaProblem problem;
+  if (BuildProblem(shape, *kernel, pool.workers(), &problem, &state)) {
+    problem.DropF32KeysAndValues();
+    TimeProblem(&problem, *kernel, &pool, &state);
   }
   state.SetLabel(std::string(kernel->isa()) + " " + ElementTypeName(type));
-  const auto& p = f.params;
+  const SdpaParams& p = problem.params();
   const size_t kv_bytes = p.kv_heads * p.kv_len * (p.qk_dim + p.v_dim) * KvElementBytes(type);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(kv_bytes));
-  state.counters["scratch_bytes"] = static_cast<double>(f.scratch_bytes);
+  state.counters["scratch_bytes"] = static_cast<double>(problem.scratch_bytes());
   if (target != 0) hwy::SetSupportedTargetsForTest(0);
 }
 

@@ -12,15 +12,12 @@
 #include <cstdio>
 #include <memory>
 #include <new>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/sdpa.h"
-#include "attnrt/runtime/sdpa_kv.h"
 #include "cli/cli_common.h"
 #include "cli/bench_timing.h"
 #include "cli/commands.h"
@@ -28,9 +25,9 @@
 #include "cli/kernel_choice.h"
 #include "cli/option_checks.h"
 #include "cli/thread_option.h"
-#include "host/aligned_buffer.h"
 #include "host/fma_peak.h"
 #include "host/memory_read.h"
+#include "host/sdpa_problem.h"
 #include "host/thread_pool.h"
 
 namespace attnrt::cli {
@@ -65,35 +62,6 @@ struct BenchPeakOptions {
   bool json = false;
 };
 
-std::vector<float> RandomFloats(size_t count, std::mt19937* rng) {
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float& x : v) x = uniform(*rng);
-  return v;
-}
-
-
-// Flops of the two matrix products: 2*S*E for Q.K^T plus 2*S*Ev for P.V per
-// query row and (batch, head). Dense counts every (query, key) pair,
-// 2*B*H*L*S*(E+Ev); with `causal_only_visible` only the pairs the causal rule
-// leaves are counted (sum over rows of the visible keys, about half for L == S):
-// the work a causal call needs, which the headline GFLOP/s uses. Softmax and
-// masking are not counted.
-double MatmulFlops(const SdpaParams& p, bool causal_only_visible) {
-  double pairs = 0;
-  if (!causal_only_visible || p.causal == CausalKind::kNone) {
-    pairs = static_cast<double>(p.q_len) * static_cast<double>(p.kv_len);
-  } else {
-    // The causal rule and the window leave row i the keys [begin, end).
-    for (size_t i = 0; i < p.q_len; ++i) {
-      const size_t end = CausalVisibleKeys(p, i), begin = VisibleKeyBegin(p, i);
-      pairs += end > begin ? static_cast<double>(end - begin) : 0.0;
-    }
-  }
-  return 2.0 * static_cast<double>(p.batch * p.q_heads) * pairs *
-         static_cast<double>(p.qk_dim + p.v_dim);
-}
-
 struct SdpaRun {
   const SdpaParams* params;
   const SdpaKernel* kernel;
@@ -122,68 +90,36 @@ void ReadKeysAndValuesOnce(void* context) {
 int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress* progress,
                nlohmann::ordered_json* j) {
   const char* cmd = "bench sdpa";
-  const size_t kv_heads = o.kv_heads == 0 ? o.heads : o.kv_heads;
-  const size_t seq_kv = o.seq_kv == 0 ? seq : o.seq_kv;
-  const size_t dim_v = o.dim_v == 0 ? o.dim : o.dim_v;
-  const TensorShape qs = Shape4(o.batch, o.heads, seq, o.dim);
-  const TensorShape ks = Shape4(o.batch, kv_heads, seq_kv, o.dim);
-  const TensorShape vs = Shape4(o.batch, kv_heads, seq_kv, dim_v);
-  SdpaParams p;
-  TensorShape out_shape, weights_shape;
-  Status st = BindSdpaShapes(qs, ks, vs, nullptr, MaskKind::kNone, &p, &out_shape, &weights_shape);
-  if (!st.ok()) return ReportStatus(cmd, st);
-  p.causal = ParseCausal(o.causal);
-  p.window = o.window;
-  p.softcap = static_cast<float>(o.softcap);
-
-  size_t q_count = 0, k_count = 0, v_count = 0, out_count = 0;
-  if (!CheckedProduct(qs.dims, 4, &q_count) || !CheckedProduct(ks.dims, 4, &k_count) ||
-      !CheckedProduct(vs.dims, 4, &v_count) ||
-      !CheckedProduct(out_shape.dims, out_shape.rank, &out_count)) {
-    return ReportError(cmd, "tensor sizes overflow");
-  }
-  std::mt19937 rng(o.seed);
-  const std::vector<float> q = RandomFloats(q_count, &rng);
-  const std::vector<float> k = RandomFloats(k_count, &rng);
-  const std::vector<float> v = RandomFloats(v_count, &rng);
-  std::vector<float> out(out_count);
-  p.q = q.data();
-  p.k = k.data();
-  p.v = v.data();
-  p.out = out.data();
+  SdpaProblemShape shape;
+  shape.batch = o.batch;
+  shape.heads = o.heads;
+  shape.kv_heads = o.kv_heads;
+  shape.q_len = seq;
+  shape.kv_len = o.seq_kv;
+  shape.dim = o.dim;
+  shape.dim_v = o.dim_v;
+  shape.causal = ParseCausal(o.causal);
+  shape.window = o.window;
+  shape.softcap = static_cast<float>(o.softcap);
   // --kv-dtype f16 / q8: the kernel reads K and V narrowed as a KV cache stores them.
-  const ElementType kv_type = KvDtype(o.kv_dtype);
-  std::vector<uint8_t> k_typed, v_typed;
-  std::vector<float> k_scales, v_scales;
-  if (kv_type != ElementType::kF32) {
-    size_t k_bytes, v_bytes, k_scale_n, v_scale_n;
-    if (!TypedKvBytes(kv_type, k_count, p.qk_dim, &k_bytes, &k_scale_n) ||
-        !TypedKvBytes(kv_type, v_count, p.v_dim, &v_bytes, &v_scale_n)) {
-      return ReportError(cmd, "typed key/value sizes overflow");
-    }
-    k_typed.resize(k_bytes);
-    v_typed.resize(v_bytes);
-    k_scales.resize(k_scale_n);
-    v_scales.resize(v_scale_n);
-    st = NarrowSdpaKv(kv_type, k_count, v_count, k_typed.data(), v_typed.data(), k_scales.data(),
-                      v_scales.data(), &p);
-    if (!st.ok()) return ReportStatus(cmd, st);
-  }
+  shape.kv_type = KvDtype(o.kv_dtype);
+  shape.seed = o.seed;
+  SdpaProblem problem;
+  Status st = problem.Build(shape);
+  if (!st.ok()) return ReportStatus(cmd, st);
+  const SdpaParams& p = problem.params();
+  const size_t kv_heads = problem.shape().kv_heads, seq_kv = problem.shape().kv_len;
+  const size_t dim_v = problem.shape().dim_v;
 
   const SdpaKernel* kernel = nullptr;
   std::string error;
   if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError(cmd, error);
-  size_t scratch_bytes = 0;
-  st = SdpaScratchBytes(p, *kernel, pool->workers(), &scratch_bytes);
+  st = problem.PlanScratch(*kernel, pool->workers());
   if (!st.ok()) return ReportStatus(cmd, st);
-  AlignedBuffer buffer(scratch_bytes);
-  if (!buffer.ok()) {
-    return ReportError(cmd, "cannot allocate " + std::to_string(scratch_bytes) + " bytes of scratch");
-  }
-  Arena arena(buffer.data(), scratch_bytes);
+  const size_t scratch_bytes = problem.scratch_bytes();
   const PlannedArena planned{0, scratch_bytes, scratch_bytes, scratch_bytes};
 
-  SdpaRun sdpa{&p, kernel, &arena, pool, Status::Ok()};
+  SdpaRun sdpa{&p, kernel, problem.arena(), pool, Status::Ok()};
   RunSdpaOnce(&sdpa);  // fails fast on a refused call before any timing
   if (!sdpa.status.ok()) return ReportError(cmd, RunFailureMessage(sdpa.status, planned));
   progress->StartShape("L=" + std::to_string(seq) + " S=" + std::to_string(seq_kv));
@@ -191,8 +127,8 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
   progress->EndShape(t.runs);
   if (!sdpa.status.ok()) return ReportError(cmd, RunFailureMessage(sdpa.status, planned));
 
-  const double flops_dense = MatmulFlops(p, false);
-  const double flops_needed = MatmulFlops(p, true);
+  const double flops_dense = SdpaMatmulFlops(p, false);
+  const double flops_needed = SdpaMatmulFlops(p, true);
   nlohmann::ordered_json& r = *j;
   r["median_ms"] = t.median_ms;
   r["min_ms"] = t.min_ms;
@@ -229,7 +165,7 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
   r["kv_dtype"] = o.kv_dtype;
 
   // (The plain-read floor is of f32 K and V: with a typed cache, compare --kv-dtype runs.)
-  if (seq == 1 && kv_type == ElementType::kF32) {
+  if (seq == 1 && shape.kv_type == ElementType::kF32) {
     // Decode reads all of K and V once (with a window, the keys it leaves: the last W
     // of each head); the plain read of the same bytes with the same workers is the
     // floor it is compared against.
@@ -237,8 +173,10 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
     const size_t end = p.window == 0 ? seq_kv : CausalVisibleKeys(p, 0);
     const size_t begin = std::min(VisibleKeyBegin(p, 0), end);
     for (size_t head = 0; head < o.batch * kv_heads; ++head) {
-      read.spans.push_back({k.data() + (head * seq_kv + begin) * o.dim, (end - begin) * o.dim});
-      read.spans.push_back({v.data() + (head * seq_kv + begin) * dim_v, (end - begin) * dim_v});
+      read.spans.push_back(
+          {problem.k().data() + (head * seq_kv + begin) * o.dim, (end - begin) * o.dim});
+      read.spans.push_back(
+          {problem.v().data() + (head * seq_kv + begin) * dim_v, (end - begin) * dim_v});
     }
     size_t read_floats = 0;
     for (const FloatSpan& span : read.spans) read_floats += span.count;
