@@ -12,7 +12,7 @@
 #      the demo's .npy files (tests/firmware/npy_to_header.py);
 #   3. cc -std=c99 -Wall -Wextra -Werror -pedantic $(pkg-config --cflags --libs attnrt),
 #      linked with host_fw/heap_count.c and -Wl,--wrap for main, attnrt_model_open,
-#      malloc, calloc, realloc, free and operator new/new[];
+#      malloc, calloc, realloc, free, operator new/new[] and delete/delete[];
 #   4. run: pass only on exit 0, the PASS line, and "heap: 0 calls" (from the first
 #      attnrt_model_open to the end of main, so after the last C API call).
 # Usage: host_fw_test.sh BUILD_DIR SOURCE_DIR PYTHON (a python3 with numpy)
@@ -46,6 +46,7 @@ read -r -a pc_cflags <<<"$(pkg-config --cflags attnrt)"
 read -r -a pc_libs <<<"$(pkg-config --libs attnrt)"
 wrap=-Wl,--wrap=main,--wrap=attnrt_model_open,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 wrap=$wrap,--wrap=_Znwm,--wrap=_Znam,--wrap=_ZnwmSt11align_val_t,--wrap=_ZnamSt11align_val_t
+wrap=$wrap,--wrap=_ZdlPv,--wrap=_ZdaPv,--wrap=_ZdlPvm,--wrap=_ZdaPvm
 # The firmware's C flags (tests/firmware/lm_firmware.cmake, tests/firmware_consumer).
 build_c() {  # OUT GEN_DIR SOURCES...
   local out=$1 gen=$2; shift 2
