@@ -14,6 +14,9 @@
  * running N = 0 and N = 32 under the instruction-count plugin gives the cost of a generated
  * token (toolchains/run_cross_tests.sh). Without an argument it generates them all.
  *
+ * The same file, unchanged, runs on a host against the installed package, with a stdout
+ * semihost.h and heap calls counted (CTest firmware_c_on_host, tests/packaging/host_fw_test.sh).
+ *
  * Generated headers (tests/firmware/lm_firmware.cmake):
  *   lm_data.h      attnrt_lm_model_data[], ATTNRT_LM_MODEL_SIZE, ATTNRT_LM_MODEL_PLAN_MAX_SEQ
  *   device_plan.h  ATTNRT_DEVICE_ARENA_BYTES: attnrt_lm_plan on this target (under qemu)

@@ -3,7 +3,9 @@
  * a static buffer, checked against the plan made here on the device (kernel scratch
  * depends on the target's vector width, so a host's plan would be wrong). The output
  * is compared with PyTorch's (model_io.h). Prints one result line and
- * "consumer_fw: PASS"; main's return value becomes qemu's exit code. */
+ * "consumer_fw: PASS"; main's return value becomes qemu's exit code. The same file also
+ * runs on a host, with a stdout semihost.h and heap calls counted (CTest
+ * firmware_c_on_host, tests/packaging/host_fw_test.sh). */
 #include <stddef.h>
 #include <stdint.h>
 
