@@ -26,10 +26,10 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(aarch64 armhf cortex-m7 cortex-m55)
 
 # Tests that cannot run in a cross build, each with the reason printed when skipped:
-# they run host executables (a consumer project built with the host compiler, the
-# benchmark driver, the embed workflow's shell script, which runs the CLI as the host
-# tool it is); the host suite runs all three.
-host_only_tests='^(install_and_find_package|bench_smoke|embed_cli_test)$'
+# they run host executables (consumer projects and the firmware C sources built with the
+# host compiler against an install, the benchmark driver, the embed workflow's shell
+# script, which runs the CLI as the host tool it is); the host suite runs them all.
+host_only_tests='^(install_and_find_package|firmware_c_on_host|bench_smoke|embed_cli_test)$'
 
 # CPU seconds (user + system) used so far by the commands this script waited for, in
 # $cpu_now: wall time on a shared machine says little, CPU time is what a dedicated
@@ -125,7 +125,7 @@ parity_tests='^(sdpa_torch_parity|sdpa_seed002_examples|model_torch_parity.*|lla
 linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU [no-parity]
   local dir=$1 cpu=$2 log=$1/cross-ctest-$2.log exclude=$host_only_tests
   show_kernels "$dir" "$cpu" || return 1
-  echo "skipped here (host executables; the host suite runs them): install_and_find_package, bench_smoke, embed_cli_test"
+  echo "skipped here (host executables; the host suite runs them): install_and_find_package, firmware_c_on_host, bench_smoke, embed_cli_test"
   if [ "${3:-}" = no-parity ]; then
     exclude="$host_only_tests|$parity_tests"
     echo "skipped on this CPU model (the aarch64 NEON run has them): the PyTorch parity scripts"
