@@ -55,15 +55,6 @@ struct F32W {
   static float32x4_t Load(const float* w) { return vld1q_f32(w); }
   static float32x4_t LoadZ(const float* w, mve_pred16_t live) { return vldrwq_z_f32(w, live); }
 };
-struct F16W {  // VLDRH.S32, then integer steps (f16_mve.h: not VCVTB, see there)
-  using T = uint16_t;
-  static float32x4_t Load(const uint16_t* w) {
-    return F16ToF32Mve(vldrhq_s32(reinterpret_cast<const int16_t*>(w)));
-  }
-  static float32x4_t LoadZ(const uint16_t* w, mve_pred16_t live) {
-    return F16ToF32Mve(vldrhq_z_s32(reinterpret_cast<const int16_t*>(w), live));
-  }
-};
 struct BF16W {
   using T = uint16_t;
   static float32x4_t Widen(uint32x4_t h) { return vreinterpretq_f32_u32(vshlq_n_u32(h, 16)); }
@@ -184,13 +175,15 @@ struct Rows4 {
   const T* r[4];
 };
 
-// Columns [n0, n1) of y for every row of x; n0 is a multiple of kGroup. `group(x, first
-// row, count, partial)` returns the 4 sums of one row of x against the group's rows.
-template <class Group>
+// Columns [n0, n1) of y for every row of x; n0 is a multiple of kGroup. `prepare(first
+// row, count)` runs once per group; `group(x, first row, count, partial)` returns the 4
+// sums of one row of x against the group's rows.
+template <class Group, class Prepare>
 inline void Columns(const LinearParams& p, size_t n0, size_t n1, float* partial,
-                    const Group& group) {
+                    const Group& group, const Prepare& prepare) {
   for (size_t n = n0; n < n1; n += kGroup) {
     const size_t cols = n1 - n < kGroup ? n1 - n : kGroup;
+    prepare(n, cols);
     const mve_pred16_t live = vctp32q(cols);
     const float32x4_t bias =
         p.bias != nullptr ? vldrwq_z_f32(p.bias + n, live) : vdupq_n_f32(0.0f);
@@ -214,7 +207,7 @@ ATTNRT_HELIUM_NOINLINE void ColumnsOf(const LinearParams& p, size_t n0, size_t n
     const T* w2 = cols > 2 ? w1 + K : w1;
     const T* w3 = cols > 3 ? w2 + K : w2;
     return Dot4<W>(x, w0, w1, w2, w3, K, part);
-  });
+  }, [](size_t, size_t) {});
 }
 
 ATTNRT_HELIUM_NOINLINE void ColumnsQ8(const LinearParams& p, size_t n0, size_t n1,
@@ -234,13 +227,47 @@ ATTNRT_HELIUM_NOINLINE void ColumnsQ8(const LinearParams& p, size_t n0, size_t n
     const uint32_t offsets[4] = {0, static_cast<uint32_t>(d1) * b, static_cast<uint32_t>(d2) * b,
                                  static_cast<uint32_t>(d3) * b};
     return Dot4Q8(x, q0, q1, q2, q3, scales + n * blocks, vld1q_u32(offsets), K, part);
+  }, [](size_t, size_t) {});
+}
+
+// One f16 row widened to f32 (f16_mve.h).
+ATTNRT_HELIUM_NOINLINE void WidenF16Row(const uint16_t* in, size_t n, float* out) {
+  const int16_t* h = reinterpret_cast<const int16_t*>(in);
+  for (size_t v = n / kLanes; v > 0; --v, h += kLanes, out += kLanes) {
+    vst1q_f32(out, F16ToF32Mve(vldrhq_s32(h)));
+  }
+  if (n % kLanes != 0) {
+    const mve_pred16_t live = vctp32q(n % kLanes);
+    vstrwq_p_f32(out, F16ToF32Mve(vldrhq_z_s32(h, live)), live);
+  }
+}
+
+// f16: the exact widening takes ten vector instructions and three temporaries per 4
+// weights; inside Dot4's 4-row loop that spilled to the stack on every step (8 vector
+// registers), 8x the instructions of f32. So each group's rows are widened once into
+// scratch (K floats per row) and summed by the f32 Dot4: the same order as f32 over the
+// widened values, for every M, and M > 1 widens once per group, not once per row of x.
+ATTNRT_HELIUM_NOINLINE void ColumnsF16(const LinearParams& p, size_t n0, size_t n1,
+                                       float* scratch) {
+  const size_t K = p.in;
+  const uint16_t* w = static_cast<const uint16_t*>(p.w);
+  float* stage = scratch + kPartial;
+  Columns(p, n0, n1, scratch, [&](const float* x, size_t, size_t cols, float* part) {
+    const float* w1 = cols > 1 ? stage + K : stage;
+    const float* w2 = cols > 2 ? stage + 2 * K : w1;
+    const float* w3 = cols > 3 ? stage + 3 * K : w2;
+    return Dot4<F32W>(x, stage, w1, w2, w3, K, part);
+  }, [&](size_t n, size_t cols) {
+    for (size_t i = 0; i < cols; ++i) WidenF16Row(w + (n + i) * K, K, stage + i * K);
   });
 }
 
 }  // namespace
 
-// Scratch: the 16 floats the transposing reload goes through.
-size_t LinearScratchFloats(const LinearParams&) { return kPartial; }
+// Scratch: the 16 floats the transposing reload goes through; f16 adds 4 widened rows.
+size_t LinearScratchFloats(const LinearParams& p) {
+  return kPartial + (p.w_type == ElementType::kF16 ? kGroup * p.in : 0);
+}
 
 size_t LinearWorkItems(const LinearParams& p) {
   // A code outside ElementType has no work: callers check types where they load them.
@@ -256,7 +283,7 @@ void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) 
   const size_t n1 = end * kGroup < p.out ? end * kGroup : p.out;
   switch (p.w_type) {
     case ElementType::kF32: return ColumnsOf<F32W>(p, n0, n1, scratch);
-    case ElementType::kF16: return ColumnsOf<F16W>(p, n0, n1, scratch);
+    case ElementType::kF16: return ColumnsF16(p, n0, n1, scratch);
     case ElementType::kBF16: return ColumnsOf<BF16W>(p, n0, n1, scratch);
     case ElementType::kQ8: return ColumnsQ8(p, n0, n1, scratch);
   }
