@@ -3,19 +3,20 @@
 //
 // Work item = a group of 4 output columns (4 weight rows) over all rows of x. For each
 // row of x the 4 weight rows are summed against it with vectors along k (one x load per
-// 4 FMAs, as helium-flash's Dot4), read in place in their stored type and widened in
-// registers by widening loads:
+// 4 FMAs, as helium-flash's Dot4). f32, bf16 and q8 rows are read in place in their
+// stored type and widened in registers by widening loads:
 //   f32   VLDRW;
-//   f16   VLDRH.S32, then shift, mask, multiply by 2^112 (f16_mve.h; the toolchain
-//         misassembles VCVTB, see there);
 //   bf16  VLDRH.U32, VSHL #16;
 //   q8    VLDRB.S32 (sign-extending), VCVT.F32.S32.
+// f16 rows are widened once per group into scratch (4 x K floats; f16_mve.h: integer
+// steps, since the toolchain misassembles VCVTB) and summed as f32: the exact widening
+// needs too many registers to sit inside the 4-row loop (it spilled, 8x f32's work).
 // MVE has no float add-across: the 4 accumulators are stored and read back with VLD4
 // (transposing), so 3 vector adds give the 4 sums as one vector whose lane i is output
 // column n + i; bias is added as a vector and the result stored with VCTP predication.
 // q8: per block of 32 weights the same transposed sum gives the 4 rows' block sums, one
-// gathered vector of their 4 f16 scales (VLDRH gather, f16_mve.h) scales them, and one FMA adds
-// them to the result vector: the scale is applied to the block's partial sum, as the
+// gathered vector of their 4 f16 scales (VLDRH gather, f16_mve.h) scales them, and one
+// FMA adds them to the result vector: the scale is applied to the block's partial sum, as the
 // Highway code does, and the register tile (4 partial sums, x, w, result) fits in the 8
 // vector registers.
 // Tails (K % 4, a short last q8 block) use zeroing VCTP loads (lanes past K read no
@@ -24,7 +25,7 @@
 //
 // Summation order of every output element: lane e of its accumulator sums k = e mod 4 in
 // order (q8: within each block), then (l0 + l1) + (l2 + l3), then (q8) block by block;
-// bias last. It depends on K and the type only, never on the group the column falls in or
+// bias last. The same for M = 1 and M > 1. It depends on K and the type only, never on the group the column falls in or
 // on how items are split, so any split of the items gives bit-identical results.
 // No allocation, no exceptions, no printing. Compiled to nothing without MVE float.
 #include "kernels/helium/linear_helium.h"
