@@ -15,8 +15,8 @@
 // (transposing), so 3 vector adds give the 4 sums as one vector whose lane i is output
 // column n + i; bias is added as a vector and the result stored with VCTP predication.
 // q8: per block of 32 weights the same transposed sum gives the 4 rows' block sums, one
-// gathered vector of their 4 f16 scales (VLDRH gather, f16_mve.h) scales them, and one
-// FMA adds them to the result vector: the scale is applied to the block's partial sum, as the
+// vector of their 4 scales (gathered and widened once per group into scratch, f16_mve.h)
+// scales them, and one FMA adds them to the result vector: the scale is applied to the block's partial sum, as the
 // Highway code does, and the register tile (4 partial sums, x, w, result) fits in the 8
 // vector registers.
 // Tails (K % 4, a short last q8 block) use zeroing VCTP loads (lanes past K read no
@@ -121,13 +121,11 @@ ATTNRT_HELIUM_NOINLINE float32x4_t Dot4(const float* x, const typename W::T* w0,
   return Sum4<W>(x, w0, w1, w2, w3, K, partial);
 }
 
-// q8: lane i = sum over blocks b of (sum_{k in b} x[k] * q_i[k]) * scale_i[b]. `s`: row
-// w0's scales; `offsets`: halfwords from a scale of row w0 to the same block's of row w_i.
 // One block of len <= kQ8Block weights of 4 q8 rows: acc += (their 4 sums) * (their 4
-// scales). The pointers run on to the next block (post-incrementing loads throughout).
+// scales, scale4[0..3]). The pointers run on to the next block (post-incrementing loads throughout).
 __attribute__((always_inline)) inline float32x4_t Q8Block(
     float32x4_t acc, const float*& x, const int8_t*& q0, const int8_t*& q1, const int8_t*& q2,
-    const int8_t*& q3, const uint16_t* s, uint32x4_t offsets, size_t len, float* partial) {
+    const int8_t*& q3, const float* scale4, size_t len, float* partial) {
   float32x4_t a0 = vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0;
 #pragma GCC unroll 1
   for (size_t v = len / kLanes; v > 0; --v) {
@@ -146,35 +144,37 @@ __attribute__((always_inline)) inline float32x4_t Q8Block(
     a2 = vfmaq_f32(a2, xv, Q8W::LoadZ(q2, live));
     a3 = vfmaq_f32(a3, xv, Q8W::LoadZ(q3, live));
   }
-  const float32x4_t scale = F16ToF32Mve(
-      vldrhq_gather_shifted_offset_s32(reinterpret_cast<const int16_t*>(s), offsets));
-  return vfmaq_f32(acc, SumEach(a0, a1, a2, a3, partial), scale);
+  return vfmaq_f32(acc, SumEach(a0, a1, a2, a3, partial), vld1q_f32(scale4));
 }
 
-// q8: lane i = sum over blocks b of (sum_{k in b} x[k] * q_i[k]) * scale_i[b]. `s`: row
-// q0's scales; `offsets`: halfwords from a scale of row q0 to the same block's of row q_i.
-// Full blocks have a constant length (GCC unrolls their 8 steps); a short last block, if
-// any, goes through the same code with its length.
+
+// q8: lane i = sum over blocks b of (sum_{k in b} x[k] * q_i[k]) * scale_i[b], with
+// scale4[4 b + i] = scale_i[b] as f32 (WidenQ8Scales). Full blocks have a constant length
+// (8 steps); a short last block, if any, goes through the same code with its length.
 ATTNRT_HELIUM_NOINLINE float32x4_t Dot4Q8(const float* x, const int8_t* q0, const int8_t* q1,
                                            const int8_t* q2, const int8_t* q3,
-                                           const uint16_t* s, uint32x4_t offsets, size_t K,
-                                           float* partial) {
+                                           const float* scale4, size_t K, float* partial) {
   float32x4_t acc = vdupq_n_f32(0.0f);
 #pragma GCC unroll 1
-  for (size_t b = K / kQ8Block; b > 0; --b, ++s) {
-    acc = Q8Block(acc, x, q0, q1, q2, q3, s, offsets, kQ8Block, partial);
+  for (size_t b = K / kQ8Block; b > 0; --b, scale4 += kGroup) {
+    acc = Q8Block(acc, x, q0, q1, q2, q3, scale4, kQ8Block, partial);
   }
   if (K % kQ8Block != 0) {
-    acc = Q8Block(acc, x, q0, q1, q2, q3, s, offsets, K % kQ8Block, partial);
+    acc = Q8Block(acc, x, q0, q1, q2, q3, scale4, K % kQ8Block, partial);
   }
   return acc;
 }
 
-// The 4 weight rows of a group (a short last group repeats its last row).
-template <class T>
-struct Rows4 {
-  const T* r[4];
-};
+// The f16 scales of 4 rows widened once per group: out[4 b + i] = scale of block b of row
+// i. `s`: row 0's scales; `offsets`: halfwords from a scale of row 0 to row i's. Kept out
+// of Dot4Q8: the widening's temporaries and constants there made its inner loop spill.
+ATTNRT_HELIUM_NOINLINE void WidenQ8Scales(const uint16_t* s, uint32x4_t offsets, size_t blocks,
+                                          float* out) {
+  const int16_t* h = reinterpret_cast<const int16_t*>(s);
+  for (size_t b = 0; b < blocks; ++b, out += kGroup) {
+    vst1q_f32(out, F16ToF32Mve(vldrhq_gather_shifted_offset_s32(h + b, offsets)));
+  }
+}
 
 // Columns [n0, n1) of y for every row of x; n0 is a multiple of kGroup. `prepare(first
 // row, count)` runs once per group; `group(x, first row, count, partial)` returns the 4
@@ -212,23 +212,25 @@ ATTNRT_HELIUM_NOINLINE void ColumnsOf(const LinearParams& p, size_t n0, size_t n
 }
 
 ATTNRT_HELIUM_NOINLINE void ColumnsQ8(const LinearParams& p, size_t n0, size_t n1,
-                                         float* partial) {
+                                      float* scratch) {
   const size_t K = p.in;
   const size_t blocks = Q8BlocksPerRow(K);
   const int8_t* q = static_cast<const int8_t*>(p.w);
   const uint16_t* scales = LinearQ8Scales(p);
-  Columns(p, n0, n1, partial, [&](const float* x, size_t n, size_t cols, float* part) {
+  float* scale4 = scratch + kPartial;
+  Columns(p, n0, n1, scratch, [&](const float* x, size_t n, size_t cols, float* part) {
     const int8_t* q0 = q + n * K;
-    const size_t d1 = cols > 1 ? 1 : 0, d2 = cols > 2 ? 2 : d1, d3 = cols > 3 ? 3 : d2;
-    const int8_t* q1 = q0 + d1 * K;
-    const int8_t* q2 = q0 + d2 * K;
-    const int8_t* q3 = q0 + d3 * K;
-    // Halfwords from row n's scale of a block to row n + i's: a gather's offsets.
+    const int8_t* q1 = cols > 1 ? q0 + K : q0;
+    const int8_t* q2 = cols > 2 ? q1 + K : q1;
+    const int8_t* q3 = cols > 3 ? q2 + K : q2;
+    return Dot4Q8(x, q0, q1, q2, q3, scale4, K, part);
+  }, [&](size_t n, size_t cols) {
+    // A short group repeats its last row, as the value pointers do.
     const uint32_t b = static_cast<uint32_t>(blocks);
-    const uint32_t offsets[4] = {0, static_cast<uint32_t>(d1) * b, static_cast<uint32_t>(d2) * b,
-                                 static_cast<uint32_t>(d3) * b};
-    return Dot4Q8(x, q0, q1, q2, q3, scales + n * blocks, vld1q_u32(offsets), K, part);
-  }, [](size_t, size_t) {});
+    const uint32_t d1 = cols > 1 ? 1 : 0, d2 = cols > 2 ? 2 : d1, d3 = cols > 3 ? 3 : d2;
+    const uint32_t offsets[4] = {0, d1 * b, d2 * b, d3 * b};
+    WidenQ8Scales(scales + n * blocks, vld1q_u32(offsets), blocks, scale4);
+  });
 }
 
 // One f16 row widened to f32 (f16_mve.h).
@@ -265,9 +267,12 @@ ATTNRT_HELIUM_NOINLINE void ColumnsF16(const LinearParams& p, size_t n0, size_t 
 
 }  // namespace
 
-// Scratch: the 16 floats the transposing reload goes through; f16 adds 4 widened rows.
+// Scratch: the 16 floats the transposing reload goes through; f16 adds 4 widened rows,
+// q8 the 4 rows' scales as f32.
 size_t LinearScratchFloats(const LinearParams& p) {
-  return kPartial + (p.w_type == ElementType::kF16 ? kGroup * p.in : 0);
+  if (p.w_type == ElementType::kF16) return kPartial + kGroup * p.in;
+  if (p.w_type == ElementType::kQ8) return kPartial + kGroup * Q8BlocksPerRow(p.in);
+  return kPartial;
 }
 
 size_t LinearWorkItems(const LinearParams& p) {
