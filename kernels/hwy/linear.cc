@@ -48,6 +48,7 @@
 #include "kernels/hwy/linear_dot-inl.h"
 #include "kernels/hwy/linear_tiles-inl.h"
 #include "kernels/hwy/linear_weights-inl.h"
+#include "kernels/helium/linear_helium.h"  // ATTNRT_HELIUM: the M55 Linear
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -277,6 +278,16 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace attnrt {
 
+#if ATTNRT_HELIUM
+// Cortex-M55: Highway has no MVE target (its SCALAR code would run); the Helium Linear
+// (kernels/helium/linear_helium.cc) takes every call.
+size_t LinearScratchFloats(const LinearParams& p) { return helium::LinearScratchFloats(p); }
+size_t LinearWorkItems(const LinearParams& p) { return helium::LinearWorkItems(p); }
+void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
+  helium::LinearRun(p, begin, end, scratch);
+}
+const char* LinearIsa() { return helium::LinearIsa(); }
+#else
 HWY_EXPORT(LinearScratchFloats);
 HWY_EXPORT(LinearWorkItems);
 HWY_EXPORT(LinearRun);
@@ -290,6 +301,7 @@ void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) 
   HWY_DYNAMIC_DISPATCH(LinearRun)(p, begin, end, scratch);
 }
 const char* LinearIsa() { return HWY_DYNAMIC_DISPATCH(LinearIsa)(); }
+#endif  // ATTNRT_HELIUM
 
 }  // namespace attnrt
 #endif  // HWY_ONCE

@@ -46,7 +46,9 @@ inline const uint16_t* LinearQ8Scales(const LinearParams& p) {
 // w_type, never on M or N: at most a 32 KiB weight panel plus 7 panel rows (about
 // 33 KiB on AVX-512; 8 KiB on a scalar Cortex-M with K = 1024), and for f16, bf16
 // and q8 weights 4 widened rows of one depth block besides (4 KiB on AVX-512;
-// one row, 4 KiB at K = 1024, on a scalar Cortex-M).
+// one row, 4 KiB at K = 1024, on a scalar Cortex-M). The Cortex-M55's Helium Linear
+// (kernels/helium/) needs 16 floats, plus 4 rows of K for f16 weights and 4 floats per
+// 32-weight block of a row for q8.
 size_t LinearScratchFloats(const LinearParams& p);
 // Independent work items of this call (blocks of output columns x blocks of rows).
 // Every output element is summed in the same order however the items are split,

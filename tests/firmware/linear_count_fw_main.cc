@@ -1,0 +1,111 @@
+// linear_count_fw: runs one Linear call (LinearRun over all its items, one worker)
+// `reps` times so that the guest instructions of a single call can be counted under
+// emulation (toolchains/boards/insn_count_plugin.c): count(reps = 1) - count(reps = 0)
+// is one call, set-up excluded. Not a test; see kernels/helium/README.md for the use:
+//   qemu-system-arm ... -semihosting-config enable=on,target=native,arg=TYPE,arg=K,arg=N,
+//                       arg=M,arg=REPS -d plugin -plugin insn_count.so
+// TYPE is f32, f16, bf16 or q8. Exit code 0 on success, 2 on bad arguments.
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/linear.h"
+#include "semihost.h"
+
+namespace {
+
+#define LINEAR_COUNT_BULK(name) __attribute__((section(".attnrt_arena." #name), aligned(64)))
+
+constexpr size_t kMaxWeights = 128 * 1024;  // K * N
+constexpr size_t kMaxX = 16 * 1024;          // M * K, and M * N
+constexpr int kSysGetCmdline = 0x15;
+
+LINEAR_COUNT_BULK(g_w) uint8_t g_w[kMaxWeights * 4];
+LINEAR_COUNT_BULK(g_x) float g_x[kMaxX];
+LINEAR_COUNT_BULK(g_y) float g_y[kMaxX];
+LINEAR_COUNT_BULK(g_scratch) float g_scratch[16 * 1024];
+char g_cmdline[256];
+
+bool ReadCommandLine() {
+  struct {
+    char* buffer;
+    int length;
+  } block = {g_cmdline, static_cast<int>(sizeof(g_cmdline) - 1)};
+  if (semihost_call(kSysGetCmdline, &block) != 0) return false;
+  g_cmdline[block.length >= 0 ? block.length : 0] = '\0';
+  return true;
+}
+
+size_t SplitWords(char** words, size_t max_words) {
+  size_t n = 0;
+  char* c = g_cmdline;
+  while (*c != '\0' && n < max_words) {
+    while (*c == ' ') *c++ = '\0';
+    if (*c == '\0') break;
+    words[n++] = c;
+    while (*c != '\0' && *c != ' ') ++c;
+  }
+  return n;
+}
+
+bool ParseSize(const char* text, size_t* value) {
+  size_t v = 0;
+  if (*text == '\0') return false;
+  for (; *text != '\0'; ++text) {
+    if (*text < '0' || *text > '9') return false;
+    v = v * 10 + static_cast<size_t>(*text - '0');
+  }
+  *value = v;
+  return true;
+}
+
+bool ParseType(const char* text, attnrt::ElementType* t) {
+  for (uint8_t code = 1; code <= 4; ++code) {
+    const auto c = static_cast<attnrt::ElementType>(code);
+    if (strcmp(text, attnrt::ElementTypeName(c)) == 0) {
+      *t = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+int main() {
+  char* w[5];
+  attnrt::LinearParams p{};
+  size_t reps = 0;
+  if (!ReadCommandLine() || SplitWords(w, 5) != 5 || !ParseType(w[0], &p.w_type) ||
+      !ParseSize(w[1], &p.in) || !ParseSize(w[2], &p.out) || !ParseSize(w[3], &p.rows) ||
+      !ParseSize(w[4], &reps) || p.in * p.out > kMaxWeights || p.rows * p.in > kMaxX ||
+      p.rows * p.out > kMaxX) {
+    semihost_write0("linear_count: usage: f32|f16|bf16|q8 K N M REPS (got '");
+    semihost_write0(g_cmdline);
+    semihost_write0("')\n");
+    return 2;
+  }
+  // Weights: small values in every type (zero bytes are valid f32, f16, bf16 and q8
+  // values, but make the q8 scales 1/64 so nothing is special-cased).
+  uint16_t* scales = reinterpret_cast<uint16_t*>(g_w + attnrt::Q8ScalesOffset(p.out, p.in));
+  for (size_t i = 0; i < p.in * p.out; ++i) g_w[i] = static_cast<uint8_t>(i * 7 % 61);
+  if (p.w_type == attnrt::ElementType::kQ8) {
+    for (size_t i = 0; i < p.out * attnrt::Q8BlocksPerRow(p.in); ++i) scales[i] = 0x2400;
+  }
+  for (size_t i = 0; i < p.rows * p.in; ++i) g_x[i] = static_cast<float>(i % 13) * 0.125f;
+  p.x = g_x;
+  p.x_stride = p.in;
+  p.w = g_w;
+  p.y = g_y;
+  p.y_stride = p.out;
+  if (attnrt::LinearScratchFloats(p) > sizeof(g_scratch) / sizeof(float)) return 2;
+  const size_t items = attnrt::LinearWorkItems(p);
+  for (size_t r = 0; r < reps; ++r) attnrt::LinearRun(p, 0, items, g_scratch);
+  semihost_write0("linear_count: isa=");
+  semihost_write0(attnrt::LinearIsa());
+  semihost_write0(" y[0]=");
+  semihost_write_float(g_y[0], 6);
+  semihost_write0("\n");
+  return 0;
+}
