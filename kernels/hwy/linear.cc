@@ -202,6 +202,7 @@ void DotPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r
 void DotPanelQ8(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {
   const size_t K = p.in;
   const Q8Matrix w = Q8Planes(p);
+  const uint16_t* s_end = w.scales + p.out * w.blocks;
   const auto dot = [&](const float* x, size_t n, size_t count, bool prefetch, float* sums) {
     Rows8<int8_t> q;
     Rows8<uint16_t> s;
@@ -211,9 +212,9 @@ void DotPanelQ8(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t
       s.r[i] = w.scales + row * w.blocks;
     }
     if (prefetch) {
-      Dot8Q8<true>(x, q, s, 8 * K, K, sums);
+      Dot8Q8<true>(x, q, s, s_end, 8 * K, K, sums);
     } else {
-      Dot8Q8<false>(x, q, s, 8 * K, K, sums);
+      Dot8Q8<false>(x, q, s, s_end, 8 * K, K, sums);
     }
   };
   DotRows(p, n0, cols, r0, r1, 1, dot);
