@@ -43,6 +43,8 @@ struct FlashLayout {
   size_t ldq, ldv;                    // padded widths: queries (St, Qt rows), values
   size_t ldk;                         // typed KV: width of a widened key row
   size_t qt, vt, st, o, m, l, alpha, kw;  // region offsets in floats (kw: typed KV only)
+  size_t qh;    // causal: Qt's two halves of queries, each E x ldq / 2 (0 floats without)
+  bool halves;  // the causal call packs qh (ldq / 2 a multiple of the panel width)
   size_t total;
 };
 
@@ -60,7 +62,11 @@ inline FlashLayout MakeFlashLayout(size_t panel_width, const SdpaParams& p) {
   f.kw = f.alpha + AlignFloats(f.ldq);
   // An f32 call needs no widened key tile (and keeps its scratch size).
   f.ldk = p.kv_type == ElementType::kF32 ? 0 : AlignFloats(p.qk_dim);
-  f.total = f.kw + kFlashKeys * f.ldk;
+  f.qh = f.kw + AlignFloats(kFlashKeys * f.ldk);
+  // Only a causal call has tiles the diagonal or the window cuts (see FlashBlock).
+  f.halves = p.causal != CausalKind::kNone && f.ldq == kFlashRows &&
+             (f.ldq / 2) % panel_width == 0;
+  f.total = f.qh + (f.halves ? p.qk_dim * f.ldq : 0);
   return f;
 }
 
@@ -79,6 +85,20 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
   float* alpha = scratch + f.alpha;
 
   PackTransposed(in.q, p.q_strides.row, rows, p.qk_dim, f.ldq, p.scale, qt);
+  // Cut tiles: keys that only the first or only the last half of a full block's
+  // queries may see get their scores from that half of Qt alone (qh: the first
+  // half's E x half panel, then the second's); the mask then hides the other half.
+  const size_t half = f.ldq / 2;
+  const bool halves = f.halves && rows == f.ldq;
+  float* qh = scratch + f.qh;
+  if (halves) {
+    for (size_t e = 0; e < p.qk_dim; ++e) {
+      for (size_t c = 0; c < half; ++c) {
+        qh[e * half + c] = qt[e * f.ldq + c];
+        qh[(p.qk_dim + e) * half + c] = qt[e * f.ldq + half + c];
+      }
+    }
+  }
   ZeroFloats(o, rows * f.ldv);
   for (size_t r = 0; r < f.ldq; ++r) {
     m[r] = kMaskedScore;
@@ -132,22 +152,47 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
     for (const size_t stop = MinSize(prefetched + share, next_lines); prefetched < stop; ++prefetched) {
       __builtin_prefetch(next_q + prefetched * kPrefetchLineFloats);
     }
-    if (typed) {
+    const float* kp = kw;  // the tile's key rows
+    size_t ldk = f.ldk;
+    if (!typed) {
+      kp = in.k + j0 * k_row;
+      ldk = k_row;
+    } else {
       ops.widen_rows(p.kv_type, k_data + j0 * k_row * elem, k_row,
                      k_scales == nullptr ? nullptr : k_scales + j0 * k_scale_row, k_scale_row,
                      keys, p.qk_dim, f.ldk, kw);
-      ops.qk_tile(kw, f.ldk, keys, qt, f.ldq, p.qk_dim, 1.0f, st, f.ldq);
+    }
+    // A tile the diagonal or the window's edge cuts: some queries see only part of it.
+    const bool cut = first_row_end < j0 + keys || last_row_begin > j0;
+    if (!(cut && halves)) {
+      ops.qk_tile(kp, ldk, keys, qt, f.ldq, p.qk_dim, 1.0f, st, f.ldq);
     } else {
-      ops.qk_tile(in.k + j0 * p.k_strides.row, p.k_strides.row, keys, qt, f.ldq, p.qk_dim, 1.0f,
-                  st, f.ldq);
+      // 16 keys at a time: the rows [r_lo, r_hi) that may see any of keys [a, b).
+      const long long top = DiagonalKey(p, i0);
+      // A window this wide hides nothing from a block (and stays far from overflow).
+      const long long w = static_cast<long long>(
+          p.window == 0 ? p.q_len + p.kv_len + kFlashRows
+                        : MinSize(p.window, p.q_len + p.kv_len + kFlashRows));
+      for (size_t a = 0; a < keys; a += 16) {
+        const size_t b = MinSize(a + 16, keys);
+        const long long r_lo = static_cast<long long>(j0 + a) - top;
+        const long long r_hi = static_cast<long long>(j0 + b - 1) - top + w;
+        if (r_hi <= 0 || r_lo >= static_cast<long long>(rows)) continue;  // all hidden
+        if (r_hi <= static_cast<long long>(half)) {
+          ops.qk_tile(kp + a * ldk, ldk, b - a, qh, half, p.qk_dim, 1.0f, st + a * f.ldq, f.ldq);
+        } else if (r_lo >= static_cast<long long>(half)) {
+          ops.qk_tile(kp + a * ldk, ldk, b - a, qh + p.qk_dim * half, half, p.qk_dim, 1.0f,
+                      st + a * f.ldq + half, f.ldq);
+        } else {
+          ops.qk_tile(kp + a * ldk, ldk, b - a, qt, f.ldq, p.qk_dim, 1.0f, st + a * f.ldq, f.ldq);
+        }
+      }
     }
     if (elementwise) {
       MaskKeyMajorTile(p, in.block.batch, in.block.head, i0, rows, j0, keys, st, f.ldq);
     } else {
       if (fast_transform) TransformKeyMajorTile(p, in.block.head, i0, rows, j0, keys, st, f.ldq);
-      if (first_row_end < j0 + keys || last_row_begin > j0) {
-        MaskKeyMajorTileBand(p, i0, j0, keys, st, f.ldq);
-      }
+      if (cut) MaskKeyMajorTileBand(p, i0, j0, keys, st, f.ldq);
     }
     ops.flash_update(st, keys, f.ldq, rows, m, l, alpha, o, f.ldv);
     if (typed) {
@@ -157,7 +202,21 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
     } else {
       ops.pack_values(in.v + j0 * p.v_strides.row, p.v_strides.row, keys, p.v_dim, f.ldv, vt);
     }
-    ops.pv_tile(st, 1, f.ldq, rows, vt, f.ldv, keys, o, f.ldv);
+    if (!cut) {
+      ops.pv_tile(st, 1, f.ldq, rows, vt, f.ldv, keys, o, f.ldv);
+      continue;
+    }
+    // A cut tile: each group of 4 queries accumulates only the keys the causal rule
+    // and the window leave any of them (the others' probabilities are exactly 0),
+    // about half the tile on the diagonal and at the window's start.
+    for (size_t r = 0; r < rows; r += 4) {
+      const size_t n = MinSize(4, rows - r);
+      const size_t lo = MaxSize(VisibleKeyBegin(p, i0 + r), j0);
+      const size_t hi = MinSize(CausalVisibleKeys(p, i0 + r + n - 1), j0 + keys);
+      if (lo >= hi) continue;
+      ops.pv_tile(st + (lo - j0) * f.ldq + r, 1, f.ldq, n, vt + (lo - j0) * f.ldv, f.ldv,
+                  hi - lo, o + r * f.ldv, f.ldv);
+    }
   }
   const float* sink = SinkOf(p, in.block.head);
   for (size_t r = 0; r < rows; ++r) {

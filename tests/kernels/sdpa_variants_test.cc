@@ -266,6 +266,28 @@ TEST_P(SdpaVariantTest, WindowsOverSeveralTilesAndBlocks) {
   }
 }
 
+TEST_P(SdpaVariantTest, WindowEdgesInsideFullQueryBlocks) {
+  // Full 64-query blocks: on the tiles the diagonal or the window's edge cuts, flash
+  // scores 16 keys at a time against only the half of the block's queries that may
+  // see them, and accumulates P.V per 4 queries over only their visible keys. The
+  // window starts inside a tile, at a tile boundary and inside one vector; lower-right
+  // shapes move the diagonal off the tile grid.
+  const size_t windows[] = {1, 3, 15, 16, 17, 31, 32, 33, 48, 64, 100, 192, 256};
+  const size_t shapes[][2] = {{256, 256}, {192, 320}, {256, 200}};
+  uint32_t seed = 2500;
+  for (size_t window : windows) {
+    for (CausalKind causal : {CausalKind::kUpperLeft, CausalKind::kLowerRight}) {
+      for (const auto& shape : shapes) {
+        SdpaCase c = ShapedCase(shape[0], shape[1], seed % 2 == 0 ? 16 : 20, 16);
+        c.causal = causal;
+        c.window = window;
+        c.seed = ++seed;
+        CheckFloat64(c);
+      }
+    }
+  }
+}
+
 TEST_P(SdpaVariantTest, SinksNeverReviveDeadRows) {
   // Every key masked (bool mask, or a window that lower-right with L > S leaves
   // empty): output and weights stay zeros with a sink.
