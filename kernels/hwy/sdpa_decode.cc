@@ -10,7 +10,7 @@
 // time whose horizontal sums share their shuffles), masks, an online-softmax step
 // per row, then P.V straight from the V rows into the rows' accumulators. Nothing is
 // packed: K and V stream through once, exactly as stored, with software prefetch
-// running ahead of both streams of an f32 cache (StreamPrefetch).
+// running ahead of both streams of an f32 cache (kSoftwarePrefetch).
 // An item that covers all keys of its rows (one split) writes the output
 // itself. Otherwise it writes a partial result per row, (acc[Ev], m, l),
 // into the shared buffer, and Finish merges the splits of each row serially:
@@ -230,8 +230,10 @@ HWY_INLINE void ScoreStep(const T* HWY_RESTRICT k, size_t k_row_stride, size_t d
 // One cache line per prefetch; 64 bytes is the line size on every target here.
 constexpr size_t kLineBytes = 64;
 
-// Prefetches the lines that start inside the n elements of a row of K or V: for
-// rows that are not contiguous (a row stride longer than the row).
+// Prefetches the lines that start inside the n elements of a row of K or V. Rows
+// of one head are usually contiguous, so over consecutive keys this touches every
+// line once: an f16 row of 48 values is 1.5 lines, where prefetching each row's
+// own lines issued 2 per row (a third of them redundant, more for q8 rows).
 template <typename T>
 HWY_INLINE void PrefetchRow(const T* row, size_t n) {
   const uintptr_t begin = reinterpret_cast<uintptr_t>(row);
@@ -241,71 +243,40 @@ HWY_INLINE void PrefetchRow(const T* row, size_t n) {
   }
 }
 
-// Software prefetch of one stream (K or V) of a work item. Contiguous rows (row
-// stride == row length, the KV cache's own layout) are one run of bytes: a cursor
-// walks it a line at a time, so every line is prefetched exactly once, and a step
-// of several keys costs one short loop. Setting it up per row instead (align the
-// row start, loop over its 1.5 lines for an f16 row of 48) cost more than the
-// rest of the key's work: for E = 48 and one query row, the two streams' per-row
-// prefetch loops were about half the instructions of the f16 decode step. Rows
-// with gaps between them go row by row (PrefetchRow), not prefetching the gaps.
-// Only f32 rows are prefetched (kEnabled). An f16 or q8 step streams a half or a
-// quarter of the bytes per key while it does the same arithmetic plus the widening,
-// so it is bound by instructions, not by the read, and the hardware stream
-// prefetcher keeps up: on Zen 5 (6/6 heads, E = 48, one thread, CPU time) dropping
-// the software prefetch made f16 20% faster (101 -> 81 us at S = 4096, also faster
-// at S = 65536, out of L3) and q8 16% faster, while f32 got 25% slower without it.
+// Whether rows of storage type T get software prefetch: f32 only. An f16 or q8
+// step streams a half or a quarter of the bytes per key while it does the same
+// arithmetic plus the widening, so it is bound by instructions, not by the read,
+// and the hardware stream prefetcher keeps up; the prefetch loops (per key and
+// stream: align the row start, loop over its lines) were then about half the
+// instructions of the f16 step at E = 48 with one query row. Zen 5, one thread,
+// CPU time, S = 4096, without vs with software prefetch: 6/6 heads, E = 48: f16
+// 101 -> 81 us (also faster at S = 65536, out of L3), q8 86 -> 72 us; 8/4 heads,
+// E = 64: f16 119 -> 103 us, q8 105 -> 92 us; f32 25% slower without it.
 template <typename T>
-struct StreamPrefetch {
-  static constexpr bool kEnabled = sizeof(T) == sizeof(float);
+constexpr bool kSoftwarePrefetch = sizeof(T) == sizeof(float);
 
-  // The item's rows [first, end) of the stream at `rows`; no line before row
-  // first is prefetched.
-  StreamPrefetch(const T* rows, size_t row_stride, size_t dim, size_t first, size_t end)
-      : base(reinterpret_cast<uintptr_t>(rows)), row_bytes(row_stride * sizeof(T)), n(dim),
-        end_row(end), contiguous(row_stride == dim), limit(base + end * row_bytes),
-        next((base + first * row_bytes) & ~uintptr_t{kLineBytes - 1}) {}
-
-  // Prefetches rows [from, to) (clamped to the item's end).
-  HWY_INLINE void Rows(size_t from, size_t to) {
-    if (!kEnabled) return;
-    if (contiguous) {
-      const uintptr_t upto = HWY_MIN(base + to * row_bytes, limit);
-      for (; next < upto; next += kLineBytes) hwy::Prefetch(reinterpret_cast<const char*>(next));
-    } else {
-      for (size_t u = from; u < HWY_MIN(to, end_row); ++u) {
-        PrefetchRow(reinterpret_cast<const T*>(base + u * row_bytes), n);
-      }
-    }
-  }
-
-  uintptr_t base;  // row 0
-  size_t row_bytes, n, end_row;
-  bool contiguous;
-  uintptr_t limit;  // one past the item's last row
-  uintptr_t next;   // first line not yet prefetched (contiguous rows)
-};
-
-// s_r[j] = q_r . k_j for j < keys and the kRows rows (s_r at s + r * lds), k_j the
-// K row j0 + j of the item (k at row j0). Software prefetch keeps both streams
-// ahead of their use: the K rows kPrefetchKeys ahead (pk, rows of the item's
-// key range only), and each key's value row (pv) as its score is computed, since
-// P.V reads it right after the chunk's scores. The plain hardware stream prefetch
-// alone left the kernel a few percent slower than a plain read of K and V.
+// s_r[j] = q_r . k_j for j < keys and the kRows rows (s_r at s + r * lds).
+// For f32 rows (kSoftwarePrefetch), software prefetch keeps both streams ahead
+// of their use: the K row kPrefetchKeys ahead (as long as it is one of the item's
+// `item_keys` keys from k on), and each key's value row as its score is
+// computed, since P.V reads it right after the chunk's scores. The plain hardware
+// stream prefetch alone left the f32 kernel a few percent slower than a plain
+// read of K and V.
 template <size_t kRows, typename T>
-HWY_INLINE void DecodeScores(const T* HWY_RESTRICT k, size_t k_row_stride, size_t j0,
-                             size_t keys, size_t dim, const float* HWY_RESTRICT qs, size_t ldq,
-                             StreamPrefetch<T>& pk, StreamPrefetch<T>& pv,
-                             float* HWY_RESTRICT s, size_t lds) {
+HWY_INLINE void DecodeScores(const T* HWY_RESTRICT k, size_t k_row_stride, size_t keys,
+                             size_t item_keys, size_t dim, const float* HWY_RESTRICT qs,
+                             size_t ldq, const T* HWY_RESTRICT v, size_t v_row_stride,
+                             size_t v_dim, float* HWY_RESTRICT s, size_t lds) {
   constexpr size_t kKeys = 4 / kRows;  // keys per step: 4 dot products in flight
   size_t j = 0;
   for (; j + kKeys <= keys; j += kKeys) {
-    pk.Rows(j0 + j + kPrefetchKeys, j0 + j + kKeys + kPrefetchKeys);
-    pv.Rows(j0 + j, j0 + j + kKeys);
+    for (size_t u = j; kSoftwarePrefetch<T> && u < j + kKeys; ++u) {
+      if (u + kPrefetchKeys < item_keys) PrefetchRow(k + (u + kPrefetchKeys) * k_row_stride, dim);
+      PrefetchRow(v + u * v_row_stride, v_dim);
+    }
     ScoreStep<kRows, kKeys>(k + j * k_row_stride, k_row_stride, dim, qs, ldq, s + j, lds);
   }
   for (; j < keys; ++j) {
-    pv.Rows(j0 + j, j0 + j + 1);
     ScoreStep<kRows, 1>(k + j * k_row_stride, k_row_stride, dim, qs, ldq, s + j, lds);
   }
 }
@@ -526,13 +497,12 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
                              : nullptr;
   const float* v_scales = q8 ? p.v_scales + b * p.v_scale_strides.batch + g * p.v_scale_strides.head
                              : nullptr;
-  StreamPrefetch<T> pk(k, p.k_strides.row, p.qk_dim, key_begin + kPrefetchKeys, key_end);
-  StreamPrefetch<T> pv(v, p.v_strides.row, p.v_dim, key_begin, key_end);
   for (size_t j0 = key_begin; j0 < key_end; j0 += kDecodeChunkKeys) {
     const size_t n = HWY_MIN(kDecodeChunkKeys, key_end - j0);
     const T* kc = k + j0 * p.k_strides.row;
     const T* vc = v + j0 * p.v_strides.row;
-    DecodeScores<kRows>(kc, p.k_strides.row, j0, n, p.qk_dim, qs, f.ldq, pk, pv, s, f.lds);
+    DecodeScores<kRows>(kc, p.k_strides.row, n, key_end - j0, p.qk_dim, qs, f.ldq, vc,
+                        p.v_strides.row, p.v_dim, s, f.lds);
     for (size_t r = 0; r < kRows; ++r) {
       float* HWY_RESTRICT sr = s + r * f.lds;
       if (q8) MulRowScales(sr, n, k_scales + j0 * p.k_scale_strides.row, p.k_scale_strides.row);
