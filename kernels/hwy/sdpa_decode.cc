@@ -10,7 +10,7 @@
 // time whose horizontal sums share their shuffles), masks, an online-softmax step
 // per row, then P.V straight from the V rows into the rows' accumulators. Nothing is
 // packed: K and V stream through once, exactly as stored, with software prefetch
-// running ahead of both streams.
+// running ahead of both streams of an f32 cache (kSoftwarePrefetch).
 // An item that covers all keys of its rows (one split) writes the output
 // itself. Otherwise it writes a partial result per row, (acc[Ev], m, l),
 // into the shared buffer, and Finish merges the splits of each row serially:
@@ -243,12 +243,25 @@ HWY_INLINE void PrefetchRow(const T* row, size_t n) {
   }
 }
 
+// Whether rows of storage type T get software prefetch: f32 only. An f16 or q8
+// step streams a half or a quarter of the bytes per key while it does the same
+// arithmetic plus the widening, so it is bound by instructions, not by the read,
+// and the hardware stream prefetcher keeps up; the prefetch loops (per key and
+// stream: align the row start, loop over its lines) were then about half the
+// instructions of the f16 step at E = 48 with one query row. Zen 5, one thread,
+// CPU time, S = 4096, without vs with software prefetch: 6/6 heads, E = 48: f16
+// 101 -> 81 us (also faster at S = 65536, out of L3), q8 86 -> 72 us; 8/4 heads,
+// E = 64: f16 119 -> 103 us, q8 105 -> 92 us; f32 25% slower without it.
+template <typename T>
+constexpr bool kSoftwarePrefetch = sizeof(T) == sizeof(float);
+
 // s_r[j] = q_r . k_j for j < keys and the kRows rows (s_r at s + r * lds).
-// Software prefetch keeps both streams ahead of their use: the K row
-// kPrefetchKeys ahead (as long as it is one of the item's `item_keys` keys from
-// k on), and each key's value row as its score is computed, since P.V reads it
-// right after the chunk's scores. The plain hardware stream prefetch alone left
-// the kernel a few percent slower than a plain read of K and V.
+// For f32 rows (kSoftwarePrefetch), software prefetch keeps both streams ahead
+// of their use: the K row kPrefetchKeys ahead (as long as it is one of the item's
+// `item_keys` keys from k on), and each key's value row as its score is
+// computed, since P.V reads it right after the chunk's scores. The plain hardware
+// stream prefetch alone left the f32 kernel a few percent slower than a plain
+// read of K and V.
 template <size_t kRows, typename T>
 HWY_INLINE void DecodeScores(const T* HWY_RESTRICT k, size_t k_row_stride, size_t keys,
                              size_t item_keys, size_t dim, const float* HWY_RESTRICT qs,
@@ -257,7 +270,7 @@ HWY_INLINE void DecodeScores(const T* HWY_RESTRICT k, size_t k_row_stride, size_
   constexpr size_t kKeys = 4 / kRows;  // keys per step: 4 dot products in flight
   size_t j = 0;
   for (; j + kKeys <= keys; j += kKeys) {
-    for (size_t u = j; u < j + kKeys; ++u) {
+    for (size_t u = j; kSoftwarePrefetch<T> && u < j + kKeys; ++u) {
       if (u + kPrefetchKeys < item_keys) PrefetchRow(k + (u + kPrefetchKeys) * k_row_stride, dim);
       PrefetchRow(v + u * v_row_stride, v_dim);
     }
