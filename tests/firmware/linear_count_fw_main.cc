@@ -19,46 +19,12 @@ namespace {
 
 constexpr size_t kMaxWeights = 128 * 1024;  // K * N
 constexpr size_t kMaxX = 16 * 1024;          // M * K, and M * N
-constexpr int kSysGetCmdline = 0x15;
 
 LINEAR_COUNT_BULK(g_w) uint8_t g_w[kMaxWeights * 4];
 LINEAR_COUNT_BULK(g_x) float g_x[kMaxX];
 LINEAR_COUNT_BULK(g_y) float g_y[kMaxX];
 LINEAR_COUNT_BULK(g_scratch) float g_scratch[16 * 1024];
 char g_cmdline[256];
-
-bool ReadCommandLine() {
-  struct {
-    char* buffer;
-    int length;
-  } block = {g_cmdline, static_cast<int>(sizeof(g_cmdline) - 1)};
-  if (semihost_call(kSysGetCmdline, &block) != 0) return false;
-  g_cmdline[block.length >= 0 ? block.length : 0] = '\0';
-  return true;
-}
-
-size_t SplitWords(char** words, size_t max_words) {
-  size_t n = 0;
-  char* c = g_cmdline;
-  while (*c != '\0' && n < max_words) {
-    while (*c == ' ') *c++ = '\0';
-    if (*c == '\0') break;
-    words[n++] = c;
-    while (*c != '\0' && *c != ' ') ++c;
-  }
-  return n;
-}
-
-bool ParseSize(const char* text, size_t* value) {
-  size_t v = 0;
-  if (*text == '\0') return false;
-  for (; *text != '\0'; ++text) {
-    if (*text < '0' || *text > '9') return false;
-    v = v * 10 + static_cast<size_t>(*text - '0');
-  }
-  *value = v;
-  return true;
-}
 
 bool ParseType(const char* text, attnrt::ElementType* t) {
   for (uint8_t code = 1; code <= 4; ++code) {
@@ -77,10 +43,11 @@ int main() {
   char* w[5];
   attnrt::LinearParams p{};
   size_t reps = 0;
-  if (!ReadCommandLine() || SplitWords(w, 5) != 5 || !ParseType(w[0], &p.w_type) ||
-      !ParseSize(w[1], &p.in) || !ParseSize(w[2], &p.out) || !ParseSize(w[3], &p.rows) ||
-      !ParseSize(w[4], &reps) || p.in * p.out > kMaxWeights || p.rows * p.in > kMaxX ||
-      p.rows * p.out > kMaxX) {
+  if (semihost_read_cmdline(g_cmdline, sizeof(g_cmdline)) < 0 ||
+      semihost_split_words(g_cmdline, w, 5) != 5 || !ParseType(w[0], &p.w_type) ||
+      !semihost_parse_size(w[1], &p.in) || !semihost_parse_size(w[2], &p.out) ||
+      !semihost_parse_size(w[3], &p.rows) || !semihost_parse_size(w[4], &reps) ||
+      p.in * p.out > kMaxWeights || p.rows * p.in > kMaxX || p.rows * p.out > kMaxX) {
     semihost_write0("linear_count: usage: f32|f16|bf16|q8 K N M REPS (got '");
     semihost_write0(g_cmdline);
     semihost_write0("')\n");

@@ -31,7 +31,6 @@
 #include "semihost.h"
 
 #define LM_VOCAB 256u /* byte-level: a token is a byte */
-#define SYS_GET_CMDLINE 0x15
 
 static const int32_t g_expected[LM_EXPECTED_COUNT] = LM_EXPECTED_TOKENS;
 
@@ -67,18 +66,12 @@ static int fail(const char* what, const char* message) {
 /* Tokens to generate: a lone decimal number on the semihosting command line, else all.
  * Without arg= options qemu passes the image's path, which is not a number. */
 static int tokens_to_generate(size_t* count) {
-  struct {
-    char* buffer;
-    int length;
-  } block;
   size_t value = 0;
-  int i;
+  int i, length;
   *count = LM_EXPECTED_COUNT;
-  block.buffer = g_cmdline;
-  block.length = (int)sizeof(g_cmdline) - 1;
-  if (semihost_call(SYS_GET_CMDLINE, &block) != 0 || block.length <= 0) return 1;
-  g_cmdline[block.length] = '\0';
-  for (i = 0; i < block.length; ++i) {
+  length = semihost_read_cmdline(g_cmdline, sizeof(g_cmdline));
+  if (length <= 0) return 1;
+  for (i = 0; i < length; ++i) {
     if (g_cmdline[i] < '0' || g_cmdline[i] > '9') return 1; /* not a number: all tokens */
     value = value * 10u + (size_t)(g_cmdline[i] - '0');
     if (value > LM_EXPECTED_COUNT) {

@@ -19,45 +19,8 @@ using attnrt_fw::PrintSize;
 
 namespace {
 
-constexpr int kSysGetCmdline = 0x15;
-
 char g_cmdline[256];
 ATTNRT_FW_BULK(g_out) float g_out[attnrt_fw::kMaxOut];
-
-// Reads the command line; false when the host gives none.
-bool ReadCommandLine() {
-  struct {
-    char* buffer;
-    int length;
-  } block = {g_cmdline, static_cast<int>(sizeof(g_cmdline) - 1)};
-  if (semihost_call(kSysGetCmdline, &block) != 0) return false;
-  g_cmdline[block.length >= 0 ? block.length : 0] = '\0';
-  return true;
-}
-
-// Splits g_cmdline at spaces in place; returns the number of words.
-size_t SplitWords(char** words, size_t max_words) {
-  size_t n = 0;
-  char* c = g_cmdline;
-  while (*c != '\0' && n < max_words) {
-    while (*c == ' ') *c++ = '\0';
-    if (*c == '\0') break;
-    words[n++] = c;
-    while (*c != '\0' && *c != ' ') ++c;
-  }
-  return n;
-}
-
-bool ParseSize(const char* text, size_t* value) {
-  size_t v = 0;
-  if (*text == '\0') return false;
-  for (; *text != '\0'; ++text) {
-    if (*text < '0' || *text > '9') return false;
-    v = v * 10 + static_cast<size_t>(*text - '0');
-  }
-  *value = v;
-  return true;
-}
 
 bool ParseCausal(const char* text, attnrt::CausalKind* causal) {
   if (strcmp(text, "none") == 0) *causal = attnrt::CausalKind::kNone;
@@ -75,11 +38,13 @@ int main() {
                            attnrt_fw::MaskShape::kLS, attnrt::CausalKind::kNone, 0, {}};
   size_t reps = 0;
   const attnrt::SdpaKernel* kernel = nullptr;
-  if (!ReadCommandLine() || SplitWords(w, 9) != 9 ||
-      (kernel = attnrt::FindSdpaKernel(w[0])) == nullptr || !ParseSize(w[1], &c.batch) ||
-      !ParseSize(w[2], &c.q_heads) || !ParseSize(w[3], &c.L) || !ParseSize(w[4], &c.S) ||
-      !ParseSize(w[5], &c.E) || !ParseSize(w[6], &c.Ev) || !ParseCausal(w[7], &c.causal) ||
-      !ParseSize(w[8], &reps)) {
+  if (semihost_read_cmdline(g_cmdline, sizeof(g_cmdline)) < 0 ||
+      semihost_split_words(g_cmdline, w, 9) != 9 ||
+      (kernel = attnrt::FindSdpaKernel(w[0])) == nullptr ||
+      !semihost_parse_size(w[1], &c.batch) || !semihost_parse_size(w[2], &c.q_heads) ||
+      !semihost_parse_size(w[3], &c.L) || !semihost_parse_size(w[4], &c.S) ||
+      !semihost_parse_size(w[5], &c.E) || !semihost_parse_size(w[6], &c.Ev) ||
+      !ParseCausal(w[7], &c.causal) || !semihost_parse_size(w[8], &reps)) {
     Print("sdpa_count: usage: KERNEL B H L S E EV none|upper-left|lower-right REPS (got '");
     Print(g_cmdline);
     Print("')\n");

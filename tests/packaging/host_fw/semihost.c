@@ -11,6 +11,12 @@ int semihost_call(int op, const void* arg) {
   return -1;
 }
 
+int semihost_read_cmdline(char* buf, size_t cap) {
+  (void)buf;
+  (void)cap;
+  return -1;
+}
+
 void semihost_write0(const char* text) { fputs(text, stdout); }
 
 void semihost_exit(int code) {

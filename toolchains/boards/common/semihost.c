@@ -1,8 +1,9 @@
-/* Semihosting console, exit, and a heap-free number formatter (see semihost.h). */
+/* Semihosting console, exit, command line, and a heap-free number formatter (see semihost.h). */
 #include "semihost.h"
 
 enum {
   kSysWrite0 = 0x04,
+  kSysGetCmdline = 0x15,
   kSysExitExtended = 0x20,
   kAdpStoppedApplicationExit = 0x20026,
 };
@@ -179,4 +180,41 @@ void semihost_write_float(float value, int decimals) {
   char text[32];
   semihost_format_float(text, sizeof(text), value, decimals);
   semihost_write0(text);
+}
+
+int semihost_read_cmdline(char* buf, size_t cap) {
+  struct {
+    char* buffer;
+    int length;
+  } block;
+  if (cap == 0) return -1;
+  block.buffer = buf;
+  block.length = (int)(cap - 1 < 0x7fffffff ? cap - 1 : 0x7fffffff);
+  if (semihost_call(kSysGetCmdline, &block) != 0 || block.length < 0) return -1;
+  buf[block.length] = '\0';
+  return block.length;
+}
+
+size_t semihost_split_words(char* line, char** words, size_t max_words) {
+  size_t n = 0;
+  char* c = line;
+  while (*c != '\0' && n < max_words) {
+    while (*c == ' ') *c++ = '\0';
+    if (*c == '\0') break;
+    words[n++] = c;
+    while (*c != '\0' && *c != ' ') ++c;
+  }
+  return n;
+}
+
+int semihost_parse_size(const char* text, size_t* value) {
+  size_t v = 0;
+  if (*text == '\0') return 0;
+  for (; *text != '\0'; ++text) {
+    const size_t digit = (size_t)(*text - '0');
+    if (*text < '0' || *text > '9' || v > (SIZE_MAX - digit) / 10) return 0;
+    v = v * 10 + digit;
+  }
+  *value = v;
+  return 1;
 }

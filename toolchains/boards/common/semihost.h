@@ -38,6 +38,17 @@ size_t semihost_format_hex(char* buf, size_t cap, uint32_t value); /* "0x1234abc
  * switch to d.ddddde+XX form. Uses float arithmetic only. */
 size_t semihost_format_float(char* buf, size_t cap, float value, int decimals);
 
+/* The command line qemu passes the image (`-semihosting-config ...,arg=A,arg=B`:
+ * "A B"; without arg= options the image's path), through SYS_GET_CMDLINE, into buf
+ * (NUL-terminated, cut to cap - 1 characters). Returns its length, or -1 when the host
+ * gives none. */
+int semihost_read_cmdline(char* buf, size_t cap);
+/* Splits `line` at spaces in place; at most max_words words; returns their number. */
+size_t semihost_split_words(char* line, char** words, size_t max_words);
+/* A whole string of decimal digits as a size: 1 on success, 0 for anything else
+ * (empty, a non-digit, a value past SIZE_MAX). */
+int semihost_parse_size(const char* text, size_t* value);
+
 /* Console shortcuts built on the formatters. */
 void semihost_write_int(long long value);
 void semihost_write_uint(unsigned long long value);
