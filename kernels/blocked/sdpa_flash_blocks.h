@@ -63,10 +63,13 @@ inline FlashLayout MakeFlashLayout(size_t panel_width, const SdpaParams& p) {
   // An f32 call needs no widened key tile (and keeps its scratch size).
   f.ldk = p.kv_type == ElementType::kF32 ? 0 : AlignFloats(p.qk_dim);
   f.qh = f.kw + AlignFloats(kFlashKeys * f.ldk);
-  // Only a causal call has tiles the diagonal or the window cuts (see FlashBlock).
-  f.halves = p.causal != CausalKind::kNone && f.ldq == kFlashRows &&
-             (f.ldq / 2) % panel_width == 0;
-  f.total = f.qh + (f.halves ? p.qk_dim * f.ldq : 0);
+  // Only a causal call has tiles the diagonal or the window cuts (see FlashBlock), but
+  // the scratch size must not depend on the causal rule: a model plans its attention
+  // before a run says whether it is causal (ModelInput::causal), so the halves are
+  // sized whenever the block geometry allows them.
+  const bool halves_fit = f.ldq == kFlashRows && (f.ldq / 2) % panel_width == 0;
+  f.halves = p.causal != CausalKind::kNone && halves_fit;
+  f.total = f.qh + (halves_fit ? p.qk_dim * f.ldq : 0);
   return f;
 }
 

@@ -171,6 +171,26 @@ TEST_P(SdpaVariantTest, FlashScratchDoesNotGrowWithSequenceLength) {
   EXPECT_EQ(kernel().scratch_floats(small), kernel().scratch_floats(large));
 }
 
+// A model plans its attention before a run says whether it is causal (ModelInput::causal)
+// or windowed, so no variant's scratch may depend on the causal rule or the window.
+TEST_P(SdpaVariantTest, ScratchDoesNotDependOnTheCausalRuleOrWindow) {
+  for (size_t dim : {16, 48, 64, 80}) {
+    SdpaParams none;
+    none.q_len = 200;
+    none.kv_len = 300;
+    none.qk_dim = none.v_dim = dim;
+    for (CausalKind causal : {CausalKind::kUpperLeft, CausalKind::kLowerRight}) {
+      for (size_t window : {0, 5, 100}) {
+        SdpaParams p = none;
+        p.causal = causal;
+        p.window = window;
+        EXPECT_EQ(kernel().scratch_floats(p), kernel().scratch_floats(none))
+            << "E " << dim << " causal " << static_cast<int>(causal) << " window " << window;
+      }
+    }
+  }
+}
+
 // ---- Per-score variants (window, ALiBi, softcap, sinks) against float64 ----
 
 // One of the four variants switched on in a case.
