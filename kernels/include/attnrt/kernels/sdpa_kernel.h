@@ -17,7 +17,7 @@ namespace attnrt {
 constexpr size_t kScratchAlignment = 64;
 
 // What a variant computes with: the algorithm decides what it can return and how
-// its cost grows (kernels/README.md), the family which code base implements it.
+// its cost grows (README.md, "Kernel variants"), the family which code base implements it.
 enum class SdpaAlgorithm : uint8_t {
   kReference,     // scalar, double accumulation: the oracle every test compares with
   kMaterialized,  // scores of a query block materialized, then softmax and values (weights)
