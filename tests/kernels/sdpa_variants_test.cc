@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attnrt/kernels/linear.h"
+#include "common/sdpa_board_cases.h"
 #include "hwy/targets.h"
 #include "kernels/sdpa_tester.h"
 
@@ -417,6 +418,16 @@ TEST_P(SdpaVariantTest, BadScoreVariantsAreRefusedByName) {
 }
 
 // ---- What only the shared case description (common/sdpa_case.h) says ----
+
+// The Cortex-M images' own table, on every variant here, against the reference and
+// float64: every broadcast mask shape, poisoned elements, extreme inputs, a scale.
+TEST_P(SdpaVariantTest, BoardCases) {
+  for (size_t i = 0; i < kBoardCaseCount; ++i) {
+    const SdpaCase c = SdpaCase(kBoardCases[i]).Seed(kBoardCaseSeed + uint32_t(i)).Weights();
+    Check(c);
+    CheckFloat64(c);
+  }
+}
 
 TEST_P(SdpaVariantTest, EveryMaskShapeBroadcasts) {
   // (B, 1, 1, S) key padding, (L, 1) per-query biases and the rest, with dead mask rows,
