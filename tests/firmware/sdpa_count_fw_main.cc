@@ -34,8 +34,7 @@ bool ParseCausal(const char* text, attnrt::CausalKind* causal) {
 
 int main() {
   char* w[9];
-  attnrt_fw::SdpaCase c = {"count", 1, 1, 1, 1, 1, 1, 1, attnrt::MaskKind::kNone,
-                           attnrt_fw::MaskShape::kLS, attnrt::CausalKind::kNone, 0, {}};
+  attnrt_fw::SdpaCase c = attnrt_fw::SdpaCase("count").Seed(7);
   size_t reps = 0;
   const attnrt::SdpaKernel* kernel = nullptr;
   if (semihost_read_cmdline(g_cmdline, sizeof(g_cmdline)) < 0 ||
@@ -52,7 +51,7 @@ int main() {
   }
   c.kv_heads = c.q_heads;
   attnrt::SdpaParams p;
-  if (!attnrt_fw::SetUpCase(c, 7u, &p)) return 2;
+  if (!attnrt_fw::SetUpCase(c, &p)) return 2;
   p.out = g_out;
   for (size_t r = 0; r < reps; ++r) {
     const attnrt::Status st = attnrt_fw::RunCase(p, *kernel);

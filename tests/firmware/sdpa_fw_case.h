@@ -12,52 +12,16 @@
 #include "attnrt/runtime/arena.h"
 #include "attnrt/runtime/executor.h"
 #include "attnrt/runtime/sdpa.h"
+#include "common/sdpa_case.h"
+#include "common/sdpa_case_inputs.h"
 #include "semihost.h"
 
 namespace attnrt_fw {
 
-// Shapes a mask can have, each broadcast to (B, Hq, L, S) as PyTorch would.
-enum class MaskShape : uint8_t {
-  kLS,    // (L, S): one mask for every batch and head
-  kBHLS,  // (B, Hq, L, S): per head
-  kB1LS,  // (B, 1, L, S): per batch, broadcast over heads
-  kB11S,  // (B, 1, 1, S): key padding, broadcast over heads and queries
-  kL1,    // (L, 1): one value per query, broadcast over keys (column stride 0)
-};
-
-// A non-finite value written over one element after the random fill: 'q', 'k', 'v' or
-// 'm' (the float mask) and the flat element index.
-struct Poison {
-  char tensor;
-  size_t index;
-  float value;
-};
-
-// Finite inputs far below any plausible "masked" sentinel (issue 17 item 6: kernels
-// once took every score <= -1e30 as masked). Only -inf, False and the causal rule mask
-// a key; these make every live row one-hot or uniform, which sdpa_fw checks exactly.
-enum class Extreme : uint8_t {
-  kNone,
-  kLowestMask,    // kept float-mask entries are -FLT_MAX (Hugging Face's padding)
-  kHugeNegative,  // Q in [0.5e31, 1.5e31), K in (-1.5, -0.5]: every score below -1e30
-};
-
-struct SdpaCase {
-  const char* name;
-  size_t batch, q_heads, kv_heads, L, S, E, Ev;
-  attnrt::MaskKind mask;
-  MaskShape mask_shape;
-  attnrt::CausalKind causal;
-  size_t dead_every;  // every dead_every-th mask row forbids every key (0: none)
-  Poison poison[2];   // tensor 0: none
-  Extreme extreme = Extreme::kNone;
-  // Per-score variants (attnrt/kernels/sdpa_params.h): ALiBi slopes 0.1 / (h + 1),
-  // sinks drawn in [-sqrt(3), sqrt(3)) + 1 per head.
-  size_t window = 0;
-  bool alibi = false;
-  float softcap = 0.0f;
-  bool sinks = false;
-};
+// The case description (shapes, mask, causal rule, scale, bad values, ...) is the host
+// tester's SdpaCase (tests/common/sdpa_case.h); the rules that turn one into inputs
+// are shared too (sdpa_case_inputs.h). Only the random draws are the boards' own.
+using attnrt::testing::SdpaCase;
 
 // Capacity of the static buffers, in elements: the largest case of sdpa_fw and the
 // calls sdpa_insn_counts.sh counts (up to L = S = 256) decide each.
@@ -109,89 +73,70 @@ class Random {
   uint32_t state_;
 };
 
-inline attnrt::TensorShape MaskTensorShape(const SdpaCase& c) {
-  switch (c.mask_shape) {
-    case MaskShape::kLS: return attnrt::TensorShape{2, {c.L, c.S, 0, 0}};
-    case MaskShape::kBHLS: return attnrt::TensorShape{4, {c.batch, c.q_heads, c.L, c.S}};
-    case MaskShape::kB1LS: return attnrt::TensorShape{4, {c.batch, 1, c.L, c.S}};
-    case MaskShape::kB11S: return attnrt::TensorShape{4, {c.batch, 1, 1, c.S}};
-    case MaskShape::kL1: return attnrt::TensorShape{2, {c.L, 1, 0, 0}};
-  }
-  return attnrt::TensorShape{};
+// What the boards cannot run: they hold f32 K/V in aligned static buffers and run
+// one worker. Returns nullptr when the case fits.
+inline const char* UnsupportedOnBoards(const SdpaCase& c) {
+  if (c.kv_type != attnrt::ElementType::kF32) return "a typed KV cache";
+  if (c.misalign) return "misaligned buffers";
+  if (c.workers != 1) return "several workers";
+  return nullptr;
 }
 
-inline size_t Elements(const attnrt::TensorShape& s) {
-  size_t n = 1;
-  for (size_t i = 0; i < s.rank; ++i) n *= s.dims[i];
-  return n;
+inline bool Fail(const char* what) {
+  Print("sdpa_fw: FAIL: ");
+  Print(what);
+  Print("\n");
+  return false;
 }
 
-// Binds the case's shapes and fills Q, K, V and the mask (about 70% of the keys kept;
-// an additive mask mixes biases in [-2, 2) with -inf). Returns false (after printing
-// why) when a buffer is too small or the runtime rejects the shapes.
-inline bool SetUpCase(const SdpaCase& c, uint32_t seed, attnrt::SdpaParams* p) {
-  const attnrt::TensorShape q{4, {c.batch, c.q_heads, c.L, c.E}};
-  const attnrt::TensorShape k{4, {c.batch, c.kv_heads, c.S, c.E}};
-  const attnrt::TensorShape v{4, {c.batch, c.kv_heads, c.S, c.Ev}};
+// Binds the case's shapes and fills Q, K, V (centered uniform draws, times the logit
+// magnitude) and the mask, ALiBi slopes, sinks and bad values by the shared rules
+// (sdpa_case_inputs.h), from the case's seed. Returns false (after printing why) when
+// a buffer is too small, the boards cannot run the case or the runtime rejects it.
+inline bool SetUpCase(const SdpaCase& c, attnrt::SdpaParams* p) {
+  using namespace attnrt::testing;
+  if (const char* unsupported = UnsupportedOnBoards(c)) return Fail(unsupported);
   const attnrt::TensorShape m = MaskTensorShape(c);
   attnrt::TensorShape out, weights;
   const bool masked = c.mask != attnrt::MaskKind::kNone;
-  const attnrt::Status st =
-      attnrt::BindSdpaShapes(q, k, v, masked ? &m : nullptr, c.mask, p, &out, &weights);
-  if (!st.ok()) {
-    Print("sdpa_fw: FAIL: bind shapes: ");
-    Print(st.message());
-    Print("\n");
-    return false;
-  }
-  const size_t nq = Elements(q), nk = Elements(k), nv = Elements(v), nm = masked ? Elements(m) : 0;
+  const attnrt::Status st = attnrt::BindSdpaShapes(
+      QueryShape(c), KeyShape(c), ValueShape(c), masked ? &m : nullptr, c.mask, p, &out, &weights);
+  if (!st.ok()) return Fail(st.message());
+  const size_t nq = ElementCount(QueryShape(c)), nk = ElementCount(KeyShape(c));
+  const size_t nv = ElementCount(ValueShape(c)), nm = masked ? ElementCount(m) : 0;
   if (nq > kMaxQ || nk > kMaxKV || nv > kMaxKV || nm > kMaxMask ||
       c.batch * c.q_heads * c.L * c.Ev > kMaxOut || c.batch * c.q_heads * c.L * c.S > kMaxWeights) {
-    Print("sdpa_fw: FAIL: case does not fit the static buffers\n");
-    return false;
+    return Fail("case does not fit the static buffers");
   }
-  Random rng(seed);
-  for (size_t i = 0; i < nq; ++i) g_q[i] = rng.Centered();
-  for (size_t i = 0; i < nk; ++i) g_k[i] = rng.Centered();
+  if ((c.alibi || c.sinks) && c.q_heads > kMaxHeads) {
+    return Fail("too many heads for the slope and sink buffers");
+  }
+  Random rng(c.seed);
+  for (size_t i = 0; i < nq; ++i) g_q[i] = rng.Centered() * c.logit_magnitude;
+  for (size_t i = 0; i < nk; ++i) g_k[i] = rng.Centered() * c.logit_magnitude;
   for (size_t i = 0; i < nv; ++i) g_v[i] = rng.Centered();
-  if (c.extreme == Extreme::kHugeNegative) {
-    for (size_t i = 0; i < nq; ++i) g_q[i] = 1e31f * (0.5f + rng.Unit());
-    for (size_t i = 0; i < nk; ++i) g_k[i] = -0.5f - rng.Unit();
+  if (c.extreme == ExtremeKind::kHugeNegative) {
+    for (size_t i = 0; i < nq; ++i) g_q[i] = HugeNegativeQuery(rng.Unit());
+    for (size_t i = 0; i < nk; ++i) g_k[i] = HugeNegativeKey(rng.Unit());
   }
   p->q = g_q;
   p->k = g_k;
   p->v = g_v;
   p->causal = c.causal;
+  if (c.scale != 0.0f) p->scale = c.scale;
   p->window = c.window;
   p->softcap = c.softcap;
-  if ((c.alibi || c.sinks) && c.q_heads > kMaxHeads) {
-    Print("sdpa_fw: FAIL: too many heads for the slope and sink buffers\n");
-    return false;
-  }
-  for (size_t h = 0; h < c.q_heads && c.alibi; ++h) g_slopes[h] = 0.1f / static_cast<float>(h + 1);
-  for (size_t h = 0; h < c.q_heads && c.sinks; ++h) g_sinks[h] = rng.Centered() + 1.0f;
+  for (size_t h = 0; h < c.q_heads && c.alibi; ++h) g_slopes[h] = AlibiSlope(c, h);
+  for (size_t h = 0; h < c.q_heads && c.sinks; ++h) g_sinks[h] = SinkLogit(c, rng.Centered());
   p->alibi_slopes = c.alibi ? g_slopes : nullptr;
   p->sinks = c.sinks ? g_sinks : nullptr;
+  FillMask(c, nm, [&rng] { return rng.Unit(); }, g_mask_f, g_mask_b);
   if (masked) {
-    const size_t row_len = m.dims[m.rank - 1];
-    for (size_t i = 0; i < nm; ++i) {
-      const size_t mask_row = i / row_len;
-      const bool dead = c.dead_every != 0 && mask_row % c.dead_every == c.dead_every - 1;
-      const bool keep = !dead && rng.Unit() < 0.7f;
-      g_mask_b[i] = keep ? 1 : 0;
-      const float bias = c.extreme == Extreme::kLowestMask ? -3.40282347e38f  // -FLT_MAX
-                                                           : rng.Unit() * 4.0f - 2.0f;
-      g_mask_f[i] = keep ? bias : -__builtin_inff();
-    }
     p->mask = c.mask == attnrt::MaskKind::kBool ? static_cast<const void*>(g_mask_b)
                                                 : static_cast<const void*>(g_mask_f);
   }
-  for (const Poison& poison : c.poison) {
-    float* data = poison.tensor == 'q' ? g_q : poison.tensor == 'k' ? g_k
-                : poison.tensor == 'v' ? g_v : poison.tensor == 'm' ? g_mask_f : nullptr;
-    const size_t size = poison.tensor == 'q' ? nq : poison.tensor == 'm' ? nm
-                      : poison.tensor == 'k' ? nk : nv;
-    if (data != nullptr && poison.index < size) data[poison.index] = poison.value;
+  if (!WriteBadValues(c, {g_q, nq, g_k, nk, g_v, nv, g_mask_f, g_mask_b, nm})) {
+    return Fail("a poison lies outside its tensor, or there are too many");
   }
   return true;
 }

@@ -1,9 +1,9 @@
 // sdpa_fw: every SDPA variant this board's build registers (on the Cortex-M55 that
 // includes helium-flash, on the Cortex-M7 only the Highway ones on their SCALAR target),
-// checked against the `reference` variant (double accumulation) on small cases that
-// cover what the kernels must agree on: bool and float masks with every broadcast,
-// both causal alignments with L < S and L > S, grouped-query heads, E and Ev that are
-// not multiples of 4, fully masked rows (zeros, not NaN) and the L = 1 decode step.
+// checked against the `reference` variant (double accumulation) on the small cases of
+// tests/common/sdpa_board_cases.h (the host suite runs the same table): masks with
+// every broadcast, both causal alignments, GQA, odd E and Ev, fully masked rows (zeros,
+// not NaN), decode, non-finite and extreme inputs, a custom scale, the score variants.
 //
 // Prints one line per case (the error of each variant) and a summary through
 // semihosting; exits 0 only if every variant is within tolerance on every case and
@@ -13,15 +13,19 @@
 #include <string.h>
 
 #include "attnrt/kernels/helium.h"
+#include "common/sdpa_board_cases.h"
+#include "common/sdpa_case_text.h"
 #include "sdpa_fw_case.h"
 
 #if ATTNRT_HELIUM
 #include "kernels/helium/exp_mve.h"
 #endif
 
-using attnrt::CausalKind;
 using attnrt::MaskKind;
-using attnrt_fw::MaskShape;
+using attnrt::testing::ExtremeKind;
+using attnrt::testing::kBoardCaseCount;
+using attnrt::testing::kBoardCases;
+using attnrt::testing::kBoardCaseSeed;
 using attnrt_fw::Print;
 using attnrt_fw::PrintSize;
 using attnrt_fw::SdpaCase;
@@ -31,76 +35,7 @@ namespace {
 // Largest |got - want| / max(1, max|want|), as the host variant tests measure it; the
 // host suite allows 1e-4, float kernels against a double reference stay far below.
 constexpr float kTolerance = 1e-5f;
-
-// Short names for the case table.
-constexpr MaskKind kNoMask = MaskKind::kNone, kBool = MaskKind::kBool, kFloat = MaskKind::kAdditive;
-constexpr MaskShape kLS = MaskShape::kLS, kBHLS = MaskShape::kBHLS, kB1LS = MaskShape::kB1LS,
-                    kB11S = MaskShape::kB11S, kL1 = MaskShape::kL1;
-constexpr CausalKind kNoCausal = CausalKind::kNone, kUpperLeft = CausalKind::kUpperLeft,
-                     kLowerRight = CausalKind::kLowerRight;
-constexpr float kNaN = __builtin_nanf(""), kInf = __builtin_inff();
-constexpr attnrt_fw::Extreme kNoExtreme = attnrt_fw::Extreme::kNone,
-                             kLowestMask = attnrt_fw::Extreme::kLowestMask,
-                             kHugeNegative = attnrt_fw::Extreme::kHugeNegative;
-
-constexpr SdpaCase kCases[] = {
-    // name             B  Hq Hkv  L    S   E  Ev  mask     shape  causal       dead
-    {"plain",           1, 2, 2,  64,  64, 32, 32, kNoMask, kLS,   kNoCausal,   0, {}},
-    {"decode-S512",     1, 2, 2,   1, 512, 32, 32, kNoMask, kLS,   kNoCausal,   0, {}},
-    {"decode-gqa-lr",   1, 4, 1,   1, 100, 20, 12, kNoMask, kLS,   kLowerRight, 0, {}},
-    {"causal-ul",       1, 2, 2,  45,  45, 20, 12, kNoMask, kLS,   kUpperLeft,  0, {}},
-    {"causal-ul-L>S",   1, 1, 1,  70,  37, 16, 16, kNoMask, kLS,   kUpperLeft,  0, {}},
-    {"causal-lr-L>S",   1, 2, 1,  70,  37, 17,  9, kNoMask, kLS,   kLowerRight, 0, {}},
-    {"causal-lr-L<S",   2, 1, 1,  20, 130, 16, 16, kNoMask, kLS,   kLowerRight, 0, {}},
-    {"bool-LS-dead",    2, 2, 2,  33,  70, 24, 40, kBool,   kLS,   kNoCausal,   5, {}},
-    {"bool-BHLS-ul",    2, 2, 2,  40,  40, 13,  7, kBool,   kBHLS, kUpperLeft,  0, {}},
-    {"float-LS-lr-dead",1, 2, 2,  30,  75,  8, 24, kFloat,  kLS,   kLowerRight, 7, {}},
-    {"float-B1LS",      2, 3, 3,  17,  66,  5,  3, kFloat,  kB1LS, kNoCausal,   0, {}},
-    {"bool-keypad-B11S",2, 2, 2,   9, 130, 12, 20, kBool,   kB11S, kNoCausal,   0, {}},
-    {"float-L1-dead",   1, 2, 2,  25,  33, 16, 16, kFloat,  kL1,   kNoCausal,   4, {}},
-    {"bool-L1-lr",      1, 2, 2,  12,  50,  9, 11, kBool,   kL1,   kLowerRight, 3, {}},
-    {"gqa-3x",          1, 6, 2,  21, 130, 16, 33, kNoMask, kLS,   kNoCausal,   0, {}},
-    {"tiny",            1, 1, 1,   2,   3,  1,  5, kNoMask, kLS,   kNoCausal,   0, {}},
-    // Non-finite inputs (PyTorch's math): a NaN or +inf score of a key the row may attend
-    // makes the row NaN; a NaN in V reaches the rows that attend its key; -inf weighs 0.
-    // Poisoned elements (flat index): q (0,1,2,3) of (2,3,7,8); k (0,1,2,0) of (1,2,7,8);
-    // q (0,1,65,0) of (1,2,70,16) and k (0,0,130,2) of (1,2,150,16), a key no row may see
-    // (upper-left, L = 70), so its +inf must not leak; v (0,1,3,2) of (1,2,9,4); mask (2,5)
-    // of (6,8).
-    {"nan-q",           2, 3, 3,   7,   9,  8,  5, kNoMask, kLS,   kNoCausal,   0,
-     {{'q', 75, kNaN}}},
-    {"inf-k-lr",        1, 2, 2,   5,   7,  8,  8, kNoMask, kLS,   kLowerRight, 0,
-     {{'k', 72, kInf}}},
-    {"nan-q-inf-k-ul",  1, 2, 2,  70, 150, 16, 16, kNoMask, kLS,   kUpperLeft,  0,
-     {{'q', 2160, kNaN}, {'k', 2082, kInf}}},
-    {"nan-v",           1, 2, 2,   6,   9, 16,  4, kNoMask, kLS,   kNoCausal,   0,
-     {{'v', 50, kNaN}}},
-    {"nan-float-mask",  1, 1, 1,   6,   8, 10,  3, kFloat,  kLS,   kNoCausal,   0,
-     {{'m', 21, kNaN}}},
-    // Finite scores however negative (issue 17 item 6), also checked without the
-    // reference (ExtremeRowsError): float masks of -FLT_MAX beside -inf (uniform over
-    // the -FLT_MAX keys; mask (3, 7) = 0 makes row 3 one-hot), and every score below
-    // -1e30 (one-hot on the best key), across 64-key tiles and with dead rows.
-    {"lowest-float-mask",1, 2, 2, 20, 130, 16, 16, kFloat,  kLS,   kNoCausal,   5,
-     {{'m', 397, 0.0f}}, kLowestMask},
-    {"lowest-mask-lr",  1, 2, 1,  18,  70,  8,  5, kFloat,  kB1LS, kLowerRight, 4, {},
-     kLowestMask},
-    {"huge-neg-logits", 1, 2, 2,   9, 130,  4, 12, kNoMask, kLS,   kNoCausal,   0, {},
-     kHugeNegative},
-    {"huge-neg-decode", 1, 2, 1,   1,2100,  1,  8, kNoMask, kLS,   kLowerRight, 0, {},
-     kHugeNegative},
-    // Per-score variants: window (tiles before it skipped), ALiBi, softcap, sinks, alone
-    // and together, with masks, GQA and decode.
-    //                                                                       window alibi cap sinks
-    {"window-ul",       1, 2, 2,  70,  70, 16, 16, kNoMask, kLS,   kUpperLeft,  0, {}, kNoExtreme,
-     9, false, 0.0f, false},
-    {"alibi-sinks-lr",  1, 4, 2,  33, 130, 16,  8, kFloat,  kLS,   kLowerRight, 5, {}, kNoExtreme,
-     0, true, 0.0f, true},
-    {"cap-window-decode",1, 2, 1,  1,2100, 16, 16, kNoMask, kLS,   kLowerRight, 0, {}, kNoExtreme,
-     512, false, 5.0f, true},
-    {"all-four-bool",   1, 2, 2,  65, 130, 12, 20, kBool,   kBHLS, kUpperLeft,  0, {}, kNoExtreme,
-     64, true, 3.0f, true},
-};
+constexpr float kInf = __builtin_inff();
 
 ATTNRT_FW_BULK(g_want_out) float g_want_out[attnrt_fw::kMaxOut];
 ATTNRT_FW_BULK(g_want_weights) float g_want_weights[attnrt_fw::kMaxWeights];
@@ -229,16 +164,6 @@ void FillNaN(float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) x[i] = __builtin_nanf("");
 }
 
-const char* MaskName(MaskKind m) {
-  return m == MaskKind::kBool ? "bool" : m == MaskKind::kAdditive ? "float" : "none";
-}
-
-const char* CausalName(CausalKind c) {
-  return c == CausalKind::kUpperLeft    ? "upper-left"
-         : c == CausalKind::kLowerRight ? "lower-right"
-                                        : "none";
-}
-
 #if ATTNRT_HELIUM
 // helium-flash's softmax exp against double-precision e^x (the M55's scalar FP64 unit)
 // on 2^16 points over [-87, 88) and on the inputs whose result must be exactly 0.
@@ -277,28 +202,21 @@ struct Totals {
   const char* max_case = "-";
 };
 
-// Runs one case on every variant; prints its line. Returns false if any variant failed.
-bool RunOneCase(const SdpaCase& c, size_t index, Totals* totals) {
+// Runs one case (its seed kBoardCaseSeed + index) on every variant; prints its line.
+// Returns false if any variant failed.
+bool RunOneCase(const SdpaCase& table_case, size_t index, Totals* totals) {
+  const SdpaCase c = SdpaCase(table_case).Seed(kBoardCaseSeed + static_cast<uint32_t>(index));
   attnrt::SdpaParams want;
-  if (!attnrt_fw::SetUpCase(c, 1000u + static_cast<uint32_t>(index), &want)) return false;
+  if (!attnrt_fw::SetUpCase(c, &want)) return false;
   const size_t out_n = want.batch * want.q_heads * want.q_len * want.v_dim;
   const size_t weights_n = want.batch * want.q_heads * want.q_len * want.kv_len;
   const size_t dead = MarkDeadRows(want);
 
+  char description[256];
+  attnrt::testing::Describe(c, description, sizeof(description));
   PrintSize("sdpa_fw: [", index + 1);
   Print("] ");
-  Print(c.name);
-  PrintSize(": B=", c.batch);
-  PrintSize(" Hq=", c.q_heads);
-  PrintSize(" Hkv=", c.kv_heads);
-  PrintSize(" L=", c.L);
-  PrintSize(" S=", c.S);
-  PrintSize(" E=", c.E);
-  PrintSize(" Ev=", c.Ev);
-  Print(" mask=");
-  Print(MaskName(c.mask));
-  Print(" causal=");
-  Print(CausalName(c.causal));
+  Print(description);
   PrintSize(" dead_rows=", dead);
   Print(" |");
 
@@ -316,7 +234,7 @@ bool RunOneCase(const SdpaCase& c, size_t index, Totals* totals) {
   }
 
   bool all_pass = true;
-  if (c.extreme != attnrt_fw::Extreme::kNone) {
+  if (c.extreme != ExtremeKind::kNone) {
     const float error = ExtremeRowsError(want, g_want_out);
     Print(" reference(exact) ");
     semihost_write_float(error, 9);
@@ -349,7 +267,7 @@ bool RunOneCase(const SdpaCase& c, size_t index, Totals* totals) {
       }
       semihost_write_float(error, 9);
       pass = error <= kTolerance;
-      if (c.extreme != attnrt_fw::Extreme::kNone && !(ExtremeRowsError(p, g_out) <= kTolerance)) {
+      if (c.extreme != ExtremeKind::kNone && !(ExtremeRowsError(p, g_out) <= kTolerance)) {
         Print("(not one-hot/uniform)");
         pass = false;
       }
@@ -394,10 +312,12 @@ int main() {
 #if ATTNRT_HELIUM
   exp_pass = CheckExpMve();
 #endif
-  constexpr size_t kCount = sizeof(kCases) / sizeof(kCases[0]);
+  constexpr size_t kCount = kBoardCaseCount;
   Totals totals;
   size_t cases_passed = 0;
-  for (size_t i = 0; i < kCount; ++i) cases_passed += RunOneCase(kCases[i], i, &totals) ? 1 : 0;
+  for (size_t i = 0; i < kCount; ++i) {
+    cases_passed += RunOneCase(kBoardCases[i], i, &totals) ? 1 : 0;
+  }
 
   PrintSize("sdpa_fw: ", cases_passed);
   PrintSize("/", kCount);

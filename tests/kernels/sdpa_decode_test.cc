@@ -26,11 +26,12 @@ TEST_P(SdpaDecodeTest, FewQueriesLongKeysEveryCausalRule) {
   for (size_t S : kLongLens) {
     for (size_t L = 1; L <= 4; ++L) {
       for (CausalKind causal : causals) {
-        SdpaCase c = seed % 2 == 0 ? ShapedCase(L, S, 64, 64) : ShapedCase(L, S, 19, 21);
-        c.q_heads = c.kv_heads = 2;
-        c.causal = causal;
-        c.seed = ++seed;
-        Check(c);
+        const bool wide = seed % 2 == 0;
+        Check(SdpaCase()
+                  .Shape(L, S, wide ? 64 : 19, wide ? 64 : 21)
+                  .Heads(2, 2)
+                  .Causal(causal)
+                  .Seed(++seed));
       }
     }
   }
@@ -41,13 +42,12 @@ TEST_P(SdpaDecodeTest, GroupedQueryHeadsShareLongKeys) {
   uint32_t seed = 50;
   for (const auto& g : groups) {
     for (size_t L : {1, 3}) {
-      SdpaCase c = ShapedCase(L, 2500, 32, 48);
-      c.batch = 2;
-      c.q_heads = g[0];
-      c.kv_heads = g[1];
-      c.causal = CausalKind::kLowerRight;
-      c.seed = ++seed;
-      Check(c);
+      Check(SdpaCase()
+                .Shape(L, 2500, 32, 48)
+                .Batch(2)
+                .Heads(g[0], g[1])
+                .Causal(CausalKind::kLowerRight)
+                .Seed(++seed));
     }
   }
 }
@@ -58,53 +58,49 @@ TEST_P(SdpaDecodeTest, SparseMasksLeaveDeadSplitsAndDeadRows) {
   for (MaskKind m : {MaskKind::kBool, MaskKind::kAdditive}) {
     for (bool per_head : {false, true}) {
       for (uint32_t seed = 1; seed <= 3; ++seed) {
-        SdpaCase c = ShapedCase(4, 3000, 16, 24);
-        c.q_heads = c.kv_heads = 2;
-        c.mask = m;
-        c.mask_per_head = per_head;
-        c.keep_probability = 0.001;
-        c.causal = seed == 3 ? CausalKind::kLowerRight : CausalKind::kNone;
-        c.seed = seed;
-        Check(c);
+        Check(SdpaCase()
+                  .Shape(4, 3000, 16, 24)
+                  .Heads(2, 2)
+                  .Mask(m, per_head ? MaskShape::kBHLS : MaskShape::kLS)
+                  .Keep(0.001f)
+                  .Causal(seed == 3 ? CausalKind::kLowerRight : CausalKind::kNone)
+                  .Seed(seed));
       }
     }
   }
 }
 
 TEST_P(SdpaDecodeTest, RowsDeadInEverySplitGiveZeros) {
-  SdpaCase c = ShapedCase(3, 3000, 16, 16);
-  c.mask = MaskKind::kBool;
-  c.keep_probability = 0.0;
+  const SdpaCase c = SdpaCase().Shape(3, 3000, 16, 16).Mask(MaskKind::kBool).Keep(0.0f);
   SdpaTester tester(c);
   SdpaResult got;
   ASSERT_EQ(tester.Run(kernel(), &got), "");
-  for (float x : got.out) ASSERT_EQ(x, 0.0f) << c.Describe();
+  for (float x : got.out) ASSERT_EQ(x, 0.0f) << c;
 }
 
 TEST_P(SdpaDecodeTest, HugeLogitsAcrossSplits) {
   // |scores| around 1e4: the splits' maxima differ by thousands, so a merge that
   // skipped the exp(m_s - m) rescale, or overflowed, would be far off.
   for (CausalKind causal : {CausalKind::kNone, CausalKind::kLowerRight}) {
-    SdpaCase c = ShapedCase(2, 3333, 16, 16);
-    c.logit_magnitude = 100.0f;
-    c.causal = causal;
-    Check(c);
+    Check(SdpaCase().Shape(2, 3333, 16, 16).Logits(100.0f).Causal(causal));
   }
 }
 
+// The base of the worker tests: L queries of 2 batches x 4 heads over 2 KV heads and
+// 2049 keys (three splits), odd head dims, misaligned buffers, lower-right causal.
+SdpaCase MisalignedSplitKeys(size_t L, size_t workers) {
+  return SdpaCase()
+      .Shape(L, 2049, 67, 33)
+      .Batch(2)
+      .Heads(4, 2)
+      .Misaligned()
+      .Causal(CausalKind::kLowerRight)
+      .Workers(workers)
+      .Seed(static_cast<uint32_t>(workers));
+}
+
 TEST_P(SdpaDecodeTest, MisalignedAndSeveralWorkers) {
-  for (size_t workers : {1, 2, 3}) {
-    SdpaCase c = ShapedCase(2, 2049, 67, 33);
-    c.batch = 2;
-    c.q_heads = 4;
-    c.kv_heads = 2;
-    c.misalign = true;
-    c.mask = MaskKind::kAdditive;
-    c.causal = CausalKind::kLowerRight;
-    c.workers = workers;
-    c.seed = static_cast<uint32_t>(workers);
-    Check(c);
-  }
+  for (size_t workers : {1, 2, 3}) Check(MisalignedSplitKeys(2, workers).Mask(MaskKind::kAdditive));
 }
 
 TEST_P(SdpaDecodeTest, ManyQueriesOverSeveralSplits) {
@@ -113,9 +109,7 @@ TEST_P(SdpaDecodeTest, ManyQueriesOverSeveralSplits) {
   // (75 blocks) are enough work items on their own and are not split.
   for (size_t L : {100, 300}) {
     for (CausalKind causal : {CausalKind::kUpperLeft, CausalKind::kLowerRight}) {
-      SdpaCase c = ShapedCase(L, 2100, 24, 40);
-      c.causal = causal;
-      Check(c);
+      Check(SdpaCase().Shape(L, 2100, 24, 40).Causal(causal));
     }
   }
 }
@@ -129,17 +123,17 @@ TEST_P(SdpaDecodeTest, ScoreVariantsAcrossSplits) {
     for (size_t window : windows) {
       for (size_t L : {size_t{1}, size_t{4}}) {
         ++seed;
-        SdpaCase c = seed % 2 == 0 ? ShapedCase(L, S, 64, 64) : ShapedCase(L, S, 19, 21);
-        c.q_heads = 4;
-        c.kv_heads = seed % 3 == 0 ? 1 : 2;
-        c.causal = seed % 2 == 0 ? CausalKind::kLowerRight : CausalKind::kUpperLeft;
-        c.window = window;
-        c.alibi = seed % 3 != 1;
-        c.alibi_scale = 0.02f;
-        c.softcap = seed % 4 < 2 ? 8.0f : 0.0f;
-        c.logit_magnitude = 2.0f;
-        c.sinks = seed % 5 != 0;
-        c.seed = seed;
+        const bool wide = seed % 2 == 0;
+        SdpaCase c = SdpaCase()
+                         .Shape(L, S, wide ? 64 : 19, wide ? 64 : 21)
+                         .Heads(4, seed % 3 == 0 ? 1 : 2)
+                         .Causal(wide ? CausalKind::kLowerRight : CausalKind::kUpperLeft)
+                         .Window(window)
+                         .Softcap(seed % 4 < 2 ? 8.0f : 0.0f)
+                         .Logits(2.0f)
+                         .Seed(seed);
+        if (seed % 3 != 1) c.Alibi(0.02f);
+        if (seed % 5 != 0) c.Sinks();
         CheckFloat64(c);
       }
     }
@@ -150,16 +144,16 @@ TEST_P(SdpaDecodeTest, EachScoreVariantAloneOverLongKeys) {
   uint32_t seed = 800;
   for (int which = 0; which < 4; ++which) {
     for (size_t S : {size_t{2111}, size_t{3000}}) {
-      SdpaCase c = ShapedCase(2, S, 32, 16);
-      c.q_heads = c.kv_heads = 2;
-      c.causal = which == 0 ? CausalKind::kLowerRight : CausalKind::kNone;
-      c.window = which == 0 ? 700 : 0;
-      c.alibi = which == 1;
-      c.alibi_scale = 0.01f;
-      c.softcap = which == 2 ? 5.0f : 0.0f;
-      c.logit_magnitude = which == 2 ? 4.0f : 1.0f;
-      c.sinks = which == 3;
-      c.seed = ++seed;
+      SdpaCase c = SdpaCase()
+                       .Shape(2, S, 32, 16)
+                       .Heads(2, 2)
+                       .Causal(which == 0 ? CausalKind::kLowerRight : CausalKind::kNone)
+                       .Window(which == 0 ? 700 : 0)
+                       .Softcap(which == 2 ? 5.0f : 0.0f)
+                       .Logits(which == 2 ? 4.0f : 1.0f)
+                       .Seed(++seed);
+      if (which == 1) c.Alibi(0.01f);
+      if (which == 3) c.Sinks();
       CheckFloat64(c);
     }
   }
@@ -170,34 +164,26 @@ TEST_P(SdpaDecodeTest, SinksWithSparseMasksAndDeadSplits) {
   // and a window whose keys a sparse mask mostly hides.
   for (MaskKind m : {MaskKind::kBool, MaskKind::kAdditive}) {
     for (uint32_t seed = 1; seed <= 3; ++seed) {
-      SdpaCase c = ShapedCase(4, 3000, 16, 24);
-      c.q_heads = c.kv_heads = 2;
-      c.mask = m;
-      c.keep_probability = seed == 3 ? 0.0 : 0.002;
-      c.causal = CausalKind::kLowerRight;
-      c.window = seed == 2 ? 1500 : 0;
-      c.sinks = true;
-      c.seed = seed;
-      CheckFloat64(c);
+      CheckFloat64(SdpaCase()
+                       .Shape(4, 3000, 16, 24)
+                       .Heads(2, 2)
+                       .Mask(m)
+                       .Keep(seed == 3 ? 0.0f : 0.002f)
+                       .Causal(CausalKind::kLowerRight)
+                       .Window(seed == 2 ? 1500 : 0)
+                       .Sinks()
+                       .Seed(seed));
     }
   }
 }
 
 TEST_P(SdpaDecodeTest, WindowedDecodeWithNonFiniteKeysAndWorkers) {
   for (size_t workers : {1, 2}) {
-    SdpaCase c = ShapedCase(3, 2049, 67, 33);
-    c.batch = 2;
-    c.q_heads = 4;
-    c.kv_heads = 2;
-    c.misalign = true;
-    c.causal = CausalKind::kLowerRight;
-    c.window = workers == 1 ? 2 : 1100;  // 2: most rows miss every bad key
-    c.nonfinite_keys = true;
-    c.softcap = workers == 1 ? 0.0f : 3.0f;
-    c.sinks = true;
-    c.workers = workers;
-    c.seed = static_cast<uint32_t>(workers);
-    CheckFloat64(c);
+    CheckFloat64(MisalignedSplitKeys(3, workers)
+                     .Window(workers == 1 ? 2 : 1100)  // 2: most rows miss every bad key
+                     .NonfiniteKeys()
+                     .Softcap(workers == 1 ? 0.0f : 3.0f)
+                     .Sinks());
   }
 }
 
@@ -207,12 +193,12 @@ TEST_P(SdpaDecodeTest, WindowedDecodeReadsOnlyTheLastKeys) {
       kernel().algorithm == SdpaAlgorithm::kReference) {
     GTEST_SKIP() << "reads every key by design";
   }
-  SdpaCase c = ShapedCase(1, 8192, 64, 64);
-  c.q_heads = 4;
-  c.kv_heads = 2;
-  c.causal = CausalKind::kLowerRight;
-  c.window = 512;
-  c.sinks = true;
+  const SdpaCase c = SdpaCase()
+                         .Shape(1, 8192, 64, 64)
+                         .Heads(4, 2)
+                         .Causal(CausalKind::kLowerRight)
+                         .Window(512)
+                         .Sinks();
   SdpaTester tester(c);
   SdpaResult clean, poisoned;
   tester.Float64(&clean);

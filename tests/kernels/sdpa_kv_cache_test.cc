@@ -39,20 +39,19 @@ class SdpaKvCacheTest : public SdpaRegistryTest {
       EXPECT_NE(msg.find(kernel().name), std::string::npos) << msg;
       return;
     }
-    ASSERT_EQ(typed.Run(kernel(), &got), "") << c.Describe();
-    ASSERT_EQ(typed.Run(ReferenceKernel(), &ref), "") << c.Describe();
+    ASSERT_EQ(typed.Run(kernel(), &got), "") << c;
+    ASSERT_EQ(typed.Run(ReferenceKernel(), &ref), "") << c;
     typed.Float64(&f64);
     EXPECT_LE(MaxRelativeErrorNanAware(got.out, ref.out), kSdpaTolerance)
-        << "vs reference on the typed cache, " << c.Describe();
+        << "vs reference on the typed cache, " << c;
     EXPECT_LE(MaxRelativeErrorNanAware(got.out, f64.out), kSdpaTolerance)
-        << "vs float64 on the typed cache, " << c.Describe();
-    SdpaCase f32_case = c;
-    f32_case.kv_type = ElementType::kF32;
+        << "vs float64 on the typed cache, " << c;
+    const SdpaCase f32_case = SdpaCase(c).KvType(ElementType::kF32);
     SdpaTester f32(f32_case);
     SdpaResult want;
-    ASSERT_EQ(f32.Run(ReferenceKernel(), &want), "") << f32_case.Describe();
+    ASSERT_EQ(f32.Run(ReferenceKernel(), &want), "") << f32_case;
     const double err = MaxRelativeErrorNanAware(got.out, want.out);
-    EXPECT_LE(err, QuantizationTolerance(c.kv_type)) << "vs the f32 cache, " << c.Describe();
+    EXPECT_LE(err, QuantizationTolerance(c.kv_type)) << "vs the f32 cache, " << c;
     double& worst = worst_[c.kv_type == ElementType::kF16 ? 0 : 1];
     worst = std::max(worst, err);
   }
@@ -73,12 +72,14 @@ TEST_P(SdpaKvCacheTest, DecodeSplitEdgesEveryCausalRule) {
   for (ElementType t : kTypedKv) {
     for (size_t S : {1, 63, 64, 65, 1023, 1025, 2111}) {
       for (size_t L : {1, 3}) {
-        SdpaCase c = seed % 2 == 0 ? ShapedCase(L, S, 64, 64) : ShapedCase(L, S, 24, 33);
-        c.q_heads = c.kv_heads = 2;
-        c.causal = causals[seed % 3];
-        c.kv_type = t;
-        c.seed = ++seed;
-        CheckTyped(c);
+        const bool wide = seed % 2 == 0;
+        CheckTyped(SdpaCase()
+                       .Shape(L, S, wide ? 64 : 24, wide ? 64 : 33)
+                       .Heads(2, 2)
+                       .Causal(causals[seed % 3])
+                       .KvType(t)
+                       .Seed(seed + 1));
+        ++seed;
       }
     }
   }
@@ -91,15 +92,14 @@ TEST_P(SdpaKvCacheTest, GroupedQueryHeadsAndOddDims) {
   for (ElementType t : kTypedKv) {
     for (size_t d = 0; d < 5; ++d) {
       for (size_t L : {1, 4, 70}) {
-        SdpaCase c = ShapedCase(L, 300 + 37 * d, dims[d][0], dims[d][1]);
-        c.batch = 2;
-        c.q_heads = groups[d % 4][0];
-        c.kv_heads = groups[d % 4][1];
-        c.causal = L == 70 ? CausalKind::kUpperLeft : CausalKind::kLowerRight;
-        c.misalign = d % 2 == 1;
-        c.kv_type = t;
-        c.seed = ++seed;
-        CheckTyped(c);
+        CheckTyped(SdpaCase()
+                       .Shape(L, 300 + 37 * d, dims[d][0], dims[d][1])
+                       .Batch(2)
+                       .Heads(groups[d % 4][0], groups[d % 4][1])
+                       .Causal(L == 70 ? CausalKind::kUpperLeft : CausalKind::kLowerRight)
+                       .Misaligned(d % 2 == 1)
+                       .KvType(t)
+                       .Seed(++seed));
       }
     }
   }
@@ -110,18 +110,20 @@ TEST_P(SdpaKvCacheTest, ScoreVariantsMasksAndWorkers) {
   for (ElementType t : kTypedKv) {
     for (size_t L : {1, 2, 65}) {
       for (int combo = 0; combo < 6; ++combo) {
-        SdpaCase c = ShapedCase(L, 1500, 24, 33);
-        c.q_heads = 4;
-        c.kv_heads = 2;
-        c.causal = combo % 2 == 0 ? CausalKind::kLowerRight : CausalKind::kUpperLeft;
-        c.window = combo < 3 ? 100 + combo * 300 : 0;
-        c.alibi = combo == 1 || combo == 3;
-        c.softcap = combo == 2 || combo == 4 ? 3.0f : 0.0f;
-        c.sinks = combo >= 4 || combo == 0;
-        c.mask = combo == 5 ? MaskKind::kBool : (combo == 3 ? MaskKind::kAdditive : MaskKind::kNone);
-        c.workers = 1 + combo % 3;
-        c.kv_type = t;
-        c.seed = ++seed;
+        SdpaCase c =
+            SdpaCase()
+                .Shape(L, 1500, 24, 33)
+                .Heads(4, 2)
+                .Causal(combo % 2 == 0 ? CausalKind::kLowerRight : CausalKind::kUpperLeft)
+                .Window(combo < 3 ? 100 + combo * 300 : 0)
+                .Softcap(combo == 2 || combo == 4 ? 3.0f : 0.0f)
+                .Mask(combo == 5 ? MaskKind::kBool
+                                 : (combo == 3 ? MaskKind::kAdditive : MaskKind::kNone))
+                .Workers(1 + combo % 3)
+                .KvType(t)
+                .Seed(++seed);
+        if (combo == 1 || combo == 3) c.Alibi();
+        if (combo >= 4 || combo == 0) c.Sinks();
         CheckTyped(c);
       }
     }
@@ -132,14 +134,13 @@ TEST_P(SdpaKvCacheTest, NonFiniteQueries) {
   uint32_t seed = 300;
   for (ElementType t : kTypedKv) {
     for (size_t L : {1, 4, 80}) {
-      SdpaCase c = ShapedCase(L, 1100, 33, 24);
-      c.q_heads = 4;
-      c.kv_heads = 2;
-      c.causal = CausalKind::kLowerRight;
-      c.nonfinite_queries = true;
-      c.kv_type = t;
-      c.seed = ++seed;
-      CheckTyped(c);
+      CheckTyped(SdpaCase()
+                     .Shape(L, 1100, 33, 24)
+                     .Heads(4, 2)
+                     .Causal(CausalKind::kLowerRight)
+                     .NonfiniteQueries()
+                     .KvType(t)
+                     .Seed(++seed));
     }
   }
 }
@@ -148,16 +149,14 @@ TEST_P(SdpaKvCacheTest, HugeLogits) {
   // |scores| ~ 1e4: a q8 scale lost or applied twice cannot hide here.
   for (ElementType t : kTypedKv) {
     for (size_t L : {1, 64}) {
-      SdpaCase c = ShapedCase(L, 700, 16, 16);
-      c.logit_magnitude = 30.0f;
-      c.causal = CausalKind::kLowerRight;
-      c.kv_type = t;
+      const SdpaCase c =
+          SdpaCase().Shape(L, 700, 16, 16).Logits(30.0f).Causal(CausalKind::kLowerRight).KvType(t);
       SdpaTester typed(c);
       if (!kernel().reads_typed_kv) GTEST_SKIP() << "f32 K/V only";
       SdpaResult got, ref;
       ASSERT_EQ(typed.Run(kernel(), &got), "");
       ASSERT_EQ(typed.Run(ReferenceKernel(), &ref), "");
-      EXPECT_LE(MaxRelativeError(got.out, ref.out), kSdpaTolerance) << c.Describe();
+      EXPECT_LE(MaxRelativeError(got.out, ref.out), kSdpaTolerance) << c;
     }
   }
 }
@@ -166,12 +165,9 @@ TEST_P(SdpaKvCacheTest, TypedCacheChangesTheResult) {
   // The typed path must really read the typed bytes: with q8 the output moves away
   // from the f32 cache's by more than float rounding.
   if (!kernel().reads_typed_kv) GTEST_SKIP() << "f32 K/V only";
-  SdpaCase c = ShapedCase(2, 500, 32, 32);
-  c.kv_type = ElementType::kQ8;
+  const SdpaCase c = SdpaCase().Shape(2, 500, 32, 32).KvType(ElementType::kQ8);
   SdpaTester typed(c);
-  SdpaCase f = c;
-  f.kv_type = ElementType::kF32;
-  SdpaTester f32(f);
+  SdpaTester f32(SdpaCase(c).KvType(ElementType::kF32));
   SdpaResult a, b;
   ASSERT_EQ(typed.Run(kernel(), &a), "");
   ASSERT_EQ(f32.Run(kernel(), &b), "");
@@ -179,8 +175,7 @@ TEST_P(SdpaKvCacheTest, TypedCacheChangesTheResult) {
 }
 
 TEST_P(SdpaKvCacheTest, Bf16CacheIsRefused) {
-  SdpaCase c = ShapedCase(1, 8, 8, 8);
-  SdpaTester tester(c);
+  SdpaTester tester(SdpaCase().Shape(1, 8, 8, 8));
   SdpaParams& p = const_cast<SdpaParams&>(tester.params());
   p.kv_type = ElementType::kBF16;
   p.k_data = p.k;

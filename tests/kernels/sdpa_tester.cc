@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <sstream>
 
 #include "attnrt/runtime/arena.h"
+#include "common/sdpa_case_inputs.h"
+#include "common/sdpa_case_text.h"
 #include "host/aligned_buffer.h"
 #include "host/thread_pool.h"
 #include "hwy/targets.h"
@@ -24,119 +25,97 @@ float* Fill(std::vector<float>* buf, size_t n, bool misalign, std::mt19937* rng,
   return data;
 }
 
+// A case the tester cannot build is a bug in the test, not in a kernel: stop loudly.
+[[noreturn]] void CaseBug(const SdpaCase& c, const char* why) {
+  std::fprintf(stderr, "SdpaTester: cannot build the case (%s): %s\n", why, Describe(c).c_str());
+  std::abort();
+}
+
 }  // namespace
 
-SdpaCase ShapedCase(size_t L, size_t S, size_t E, size_t Ev) {
-  SdpaCase c;
-  c.L = L;
-  c.S = S;
-  c.E = E;
-  c.Ev = Ev;
-  return c;
+std::string Describe(const SdpaCase& c) {
+  std::vector<char> text(Describe(c, nullptr, 0) + 1);
+  Describe(c, text.data(), text.size());
+  return text.data();
 }
 
-std::string SdpaCase::Describe() const {
-  std::ostringstream s;
-  s << "B=" << batch << " Hq=" << q_heads << " Hkv=" << kv_heads << " L=" << L << " S=" << S
-    << " E=" << E << " Ev=" << Ev << " mask=" << int(mask) << (mask_per_head ? "(per-head)" : "")
-    << " causal=" << int(causal) << " logits*" << logit_magnitude << (misalign ? " misaligned" : "")
-    << (want_weights ? " weights" : "") << " workers=" << workers << " seed=" << seed;
-  if (window != 0) s << " window=" << window;
-  if (alibi) s << " alibi*" << alibi_scale;
-  if (softcap != 0.0f) s << " softcap=" << softcap;
-  if (sinks) s << " sinks*" << sink_magnitude << "+" << sink_offset;
-  if (nonfinite_keys) s << " nonfinite-keys";
-  if (nonfinite_queries) s << " nonfinite-queries";
-  if (kv_type != ElementType::kF32) s << " kv=" << ElementTypeName(kv_type);
-  return s.str();
-}
+std::ostream& operator<<(std::ostream& os, const SdpaCase& c) { return os << Describe(c); }
 
 SdpaTester::SdpaTester(const SdpaCase& c) : case_(c) {
-  std::mt19937 rng(c.seed);
-  TensorShape q{4, {c.batch, c.q_heads, c.L, c.E}};
-  TensorShape k{4, {c.batch, c.kv_heads, c.S, c.E}};
-  TensorShape v{4, {c.batch, c.kv_heads, c.S, c.Ev}};
-  TensorShape m = c.mask_per_head ? TensorShape{4, {c.batch, c.q_heads, c.L, c.S}}
-                                  : TensorShape{2, {c.L, c.S}};
+  const TensorShape m = MaskTensorShape(c);
+  const bool masked = c.mask != MaskKind::kNone;
   TensorShape out, weights;
-  const Status st = BindSdpaShapes(q, k, v, c.mask == MaskKind::kNone ? nullptr : &m, c.mask,
-                                   &params_, &out, &weights);
-  if (!st.ok()) std::abort();  // a tester bug, not a kernel bug
-  params_.q = Fill(&q_, c.batch * c.q_heads * c.L * c.E, c.misalign, &rng, c.logit_magnitude);
-  params_.k = Fill(&k_, c.batch * c.kv_heads * c.S * c.E, c.misalign, &rng, c.logit_magnitude);
-  params_.v = Fill(&v_, c.batch * c.kv_heads * c.S * c.Ev, c.misalign, &rng, 1.0f);
+  const Status st = BindSdpaShapes(QueryShape(c), KeyShape(c), ValueShape(c),
+                                   masked ? &m : nullptr, c.mask, &params_, &out, &weights);
+  if (!st.ok()) CaseBug(c, st.message());
+  std::mt19937 rng(c.seed);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  auto unit = [&] { return uniform(rng); };
+  const size_t nq = ElementCount(QueryShape(c)), nk = ElementCount(KeyShape(c));
+  const size_t nv = ElementCount(ValueShape(c)), nm = masked ? ElementCount(m) : 0;
+  float* q = Fill(&q_, nq, c.misalign, &rng, c.logit_magnitude);
+  float* k = Fill(&k_, nk, c.misalign, &rng, c.logit_magnitude);
+  float* v = Fill(&v_, nv, c.misalign, &rng, 1.0f);
+  if (c.extreme == ExtremeKind::kHugeNegative) {
+    for (size_t i = 0; i < nq; ++i) q[i] = HugeNegativeQuery(unit());
+    for (size_t i = 0; i < nk; ++i) k[i] = HugeNegativeKey(unit());
+  }
+  params_.q = q;
+  params_.k = k;
+  params_.v = v;
   params_.causal = c.causal;
-  if (c.nonfinite_keys && c.E > 0) {
-    const float bad[3] = {INFINITY, -INFINITY, NAN};
-    float* k_data = const_cast<float*>(params_.k);
-    for (size_t row = 3, n = 0; row < c.batch * c.kv_heads * c.S; row += 4, ++n) {
-      k_data[row * c.E] = bad[n % 3];
-    }
-  }
-  if (c.nonfinite_queries && c.E > 0) {
-    const float bad[3] = {INFINITY, -INFINITY, NAN};
-    float* q_data = const_cast<float*>(params_.q);
-    for (size_t row = 2, n = 0; row < c.batch * c.q_heads * c.L; row += 3, ++n) {
-      q_data[row * c.E] = bad[n % 3];
-    }
-  }
-  if (c.kv_type != ElementType::kF32) {
-    // The cache holds every (batch, kv head, key) row densely, as BindSdpaShapes'
-    // strides say; q8 scales one per row. Misaligned by one element when asked.
-    const size_t rows = c.batch * c.kv_heads * c.S, elem = KvElementBytes(c.kv_type);
-    const size_t offset = c.misalign ? elem : 0;
-    k_typed_.assign(rows * c.E * elem + offset + 64, 0);
-    v_typed_.assign(rows * c.Ev * elem + offset + 64, 0);
-    k_scales_.assign(rows + 1, 0.0f);
-    v_scales_.assign(rows + 1, 0.0f);
-    void* k_data = k_typed_.data() + offset;
-    void* v_data = v_typed_.data() + offset;
-    float* k_scales = k_scales_.data() + (c.misalign ? 1 : 0);
-    float* v_scales = v_scales_.data() + (c.misalign ? 1 : 0);
-    if (!StoreKvRows(c.kv_type, params_.k, c.E, rows, c.E, k_data, c.E, k_scales, 1) ||
-        !StoreKvRows(c.kv_type, params_.v, c.Ev, rows, c.Ev, v_data, c.Ev, v_scales, 1)) {
-      std::abort();
-    }
-    params_.kv_type = c.kv_type;
-    params_.k = params_.v = nullptr;
-    params_.k_data = k_data;
-    params_.v_data = v_data;
-    if (c.kv_type == ElementType::kQ8) {
-      params_.k_scales = k_scales;
-      params_.v_scales = v_scales;
-      params_.k_scale_strides = {c.kv_heads * c.S, c.S, 1};
-      params_.v_scale_strides = {c.kv_heads * c.S, c.S, 1};
-    }
-  }
+  if (c.scale != 0.0f) params_.scale = c.scale;
   params_.window = c.window;
   params_.softcap = c.softcap;
   if (c.alibi) {
     slopes_.resize(c.q_heads);
-    for (size_t h = 0; h < c.q_heads; ++h) {
-      slopes_[h] = c.alibi_scale * std::pow(2.0f, -8.0f * float(h + 1) / float(c.q_heads));
-    }
+    for (size_t h = 0; h < c.q_heads; ++h) slopes_[h] = AlibiSlope(c, h);
     params_.alibi_slopes = slopes_.data();
   }
   if (c.sinks) {
     std::normal_distribution<float> normal(0.0f, 1.0f);
     sinks_.resize(c.q_heads);
-    for (float& x : sinks_) x = normal(rng) * c.sink_magnitude + c.sink_offset;
+    for (float& x : sinks_) x = SinkLogit(c, normal(rng));
     params_.sinks = sinks_.data();
   }
-  const size_t mask_elems = m.dims[0] * m.dims[1] * (m.rank == 4 ? m.dims[2] * m.dims[3] : 1);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  if (c.mask == MaskKind::kBool) {
-    mask_b_.resize(mask_elems);
-    for (auto& x : mask_b_) x = uniform(rng) < c.keep_probability ? 1 : 0;
-    params_.mask = mask_b_.data();
-  } else if (c.mask == MaskKind::kAdditive) {
-    mask_f_.resize(mask_elems);
-    // Mostly small biases, some -inf (masked) entries, as real padding masks have.
-    for (auto& x : mask_f_) {
-      x = uniform(rng) < c.keep_probability ? static_cast<float>(uniform(rng) * 4.0 - 2.0)
-                                            : -INFINITY;
-    }
-    params_.mask = mask_f_.data();
+  mask_f_.resize(nm);
+  mask_b_.resize(nm);
+  FillMask(c, nm, unit, mask_f_.data(), mask_b_.data());
+  if (c.mask == MaskKind::kBool) params_.mask = mask_b_.data();
+  if (c.mask == MaskKind::kAdditive) params_.mask = mask_f_.data();
+  if (!WriteBadValues(c, {q, nq, k, nk, v, nv, mask_f_.data(), mask_b_.data(), nm})) {
+    CaseBug(c, "a poison lies outside its tensor, or there are too many");
+  }
+  if (c.kv_type != ElementType::kF32) NarrowKeysAndValues();
+}
+
+// The cache holds every (batch, kv head, key) row densely, as BindSdpaShapes'
+// strides say; q8 scales one per row. Misaligned by one element when asked.
+void SdpaTester::NarrowKeysAndValues() {
+  const SdpaCase& c = case_;
+  const size_t rows = c.batch * c.kv_heads * c.S, elem = KvElementBytes(c.kv_type);
+  const size_t offset = c.misalign ? elem : 0;
+  k_typed_.assign(rows * c.E * elem + offset + 64, 0);
+  v_typed_.assign(rows * c.Ev * elem + offset + 64, 0);
+  k_scales_.assign(rows + 1, 0.0f);
+  v_scales_.assign(rows + 1, 0.0f);
+  void* k_data = k_typed_.data() + offset;
+  void* v_data = v_typed_.data() + offset;
+  float* k_scales = k_scales_.data() + (c.misalign ? 1 : 0);
+  float* v_scales = v_scales_.data() + (c.misalign ? 1 : 0);
+  if (!StoreKvRows(c.kv_type, params_.k, c.E, rows, c.E, k_data, c.E, k_scales, 1) ||
+      !StoreKvRows(c.kv_type, params_.v, c.Ev, rows, c.Ev, v_data, c.Ev, v_scales, 1)) {
+    CaseBug(c, "StoreKvRows refused the cache");
+  }
+  params_.kv_type = c.kv_type;
+  params_.k = params_.v = nullptr;
+  params_.k_data = k_data;
+  params_.v_data = v_data;
+  if (c.kv_type == ElementType::kQ8) {
+    params_.k_scales = k_scales;
+    params_.v_scales = v_scales;
+    params_.k_scale_strides = {c.kv_heads * c.S, c.S, 1};
+    params_.v_scale_strides = {c.kv_heads * c.S, c.S, 1};
   }
 }
 
@@ -177,12 +156,29 @@ double SdpaTester::ValueAt(size_t index) const {
   return p.kv_type == ElementType::kQ8 ? x * double(p.v_scales[index / p.v_dim]) : x;
 }
 
+size_t SdpaTester::MaskIndex(size_t b, size_t h, size_t i, size_t j) const {
+  const SdpaCase& c = case_;
+  switch (c.mask_shape) {
+    case MaskShape::kLS: return i * c.S + j;
+    case MaskShape::kBHLS: return ((b * c.q_heads + h) * c.L + i) * c.S + j;
+    case MaskShape::kB1LS: return (b * c.L + i) * c.S + j;
+    case MaskShape::kB11S: return b * c.S + j;
+    case MaskShape::kL1: return i;
+  }
+  std::abort();
+}
+
 void SdpaTester::Float64(SdpaResult* result) const {
   const SdpaParams& p = params_;
   result->out.assign(p.batch * p.q_heads * p.q_len * p.v_dim, 0.0f);
   result->weights.assign(p.batch * p.q_heads * p.q_len * p.kv_len, 0.0f);
   std::vector<double> s(p.kv_len);
   const size_t group = p.q_heads / p.kv_heads;
+  // The case's scale, else PyTorch's 1/sqrt(E) rounded to float32 (1 for E = 0, where
+  // the runtime refuses to divide by zero): not the bound params', so a lost scale shows.
+  const double scale = case_.scale != 0.0f ? double(case_.scale)
+                       : p.qk_dim == 0     ? 1.0
+                                           : double(float(1.0 / std::sqrt(double(p.qk_dim))));
   for (size_t b = 0; b < p.batch; ++b) {
     for (size_t h = 0; h < p.q_heads; ++h) {
       const size_t k0 = b * p.k_strides.batch + (h / group) * p.k_strides.head;
@@ -193,21 +189,19 @@ void SdpaTester::Float64(SdpaResult* result) const {
         const double diag = case_.causal == CausalKind::kLowerRight
                                 ? double(i) + double(p.kv_len) - double(p.q_len)
                                 : double(i);
-        const size_t mask_row = case_.mask_per_head ? ((b * p.q_heads + h) * p.q_len + i) * p.kv_len
-                                                    : i * p.kv_len;
         double max = -INFINITY;
         bool nan = false;
         for (size_t j = 0; j < p.kv_len; ++j) {
           double dot = 0.0;
           for (size_t e = 0; e < p.qk_dim; ++e) dot += double(q[e]) * KeyAt(k0 + j * p.k_strides.row + e);
-          double score = dot * double(p.scale);
+          double score = dot * scale;
           if (case_.softcap > 0.0f) score = case_.softcap * std::tanh(score / case_.softcap);
           const double d = diag - double(j);
           bool visible = true;
           if (case_.causal != CausalKind::kNone && d < 0) visible = false;
           if (case_.window != 0 && d >= double(case_.window)) visible = false;
-          if (case_.mask == MaskKind::kBool && mask_b_[mask_row + j] == 0) visible = false;
-          if (case_.mask == MaskKind::kAdditive) score += double(mask_f_[mask_row + j]);
+          if (case_.mask == MaskKind::kBool && mask_b_[MaskIndex(b, h, i, j)] == 0) visible = false;
+          if (case_.mask == MaskKind::kAdditive) score += double(mask_f_[MaskIndex(b, h, i, j)]);
           if (case_.alibi) score += double(slopes_[h]) * (double(j) - diag);
           s[j] = visible ? score : -INFINITY;
           nan = nan || std::isnan(s[j]);
@@ -320,12 +314,14 @@ void SdpaRegistryTest::Check(SdpaCase c) {
   c.want_weights = c.want_weights && kernel().returns_weights;
   SdpaTester tester(c);
   SdpaResult got, want;
-  ASSERT_EQ(tester.Run(kernel(), &got), "") << c.Describe();
-  ASSERT_EQ(tester.Run(ReferenceKernel(), &want), "") << c.Describe();
-  EXPECT_LE(MaxRelativeError(got.out, want.out), kSdpaTolerance) << "output, " << c.Describe();
+  ASSERT_EQ(tester.Run(kernel(), &got), "") << c;
+  ASSERT_EQ(tester.Run(ReferenceKernel(), &want), "") << c;
+  // NaN rows are expected only from bad inputs; elsewhere a NaN is an error even where
+  // the reference has one too.
+  const auto error = c.HasNonFiniteInputs() ? MaxRelativeErrorNanAware : MaxRelativeError;
+  EXPECT_LE(error(got.out, want.out), kSdpaTolerance) << "output, " << c;
   if (c.want_weights) {
-    EXPECT_LE(MaxRelativeError(got.weights, want.weights), kSdpaTolerance)
-        << "weights, " << c.Describe();
+    EXPECT_LE(error(got.weights, want.weights), kSdpaTolerance) << "weights, " << c;
   }
 }
 
@@ -363,17 +359,17 @@ void SdpaRegistryTest::CheckFloat64(SdpaCase c) {
   c.want_weights = c.want_weights && kernel().returns_weights;
   SdpaTester tester(c);
   SdpaResult got, want;
-  ASSERT_EQ(tester.Run(kernel(), &got), "") << c.Describe();
+  ASSERT_EQ(tester.Run(kernel(), &got), "") << c;
   tester.Float64(&want);
   ++g_float64_checks;
   const bool out_ok = MaxRelativeErrorNanAware(got.out, want.out) <= kSdpaTolerance;
   EXPECT_LE(MaxRelativeErrorNanAware(got.out, want.out), kSdpaTolerance)
-      << "output vs float64, " << c.Describe();
+      << "output vs float64, " << c;
   bool weights_ok = true;
   if (c.want_weights) {
     weights_ok = MaxRelativeErrorNanAware(got.weights, want.weights) <= kSdpaTolerance;
     EXPECT_LE(MaxRelativeErrorNanAware(got.weights, want.weights), kSdpaTolerance)
-        << "weights vs float64, " << c.Describe();
+        << "weights vs float64, " << c;
   }
   std::string name = GetParam().variant;
   if (GetParam().target != 0) name += std::string(" ") + hwy::TargetName(GetParam().target);

@@ -1,6 +1,7 @@
-// SdpaTester: builds one random attention problem (shapes, mask, causal rule,
-// misaligned buffers), runs a kernel variant through the runtime, and compares
-// it with the scalar reference variant. One tester serves every variant, so a
+// SdpaTester: builds one random attention problem from an SdpaCase (shapes, mask
+// and its broadcast, causal rule, scale, bad values, misaligned buffers), runs a
+// kernel variant through the runtime, and compares it with the scalar reference
+// variant or a float64 oracle. One tester serves every variant, so a
 // new variant in the registry is covered without new test code: suites derive
 // from SdpaRegistryTest and run once per available variant, and a Highway
 // variant once per Highway target this CPU supports and the kernels were built
@@ -21,45 +22,15 @@
 #include "attnrt/kernels/kv_store.h"
 #include "attnrt/kernels/sdpa_kernel.h"
 #include "attnrt/runtime/sdpa.h"
+#include "common/sdpa_case.h"
 
 namespace attnrt::testing {
 
-struct SdpaCase {
-  size_t batch = 1, q_heads = 1, kv_heads = 1, L = 1, S = 1, E = 1, Ev = 1;
-  MaskKind mask = MaskKind::kNone;
-  bool mask_per_head = false;  // (B, H, L, S) instead of (L, S)
-  double keep_probability = 0.7;
-  CausalKind causal = CausalKind::kNone;
-  float logit_magnitude = 1.0f;  // scales q and k: 100 gives |scores| ~ 1e4
-  bool misalign = false;         // every tensor starts one float past an aligned address
-  bool want_weights = false;
-  size_t workers = 1;
-  uint32_t seed = 1;
-  // Per-score variants (sdpa_params.h). ALiBi slopes are the geometric ALiBi series
-  // 2^(-8 (h + 1) / Hq) times alibi_scale (negative flips their sign); sinks are
-  // normals times sink_magnitude plus sink_offset, one per query head.
-  size_t window = 0;
-  bool alibi = false;
-  float alibi_scale = 0.1f;
-  float softcap = 0.0f;
-  bool sinks = false;
-  float sink_magnitude = 2.0f;
-  float sink_offset = 0.0f;
-  // Non-finite values written into K (element 0 of keys 3, 7, 11, ...: +inf, -inf, NaN
-  // in turn) when set; scores of those keys are then +-inf or NaN.
-  bool nonfinite_keys = false;
-  // Non-finite values written into Q (element 0 of query rows 2, 5, 8, ...: +inf,
-  // -inf, NaN in turn) when set.
-  bool nonfinite_queries = false;
-  // Storage type of K and V: f16 / q8 narrow the random f32 keys and values with
-  // StoreKvRows into a typed cache (kv_store.h) that the kernels read.
-  ElementType kv_type = ElementType::kF32;
+// The case itself (SdpaCase, shared with the firmware images) is tests/common/sdpa_case.h.
 
-  std::string Describe() const;
-};
-
-// A case of L queries and S keys with dims E and Ev; every other field default.
-SdpaCase ShapedCase(size_t L, size_t S, size_t E, size_t Ev);
+// The case's one-line description (common/sdpa_case_text.h), for failure messages.
+std::string Describe(const SdpaCase& c);
+std::ostream& operator<<(std::ostream& os, const SdpaCase& c);
 
 struct SdpaResult {
   std::vector<float> out, weights;
@@ -80,6 +51,10 @@ class SdpaTester {
   // Element `index` of K or V as the kernels see it (typed: widened, times the row scale).
   double KeyAt(size_t index) const;
   double ValueAt(size_t index) const;
+  // Flat index of the mask entry of score (b, h, i, j), from the case's mask shape
+  // alone (not the runtime's strides), so a broadcast bug in the binding shows.
+  size_t MaskIndex(size_t b, size_t h, size_t i, size_t j) const;
+  void NarrowKeysAndValues();
 
   std::vector<float> q_, k_, v_, mask_f_;
   std::vector<uint8_t> k_typed_, v_typed_;  // f16 / q8 cache bytes (misaligned by one element)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attnrt/kernels/linear.h"
+#include "common/sdpa_board_cases.h"
 #include "hwy/targets.h"
 #include "kernels/sdpa_tester.h"
 
@@ -26,10 +27,8 @@ TEST_P(SdpaVariantTest, SizesStraddlingTileAndVectorEdges) {
   uint32_t seed = 0;
   for (size_t L : lens) {
     for (size_t S : lens) {
-      SdpaCase c = ShapedCase(L, S, dims[seed % 6][0], dims[seed % 6][1]);
-      c.want_weights = true;
-      c.seed = ++seed;
-      Check(c);
+      Check(SdpaCase().Shape(L, S, dims[seed % 6][0], dims[seed % 6][1]).Weights().Seed(seed + 1));
+      ++seed;
     }
   }
 }
@@ -43,16 +42,14 @@ TEST_P(SdpaVariantTest, EveryMaskKindAndBroadcastWithCausal) {
     for (bool per_head : {false, true}) {
       for (CausalKind causal : causals) {
         for (const auto& shape : shapes) {
-          SdpaCase c = ShapedCase(shape[0], shape[1], 24, 40);
-          c.batch = 2;
-          c.q_heads = 2;
-          c.kv_heads = 2;
-          c.mask = m;
-          c.mask_per_head = per_head;
-          c.causal = causal;
-          c.want_weights = true;
-          c.seed = ++seed;
-          Check(c);
+          Check(SdpaCase()
+                    .Shape(shape[0], shape[1], 24, 40)
+                    .Batch(2)
+                    .Heads(2, 2)
+                    .Mask(m, per_head ? MaskShape::kBHLS : MaskShape::kLS)
+                    .Causal(causal)
+                    .Weights()
+                    .Seed(++seed));
         }
       }
     }
@@ -61,20 +58,20 @@ TEST_P(SdpaVariantTest, EveryMaskKindAndBroadcastWithCausal) {
 
 TEST_P(SdpaVariantTest, FullyMaskedRowsGiveZerosNotNaN) {
   for (MaskKind m : {MaskKind::kBool, MaskKind::kAdditive}) {
-    SdpaCase c = ShapedCase(40, 70, 16, 16);
-    c.mask = m;
-    c.keep_probability = 0.0;  // every key masked in every row
-    c.want_weights = kernel().returns_weights;
+    // Keep(0): every key masked in every row.
+    const SdpaCase c =
+        SdpaCase().Shape(40, 70, 16, 16).Mask(m).Keep(0.0f).Weights(kernel().returns_weights);
     SdpaTester tester(c);
     SdpaResult got;
     ASSERT_EQ(tester.Run(kernel(), &got), "");
-    for (float x : got.out) ASSERT_EQ(x, 0.0f) << c.Describe();
-    for (float x : got.weights) ASSERT_EQ(x, 0.0f) << c.Describe();
+    for (float x : got.out) ASSERT_EQ(x, 0.0f) << c;
+    for (float x : got.weights) ASSERT_EQ(x, 0.0f) << c;
   }
   // Lower-right with L > S: the first L - S rows see no key at all.
-  SdpaCase c = ShapedCase(100, 30, 8, 8);
-  c.causal = CausalKind::kLowerRight;
-  c.want_weights = kernel().returns_weights;
+  const SdpaCase c = SdpaCase()
+                         .Shape(100, 30, 8, 8)
+                         .Causal(CausalKind::kLowerRight)
+                         .Weights(kernel().returns_weights);
   Check(c);
   SdpaTester tester(c);
   SdpaResult got;
@@ -83,81 +80,69 @@ TEST_P(SdpaVariantTest, FullyMaskedRowsGiveZerosNotNaN) {
 }
 
 TEST_P(SdpaVariantTest, PartlyMaskedRowsMixedWithDeadRows) {
-  SdpaCase c = ShapedCase(67, 131, 32, 17);
-  c.mask = MaskKind::kBool;
-  c.keep_probability = 0.02;  // some rows keep nothing, some a single key
-  c.want_weights = true;
-  for (uint32_t seed = 1; seed <= 5; ++seed) {
-    c.seed = seed;
-    Check(c);
-  }
+  // Keep(0.02): some rows keep nothing, some a single key.
+  SdpaCase c = SdpaCase().Shape(67, 131, 32, 17).Mask(MaskKind::kBool).Keep(0.02f).Weights();
+  for (uint32_t seed = 1; seed <= 5; ++seed) Check(c.Seed(seed));
 }
 
 TEST_P(SdpaVariantTest, HugeLogits) {
   for (size_t E : {1, 16, 64}) {
-    SdpaCase c = ShapedCase(33, 65, E, 16);
-    c.logit_magnitude = 100.0f;  // |score| around 1e4
-    c.want_weights = true;
-    c.causal = E == 16 ? CausalKind::kUpperLeft : CausalKind::kNone;
-    Check(c);
+    Check(SdpaCase()
+              .Shape(33, 65, E, 16)
+              .Logits(100.0f)  // |score| around 1e4
+              .Weights()
+              .Causal(E == 16 ? CausalKind::kUpperLeft : CausalKind::kNone));
   }
 }
 
 TEST_P(SdpaVariantTest, MisalignedBuffers) {
   for (size_t n : {5, 64, 100}) {
-    SdpaCase c = ShapedCase(n, n + 3, 19, 21);
-    c.misalign = true;
-    c.mask = MaskKind::kAdditive;
-    c.want_weights = true;
-    Check(c);
+    Check(SdpaCase().Shape(n, n + 3, 19, 21).Misaligned().Mask(MaskKind::kAdditive).Weights());
   }
 }
 
 TEST_P(SdpaVariantTest, GroupedQueryAttention) {
   const size_t groups[][2] = {{6, 2}, {4, 1}, {8, 8}, {3, 1}};
   for (const auto& g : groups) {
-    SdpaCase c = ShapedCase(45, 77, 32, 48);
-    c.batch = 2;
-    c.q_heads = g[0];
-    c.kv_heads = g[1];
-    c.causal = CausalKind::kLowerRight;
-    c.want_weights = true;
-    Check(c);
+    Check(SdpaCase()
+              .Shape(45, 77, 32, 48)
+              .Batch(2)
+              .Heads(g[0], g[1])
+              .Causal(CausalKind::kLowerRight)
+              .Weights());
   }
 }
 
 TEST_P(SdpaVariantTest, SeveralWorkersMatchOne) {
   for (size_t workers : {2, 3}) {
-    SdpaCase c = ShapedCase(200, 150, 64, 64);
-    c.batch = 2;
-    c.q_heads = 3;
-    c.kv_heads = 3;
-    c.causal = CausalKind::kUpperLeft;
-    c.workers = workers;
-    c.want_weights = true;
-    Check(c);
+    Check(SdpaCase()
+              .Shape(200, 150, 64, 64)
+              .Batch(2)
+              .Heads(3, 3)
+              .Causal(CausalKind::kUpperLeft)
+              .Workers(workers)
+              .Weights());
   }
 }
 
 TEST_P(SdpaVariantTest, CustomScaleIsUsed) {
-  const SdpaCase c = ShapedCase(20, 20, 16, 16);
+  const SdpaCase c = SdpaCase().Shape(20, 20, 16, 16);
   SdpaTester base(c);
   SdpaResult a, b;
   ASSERT_EQ(base.Run(kernel(), &a), "");
-  SdpaTester scaled(c);
-  const_cast<SdpaParams&>(scaled.params()).scale = 1.7f;
+  const SdpaCase scaled_case = SdpaCase(c).Scale(1.7f);
+  SdpaTester scaled(scaled_case);
   ASSERT_EQ(scaled.Run(kernel(), &b), "");
   SdpaResult want;
   ASSERT_EQ(scaled.Run(ReferenceKernel(), &want), "");
   EXPECT_LE(MaxRelativeError(b.out, want.out), kSdpaTolerance);
   EXPECT_GT(MaxRelativeError(a.out, b.out), 1e-3) << "scale had no effect";
+  CheckFloat64(scaled_case);
 }
 
 TEST_P(SdpaVariantTest, WeightsFromAVariantThatCannotReturnThemAreRefused) {
   if (kernel().returns_weights) GTEST_SKIP() << "variant returns weights";
-  SdpaCase c = ShapedCase(4, 4, 4, 4);
-  c.want_weights = true;
-  SdpaTester tester(c);
+  SdpaTester tester(SdpaCase().Shape(4, 4, 4, 4).Weights());
   SdpaResult got;
   EXPECT_NE(tester.Run(kernel(), &got).find("cannot return attention weights"), std::string::npos);
 }
@@ -198,10 +183,10 @@ enum class ScoreVariant { kWindow, kAlibi, kSoftcap, kSinks };
 
 void SwitchOn(ScoreVariant which, size_t window, SdpaCase* c) {
   switch (which) {
-    case ScoreVariant::kWindow: c->window = window; break;
-    case ScoreVariant::kAlibi: c->alibi = true; break;
-    case ScoreVariant::kSoftcap: c->softcap = 3.0f; break;
-    case ScoreVariant::kSinks: c->sinks = true; break;
+    case ScoreVariant::kWindow: c->Window(window); break;
+    case ScoreVariant::kAlibi: c->Alibi(); break;
+    case ScoreVariant::kSoftcap: c->Softcap(3.0f); break;
+    case ScoreVariant::kSinks: c->Sinks(); break;
   }
 }
 
@@ -217,13 +202,15 @@ TEST_P(SdpaVariantTest, EachScoreVariantAloneAcrossTileEdges) {
     for (size_t L : lens) {
       for (size_t S : lens) {
         ++seed;
-        SdpaCase c = ShapedCase(L, S, seed % 2 == 0 ? 16 : 19, seed % 3 == 0 ? 33 : 16);
-        // A window needs a causal rule; the others take every causal kind.
-        c.causal = static_cast<CausalKind>(which == ScoreVariant::kWindow ? 1 + seed % 2 : seed % 3);
-        c.logit_magnitude = which == ScoreVariant::kSoftcap ? 3.0f : 1.0f;
+        SdpaCase c = SdpaCase()
+                         .Shape(L, S, seed % 2 == 0 ? 16 : 19, seed % 3 == 0 ? 33 : 16)
+                         // A window needs a causal rule; the others take every causal kind.
+                         .Causal(static_cast<CausalKind>(
+                             which == ScoreVariant::kWindow ? 1 + seed % 2 : seed % 3))
+                         .Logits(which == ScoreVariant::kSoftcap ? 3.0f : 1.0f)
+                         .Weights()
+                         .Seed(seed);
         SwitchOn(which, windows[seed % 6], &c);
-        c.want_weights = true;
-        c.seed = seed;
         CheckFloat64(c);
       }
     }
@@ -244,21 +231,19 @@ TEST_P(SdpaVariantTest, ScoreVariantsInEveryCombination) {
               if (window != 0 && causal == 0) continue;
               ++seed;
               const auto& shape = shapes[seed % 3];
-              SdpaCase c = ShapedCase(shape[0], shape[1], 24, seed % 2 == 0 ? 40 : 24);
-              c.batch = 2;
-              c.q_heads = seed % 2 == 0 ? 4 : 2;
-              c.kv_heads = seed % 4 == 0 ? 1 : 2;
-              c.mask = m;
-              c.mask_per_head = seed % 5 < 2;
-              c.causal = static_cast<CausalKind>(causal);
-              c.window = window;
-              c.alibi = alibi;
-              c.alibi_scale = seed % 3 == 0 ? -0.05f : 0.1f;
-              c.softcap = softcap;
-              c.logit_magnitude = softcap > 0.0f ? 4.0f : 1.0f;
-              c.sinks = sinks;
-              c.want_weights = true;
-              c.seed = seed;
+              SdpaCase c = SdpaCase()
+                               .Shape(shape[0], shape[1], 24, seed % 2 == 0 ? 40 : 24)
+                               .Batch(2)
+                               .Heads(seed % 2 == 0 ? 4 : 2, seed % 4 == 0 ? 1 : 2)
+                               .Mask(m, seed % 5 < 2 ? MaskShape::kBHLS : MaskShape::kLS)
+                               .Causal(static_cast<CausalKind>(causal))
+                               .Window(window)
+                               .Softcap(softcap)
+                               .Logits(softcap > 0.0f ? 4.0f : 1.0f)
+                               .Weights()
+                               .Seed(seed);
+              if (alibi) c.Alibi(seed % 3 == 0 ? -0.05f : 0.1f);
+              if (sinks) c.Sinks();
               CheckFloat64(c);
             }
           }
@@ -275,12 +260,12 @@ TEST_P(SdpaVariantTest, WindowsOverSeveralTilesAndBlocks) {
     for (CausalKind causal : {CausalKind::kUpperLeft, CausalKind::kLowerRight}) {
       const size_t shapes[][2] = {{200, 200}, {97, 300}, {300, 97}};
       for (const auto& shape : shapes) {
-        SdpaCase c = ShapedCase(shape[0], shape[1], 16, 24);
-        c.causal = causal;
-        c.window = window;
-        c.want_weights = true;
-        c.seed = ++seed;
-        CheckFloat64(c);
+        CheckFloat64(SdpaCase()
+                         .Shape(shape[0], shape[1], 16, 24)
+                         .Causal(causal)
+                         .Window(window)
+                         .Weights()
+                         .Seed(++seed));
       }
     }
   }
@@ -298,11 +283,12 @@ TEST_P(SdpaVariantTest, WindowEdgesInsideFullQueryBlocks) {
   for (size_t window : windows) {
     for (CausalKind causal : {CausalKind::kUpperLeft, CausalKind::kLowerRight}) {
       for (const auto& shape : shapes) {
-        SdpaCase c = ShapedCase(shape[0], shape[1], seed % 2 == 0 ? 16 : 20, 16);
-        c.causal = causal;
-        c.window = window;
-        c.seed = ++seed;
-        CheckFloat64(c);
+        CheckFloat64(SdpaCase()
+                         .Shape(shape[0], shape[1], seed % 2 == 0 ? 16 : 20, 16)
+                         .Causal(causal)
+                         .Window(window)
+                         .Seed(seed + 1));
+        ++seed;
       }
     }
   }
@@ -311,29 +297,25 @@ TEST_P(SdpaVariantTest, WindowEdgesInsideFullQueryBlocks) {
 TEST_P(SdpaVariantTest, SinksNeverReviveDeadRows) {
   // Every key masked (bool mask, or a window that lower-right with L > S leaves
   // empty): output and weights stay zeros with a sink.
-  SdpaCase c = ShapedCase(40, 70, 16, 16);
-  c.mask = MaskKind::kBool;
-  c.keep_probability = 0.0;
-  c.sinks = true;
-  c.want_weights = kernel().returns_weights;
+  const SdpaCase c = SdpaCase()
+                         .Shape(40, 70, 16, 16)
+                         .Mask(MaskKind::kBool)
+                         .Keep(0.0f)
+                         .Sinks()
+                         .Weights(kernel().returns_weights);
   SdpaTester tester(c);
   SdpaResult got;
   ASSERT_EQ(tester.Run(kernel(), &got), "");
-  for (float x : got.out) ASSERT_EQ(x, 0.0f) << c.Describe();
-  for (float x : got.weights) ASSERT_EQ(x, 0.0f) << c.Describe();
-  SdpaCase lr = ShapedCase(100, 30, 8, 8);
-  lr.causal = CausalKind::kLowerRight;
-  lr.window = 5;
-  lr.sinks = true;
-  lr.sink_offset = 3.0f;
-  lr.want_weights = true;
-  CheckFloat64(lr);
+  for (float x : got.out) ASSERT_EQ(x, 0.0f) << c;
+  for (float x : got.weights) ASSERT_EQ(x, 0.0f) << c;
+  CheckFloat64(SdpaCase()
+                   .Shape(100, 30, 8, 8)
+                   .Causal(CausalKind::kLowerRight)
+                   .Window(5)
+                   .Sinks(2.0f, 3.0f)
+                   .Weights());
   // A sink far above every score: rows sum to almost nothing, but not to zero.
-  SdpaCase big = ShapedCase(33, 65, 16, 16);
-  big.sinks = true;
-  big.sink_offset = 12.0f;
-  big.want_weights = true;
-  CheckFloat64(big);
+  CheckFloat64(SdpaCase().Shape(33, 65, 16, 16).Sinks(2.0f, 12.0f).Weights());
 }
 
 TEST_P(SdpaVariantTest, ScoreVariantsWithNonFiniteKeys) {
@@ -341,52 +323,51 @@ TEST_P(SdpaVariantTest, ScoreVariantsWithNonFiniteKeys) {
   // NaN (NaN rows wherever such a key is visible); softcap maps +-inf to +-C, NaN stays.
   uint32_t seed = 3000;
   for (int kind = 0; kind < 5; ++kind) {
-    SdpaCase c = ShapedCase(70, 90, 12, 20);
-    c.nonfinite_keys = true;
-    c.causal = CausalKind::kLowerRight;
-    c.window = kind == 0 ? 3 : 0;  // most rows see no bad key: 3 of every 4 keys are clean
-    c.alibi = kind == 1 || kind == 4;
-    c.softcap = kind == 2 || kind == 4 ? 2.0f : 0.0f;
-    c.sinks = kind == 3 || kind == 4;
-    c.want_weights = true;
-    c.seed = ++seed;
+    SdpaCase c = SdpaCase()
+                     .Shape(70, 90, 12, 20)
+                     .NonfiniteKeys()
+                     .Causal(CausalKind::kLowerRight)
+                     .Window(kind == 0 ? 3 : 0)  // most rows see no bad key: 3 of 4 keys are clean
+                     .Softcap(kind == 2 || kind == 4 ? 2.0f : 0.0f)
+                     .Weights()
+                     .Seed(++seed);
+    if (kind == 1 || kind == 4) c.Alibi();
+    if (kind == 3 || kind == 4) c.Sinks();
     CheckFloat64(c);
   }
 }
 
 TEST_P(SdpaVariantTest, ScoreVariantsMisalignedAndSeveralWorkers) {
   for (size_t workers : {1, 3}) {
-    SdpaCase c = ShapedCase(150, 140, 19, 21);
-    c.batch = 2;
-    c.q_heads = 6;
-    c.kv_heads = 2;
-    c.misalign = true;
-    c.mask = MaskKind::kAdditive;
-    c.causal = CausalKind::kUpperLeft;
-    c.window = 50;
-    c.alibi = true;
-    c.softcap = 5.0f;
-    c.sinks = true;
-    c.workers = workers;
-    c.want_weights = true;
-    c.seed = static_cast<uint32_t>(workers);
-    CheckFloat64(c);
+    CheckFloat64(SdpaCase()
+                     .Shape(150, 140, 19, 21)
+                     .Batch(2)
+                     .Heads(6, 2)
+                     .Misaligned()
+                     .Mask(MaskKind::kAdditive)
+                     .Causal(CausalKind::kUpperLeft)
+                     .Window(50)
+                     .Alibi()
+                     .Softcap(5.0f)
+                     .Sinks()
+                     .Workers(workers)
+                     .Weights()
+                     .Seed(static_cast<uint32_t>(workers)));
   }
 }
 
 TEST_P(SdpaVariantTest, ReferenceAgreesOnScoreVariants) {
   // The reference variant (what Check compares with) and the float64 oracle agree.
-  SdpaCase c = ShapedCase(45, 77, 32, 48);
-  c.q_heads = 4;
-  c.kv_heads = 2;
-  c.causal = CausalKind::kLowerRight;
-  c.window = 20;
-  c.alibi = true;
-  c.softcap = 6.0f;
-  c.sinks = true;
-  c.mask = MaskKind::kAdditive;
-  c.want_weights = true;
-  Check(c);
+  Check(SdpaCase()
+            .Shape(45, 77, 32, 48)
+            .Heads(4, 2)
+            .Causal(CausalKind::kLowerRight)
+            .Window(20)
+            .Alibi()
+            .Softcap(6.0f)
+            .Sinks()
+            .Mask(MaskKind::kAdditive)
+            .Weights());
 }
 
 TEST_P(SdpaVariantTest, WindowedKernelsNeverTouchHiddenKeys) {
@@ -396,9 +377,9 @@ TEST_P(SdpaVariantTest, WindowedKernelsNeverTouchHiddenKeys) {
       kernel().algorithm == SdpaAlgorithm::kReference) {
     GTEST_SKIP() << "reads every tile of the scores by design";
   }
-  SdpaCase c = ShapedCase(64, 1000, 16, 16);
-  c.causal = CausalKind::kLowerRight;
-  c.window = 100;  // row 0 sees keys 837..936, the last row 900..999
+  // Row 0 sees keys 837..936, the last row 900..999.
+  const SdpaCase c =
+      SdpaCase().Shape(64, 1000, 16, 16).Causal(CausalKind::kLowerRight).Window(100);
   SdpaTester tester(c);
   SdpaResult clean, poisoned;
   tester.Float64(&clean);
@@ -429,14 +410,117 @@ TEST_P(SdpaVariantTest, BadScoreVariantsAreRefusedByName) {
        [](SdpaParams* p) { const_cast<float*>(p->sinks)[0] = -kInf; }},
   };
   for (const Bad& b : bad) {
-    SdpaCase c = ShapedCase(4, 4, 4, 4);
-    c.q_heads = c.kv_heads = 2;
-    c.alibi = c.sinks = true;
-    SdpaTester tester(c);
+    SdpaTester tester(SdpaCase().Shape(4, 4, 4, 4).Heads(2, 2).Alibi().Sinks());
     b.set(const_cast<SdpaParams*>(&tester.params()));
     SdpaResult got;
     EXPECT_NE(tester.Run(kernel(), &got).find(b.what), std::string::npos) << b.what;
   }
+}
+
+// ---- What only the shared case description (common/sdpa_case.h) says ----
+
+// The Cortex-M images' own table, on every variant here, against the reference and
+// float64: every broadcast mask shape, poisoned elements, extreme inputs, a scale.
+TEST_P(SdpaVariantTest, BoardCases) {
+  for (size_t i = 0; i < kBoardCaseCount; ++i) {
+    const SdpaCase c = SdpaCase(kBoardCases[i]).Seed(kBoardCaseSeed + uint32_t(i)).Weights();
+    Check(c);
+    CheckFloat64(c);
+  }
+}
+
+TEST_P(SdpaVariantTest, EveryMaskShapeBroadcasts) {
+  // (B, 1, 1, S) key padding, (L, 1) per-query biases and the rest, with dead mask rows,
+  // GQA and both a plain and a lower-right causal rule.
+  const MaskShape mask_shapes[] = {MaskShape::kLS, MaskShape::kBHLS, MaskShape::kB1LS,
+                                   MaskShape::kB11S, MaskShape::kL1};
+  const size_t shapes[][2] = {{37, 70}, {70, 37}, {65, 130}};
+  uint32_t seed = 4000;
+  for (MaskShape mask_shape : mask_shapes) {
+    for (MaskKind m : {MaskKind::kBool, MaskKind::kAdditive}) {
+      for (CausalKind causal : {CausalKind::kNone, CausalKind::kLowerRight}) {
+        ++seed;
+        CheckFloat64(SdpaCase()
+                         .Shape(shapes[seed % 3][0], shapes[seed % 3][1], 16, 24)
+                         .Batch(2)
+                         .Heads(4, 2)
+                         .Mask(m, mask_shape)
+                         .DeadEvery(seed % 4 == 0 ? 0 : 2 + seed % 4)
+                         .Causal(causal)
+                         .Weights()
+                         .Seed(seed));
+      }
+    }
+  }
+}
+
+TEST_P(SdpaVariantTest, PoisonedElementsFollowPyTorch) {
+  // Single bad elements where the patterns cannot put them (flat indices):
+  // v (0,1,5,3) of (1,2,40,8), a value only the rows that attend key 5 see;
+  // k (1,0,17,0) of (2,2,70,16) with a key-padding bool mask;
+  // q (1,3,4,2) of (2,4,9,12) times a scale of 0.5, with a per-batch float mask;
+  // a bool key-padding mask whose batch 1 is dead but for key 5: one-hot rows;
+  // k (0,0,0,0) of (1,1,200,16), a NaN key that a window of 3 hides from all but the
+  // first rows.
+  const SdpaCase cases[] = {
+      // clang-format off
+      SdpaCase().Shape(20, 40, 16, 8).Heads(4, 2).Causal(CausalKind::kLowerRight)
+          .Poison('v', 363, NAN),
+      SdpaCase().Shape(30, 70, 16, 16).Batch(2).Heads(2, 2)
+          .Mask(MaskKind::kBool, MaskShape::kB11S).Poison('k', 2512, -INFINITY),
+      SdpaCase().Shape(9, 33, 12, 12).Batch(2).Heads(4, 4)
+          .Mask(MaskKind::kAdditive, MaskShape::kB1LS).Scale(0.5f).Poison('q', 806, INFINITY),
+      SdpaCase().Shape(9, 130, 12, 20).Batch(2).Heads(2, 2)
+          .Mask(MaskKind::kBool, MaskShape::kB11S).DeadEvery(2).Poison('m', 135, 1.0f),
+      SdpaCase().Shape(200, 200, 16, 16).Causal(CausalKind::kUpperLeft).Window(3)
+          .Poison('k', 0, NAN),
+      // clang-format on
+  };
+  uint32_t seed = 4100;
+  for (const SdpaCase& c : cases) {
+    Check(SdpaCase(c).Weights().Seed(++seed));
+    CheckFloat64(SdpaCase(c).Weights().Seed(seed));
+  }
+}
+
+TEST_P(SdpaVariantTest, ScalesOtherThanTheDefault) {
+  uint32_t seed = 4200;
+  for (float scale : {0.5f, 1.7f, -0.3f, 1e-3f}) {
+    CheckFloat64(SdpaCase()
+                     .Shape(45, 77, 24, 16)
+                     .Heads(4, 2)
+                     .Mask(MaskKind::kAdditive, MaskShape::kB1LS)
+                     .Batch(2)
+                     .Causal(CausalKind::kUpperLeft)
+                     .Scale(scale)
+                     .Softcap(scale < 0.0f ? 3.0f : 0.0f)
+                     .Weights()
+                     .Seed(++seed));
+  }
+}
+
+TEST_P(SdpaVariantTest, ExtremeInputsWithBroadcastMasks) {
+  // -FLT_MAX float masks (uniform over their keys) in every broadcast, with -inf and
+  // dead rows beside them; and every score below -1e30 (one-hot) with GQA over tiles.
+  uint32_t seed = 4300;
+  for (MaskShape mask_shape : {MaskShape::kBHLS, MaskShape::kB11S, MaskShape::kL1}) {
+    CheckFloat64(SdpaCase()
+                     .Shape(40, 130, 16, 16)
+                     .Batch(2)
+                     .Heads(2, 1)
+                     .Mask(MaskKind::kAdditive, mask_shape)
+                     .DeadEvery(3)
+                     .Extreme(ExtremeKind::kLowestMask)
+                     .Weights()
+                     .Seed(++seed));
+  }
+  CheckFloat64(SdpaCase()
+                   .Shape(70, 200, 4, 12)
+                   .Heads(6, 2)
+                   .Causal(CausalKind::kLowerRight)
+                   .Extreme(ExtremeKind::kHugeNegative)
+                   .Weights()
+                   .Seed(++seed));
 }
 
 TEST(SdpaRegistry, ListsReferenceAndVectorizedVariants) {
