@@ -114,10 +114,10 @@ HWY_INLINE void QKTile(const float* q, size_t q_row_stride, size_t rows,
                        const float* HWY_RESTRICT kt, size_t ldk, size_t dim, float scale,
                        float* s, size_t lds) {
   for (size_t r = 0; r < rows; r += 4) {
-    const RowQuad x = RowQuadAt(r, rows);
-    QKRows4(q + x.r0 * q_row_stride, q + x.r1 * q_row_stride, q + x.r2 * q_row_stride,
-            q + x.r3 * q_row_stride, kt, ldk, dim, scale, s + x.r0 * lds, s + x.r1 * lds,
-            s + x.r2 * lds, s + x.r3 * lds);
+    const RowQuad quad = RowQuadAt(r, rows);
+    QKRows4(q + quad.r0 * q_row_stride, q + quad.r1 * q_row_stride, q + quad.r2 * q_row_stride,
+            q + quad.r3 * q_row_stride, kt, ldk, dim, scale, s + quad.r0 * lds, s + quad.r1 * lds,
+            s + quad.r2 * lds, s + quad.r3 * lds);
   }
 }
 
@@ -171,10 +171,10 @@ HWY_INLINE void PVTile(const float* p, size_t row_stride, size_t key_stride, siz
                        const float* HWY_RESTRICT vt, size_t ldv, size_t keys, float* o,
                        size_t ldo) {
   for (size_t r = 0; r < rows; r += 4) {
-    const RowQuad x = RowQuadAt(r, rows);
-    PVRows4(p + x.r0 * row_stride, p + x.r1 * row_stride, p + x.r2 * row_stride,
-            p + x.r3 * row_stride, key_stride, vt, ldv, keys, o + x.r0 * ldo, o + x.r1 * ldo,
-            o + x.r2 * ldo, o + x.r3 * ldo);
+    const RowQuad quad = RowQuadAt(r, rows);
+    PVRows4(p + quad.r0 * row_stride, p + quad.r1 * row_stride, p + quad.r2 * row_stride,
+            p + quad.r3 * row_stride, key_stride, vt, ldv, keys, o + quad.r0 * ldo,
+            o + quad.r1 * ldo, o + quad.r2 * ldo, o + quad.r3 * ldo);
   }
 }
 
