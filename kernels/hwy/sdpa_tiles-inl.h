@@ -74,9 +74,12 @@ HWY_INLINE void QKBlock4Rows(const float* q0, const float* q1, const float* q2, 
   VF a00 = hn::Zero(d), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00;
   VF a13 = a00, a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00;
   VF a33 = a00;
-  for (size_t e = 0; e < dim; ++e) {
+  // A running key pointer rather than kc + e * ldk: with it GCC steps the query
+  // pointers with one instruction fewer per e (measurable on SCALAR).
+  const float* HWY_RESTRICT ke = kc;
+  for (size_t e = 0; e < dim; ++e, ke += ldk) {
     VF k0, k1, k2, k3;
-    LoadRow<kVecs>(kc + e * ldk, k0, k1, k2, k3);
+    LoadRow<kVecs>(ke, k0, k1, k2, k3);
     MulAddRow<kVecs>(q0[e], k0, k1, k2, k3, a00, a01, a02, a03);
     MulAddRow<kVecs>(q1[e], k0, k1, k2, k3, a10, a11, a12, a13);
     MulAddRow<kVecs>(q2[e], k0, k1, k2, k3, a20, a21, a22, a23);
