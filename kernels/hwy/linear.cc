@@ -81,16 +81,16 @@ struct LinearLayout {
 
 HWY_INLINE LinearLayout MakeLayout(const LinearParams& p) {
   const size_t nr = PanelCols();
-  LinearLayout l;
-  l.panel = 0;
-  l.bias = l.panel + AlignFloats(HWY_MIN(p.in, DepthBlock()) * nr);
-  l.tile = l.bias + AlignFloats(nr);
-  l.stage = l.tile + AlignFloats(kTileRows * nr);
+  LinearLayout layout;
+  layout.panel = 0;
+  layout.bias = layout.panel + AlignFloats(HWY_MIN(p.in, DepthBlock()) * nr);
+  layout.tile = layout.bias + AlignFloats(nr);
+  layout.stage = layout.tile + AlignFloats(kTileRows * nr);
   // Typed weights: kStageRows widened rows of one depth block (f32 packs straight from W).
   const size_t stage =
       p.w_type == ElementType::kF32 ? 0 : kStageRows * HWY_MIN(p.in, DepthBlock());
-  l.total = l.stage + AlignFloats(stage);
-  return l;
+  layout.total = layout.stage + AlignFloats(stage);
+  return layout;
 }
 
 // Rows [r0, r1) of the panel at columns [n0, n0 + cols) against the packed depth
@@ -142,17 +142,17 @@ void PackPanel(const LinearParams& p, size_t n0, size_t cols, size_t k0, size_t 
 
 void PackedPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1,
                  float* scratch) {
-  const LinearLayout l = MakeLayout(p);
+  const LinearLayout layout = MakeLayout(p);
   const size_t nr = PanelCols();
   const size_t kc = DepthBlock();
-  float* panel = scratch + l.panel;
-  float* bias = scratch + l.bias;
+  float* panel = scratch + layout.panel;
+  float* bias = scratch + layout.bias;
   for (size_t j = 0; j < nr; ++j) bias[j] = (p.bias != nullptr && j < cols) ? p.bias[n0 + j] : 0.0f;
   size_t k0 = 0;
   do {  // at least once: K == 0 still writes y = bias
     const size_t depth = HWY_MIN(kc, p.in - k0);
-    PackPanel(p, n0, cols, k0, depth, scratch + l.stage, panel);
-    PanelRows(p, r0, r1, n0, cols, k0, depth, panel, bias, scratch + l.tile);
+    PackPanel(p, n0, cols, k0, depth, scratch + layout.stage, panel);
+    PanelRows(p, r0, r1, n0, cols, k0, depth, panel, bias, scratch + layout.tile);
     k0 += depth;
   } while (k0 < p.in);
 }

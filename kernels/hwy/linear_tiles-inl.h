@@ -2,7 +2,8 @@
 //
 // A packed panel holds W^T for `depth` k values and `nr` output columns:
 // panel[k * nr + j] = W[n0 + j, k0 + k], nr = kPanelVectors vectors, columns past
-// N zero. A tile keeps 6 rows x nr columns of y in registers while k runs:
+// N zero. A tile (Tile6Rows<kPanelVectors>) keeps 6 rows x nr columns of y in
+// registers while k runs:
 //   per k: kPanelVectors panel loads + 6 broadcasts of x, 6 * kPanelVectors FMAs.
 //   6x2: 12 accumulators + 2 + 1 = 15 registers, fits the 16 of SSE4/AVX2/ARMv7;
 //   8 loads per 12 FMAs keeps x86 (2 loads/cycle) FMA-bound. On AVX-512 6x4
@@ -10,8 +11,8 @@
 //   narrower panel, which wastes less on N not a multiple of 64.
 //   6x4: 24 + 4 + 1 = 29 of AArch64's 32 registers; 10 loads per 24 FMAs, because
 //   NEON cores with fewer load ports would be load-bound with 6x2.
-// Accumulators are named values passed by reference, never arrays or struct
-// members, so the same code builds for SVE's sizeless vectors.
+// Accumulators are named values, never arrays or struct members, so the same
+// code builds for SVE's sizeless vectors (tile_row-inl.h).
 
 #if defined(ATTNRT_KERNELS_HWY_LINEAR_TILES_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTNRT_KERNELS_HWY_LINEAR_TILES_INL_H_
@@ -23,14 +24,13 @@
 #include <cstddef>
 
 #include "hwy/highway.h"
+#include "kernels/hwy/tile_row-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-using DF = hn::ScalableTag<float>;
-using VF = hn::Vec<DF>;
+// DF and VF, the float tag and vector, come with tile_row-inl.h.
 
 #if HWY_ARCH_ARM_A64
 constexpr size_t kPanelVectors = 4;
@@ -96,101 +96,14 @@ HWY_INLINE void ZeroColumns(size_t cols, size_t depth, size_t nr, float* HWY_RES
   }
 }
 
-// Starting value of one tile row: y's current values, or the bias.
-HWY_INLINE void StartRow2(bool accumulate, const float* y, const float* HWY_RESTRICT bias, VF& a0,
-                          VF& a1) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
-  const float* src = accumulate ? y : bias;
-  a0 = hn::LoadU(d, src);
-  a1 = hn::LoadU(d, src + N);
-}
-
-HWY_INLINE void StartRow4(bool accumulate, const float* y, const float* HWY_RESTRICT bias, VF& a0,
-                          VF& a1, VF& a2, VF& a3) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
-  const float* src = accumulate ? y : bias;
-  a0 = hn::LoadU(d, src);
-  a1 = hn::LoadU(d, src + N);
-  a2 = hn::LoadU(d, src + 2 * N);
-  a3 = hn::LoadU(d, src + 3 * N);
-}
-
-HWY_INLINE void FmaRow2(float x, VF b0, VF b1, VF& a0, VF& a1) {
-  const VF v = hn::Set(DF(), x);
-  a0 = hn::MulAdd(v, b0, a0);
-  a1 = hn::MulAdd(v, b1, a1);
-}
-
-HWY_INLINE void FmaRow4(float x, VF b0, VF b1, VF b2, VF b3, VF& a0, VF& a1, VF& a2, VF& a3) {
-  const VF v = hn::Set(DF(), x);
-  a0 = hn::MulAdd(v, b0, a0);
-  a1 = hn::MulAdd(v, b1, a1);
-  a2 = hn::MulAdd(v, b2, a2);
-  a3 = hn::MulAdd(v, b3, a3);
-}
-
-HWY_INLINE void StoreRow2(VF a0, VF a1, float* y) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
-  hn::StoreU(a0, d, y);
-  hn::StoreU(a1, d, y + N);
-}
-
-HWY_INLINE void StoreRow4(VF a0, VF a1, VF a2, VF a3, float* y) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
-  hn::StoreU(a0, d, y);
-  hn::StoreU(a1, d, y + N);
-  hn::StoreU(a2, d, y + 2 * N);
-  hn::StoreU(a3, d, y + 3 * N);
-}
-
 // y_r[0 .. nr) = (accumulate ? y_r : bias) + sum_k x_r[k] * panel[k] for 6 rows
-// (x[r], y[r]). Rows may repeat (tails pass the last real row again): every
-// accumulator is loaded before any is stored, so repeated rows store equal values.
-HWY_INLINE void Tile6x2(const float* const* x, const float* HWY_RESTRICT panel, size_t depth,
-                        bool accumulate, const float* HWY_RESTRICT bias, float* const* y) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
-  const float* x0 = x[0];
-  const float* x1 = x[1];
-  const float* x2 = x[2];
-  const float* x3 = x[3];
-  const float* x4 = x[4];
-  const float* x5 = x[5];
-  VF a00, a01, a10, a11, a20, a21, a30, a31, a40, a41, a50, a51;
-  StartRow2(accumulate, y[0], bias, a00, a01);
-  StartRow2(accumulate, y[1], bias, a10, a11);
-  StartRow2(accumulate, y[2], bias, a20, a21);
-  StartRow2(accumulate, y[3], bias, a30, a31);
-  StartRow2(accumulate, y[4], bias, a40, a41);
-  StartRow2(accumulate, y[5], bias, a50, a51);
-  for (size_t k = 0; k < depth; ++k) {
-    const float* HWY_RESTRICT b = panel + k * 2 * N;
-    const VF b0 = hn::Load(d, b);
-    const VF b1 = hn::Load(d, b + N);
-    FmaRow2(x0[k], b0, b1, a00, a01);
-    FmaRow2(x1[k], b0, b1, a10, a11);
-    FmaRow2(x2[k], b0, b1, a20, a21);
-    FmaRow2(x3[k], b0, b1, a30, a31);
-    FmaRow2(x4[k], b0, b1, a40, a41);
-    FmaRow2(x5[k], b0, b1, a50, a51);
-  }
-  StoreRow2(a00, a01, y[0]);
-  StoreRow2(a10, a11, y[1]);
-  StoreRow2(a20, a21, y[2]);
-  StoreRow2(a30, a31, y[3]);
-  StoreRow2(a40, a41, y[4]);
-  StoreRow2(a50, a51, y[5]);
-}
-
-// As Tile6x2 with 4 vectors per row.
-HWY_INLINE void Tile6x4(const float* const* x, const float* HWY_RESTRICT panel, size_t depth,
-                        bool accumulate, const float* HWY_RESTRICT bias, float* const* y) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
+// (x[r], y[r]) and nr = kVecs vectors. Rows may repeat (tails pass the last real
+// row again): every accumulator is loaded before any is stored, so repeated rows
+// store equal values.
+template <size_t kVecs>
+HWY_INLINE void Tile6Rows(const float* const* x, const float* HWY_RESTRICT panel, size_t depth,
+                          bool accumulate, const float* HWY_RESTRICT bias, float* const* y) {
+  const size_t nr = kVecs * hn::Lanes(DF());
   const float* x0 = x[0];
   const float* x1 = x[1];
   const float* x2 = x[2];
@@ -199,41 +112,35 @@ HWY_INLINE void Tile6x4(const float* const* x, const float* HWY_RESTRICT panel, 
   const float* x5 = x[5];
   VF a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23;
   VF a30, a31, a32, a33, a40, a41, a42, a43, a50, a51, a52, a53;
-  StartRow4(accumulate, y[0], bias, a00, a01, a02, a03);
-  StartRow4(accumulate, y[1], bias, a10, a11, a12, a13);
-  StartRow4(accumulate, y[2], bias, a20, a21, a22, a23);
-  StartRow4(accumulate, y[3], bias, a30, a31, a32, a33);
-  StartRow4(accumulate, y[4], bias, a40, a41, a42, a43);
-  StartRow4(accumulate, y[5], bias, a50, a51, a52, a53);
+  constexpr RowStart kAny = RowStart::kAnywhere;
+  LoadRow<kVecs, kAny>(accumulate ? y[0] : bias, a00, a01, a02, a03);
+  LoadRow<kVecs, kAny>(accumulate ? y[1] : bias, a10, a11, a12, a13);
+  LoadRow<kVecs, kAny>(accumulate ? y[2] : bias, a20, a21, a22, a23);
+  LoadRow<kVecs, kAny>(accumulate ? y[3] : bias, a30, a31, a32, a33);
+  LoadRow<kVecs, kAny>(accumulate ? y[4] : bias, a40, a41, a42, a43);
+  LoadRow<kVecs, kAny>(accumulate ? y[5] : bias, a50, a51, a52, a53);
   for (size_t k = 0; k < depth; ++k) {
-    const float* HWY_RESTRICT b = panel + k * 4 * N;
-    const VF b0 = hn::Load(d, b);
-    const VF b1 = hn::Load(d, b + N);
-    const VF b2 = hn::Load(d, b + 2 * N);
-    const VF b3 = hn::Load(d, b + 3 * N);
-    FmaRow4(x0[k], b0, b1, b2, b3, a00, a01, a02, a03);
-    FmaRow4(x1[k], b0, b1, b2, b3, a10, a11, a12, a13);
-    FmaRow4(x2[k], b0, b1, b2, b3, a20, a21, a22, a23);
-    FmaRow4(x3[k], b0, b1, b2, b3, a30, a31, a32, a33);
-    FmaRow4(x4[k], b0, b1, b2, b3, a40, a41, a42, a43);
-    FmaRow4(x5[k], b0, b1, b2, b3, a50, a51, a52, a53);
+    VF b0, b1, b2, b3;
+    LoadRow<kVecs>(panel + k * nr, b0, b1, b2, b3);
+    MulAddRow<kVecs>(x0[k], b0, b1, b2, b3, a00, a01, a02, a03);
+    MulAddRow<kVecs>(x1[k], b0, b1, b2, b3, a10, a11, a12, a13);
+    MulAddRow<kVecs>(x2[k], b0, b1, b2, b3, a20, a21, a22, a23);
+    MulAddRow<kVecs>(x3[k], b0, b1, b2, b3, a30, a31, a32, a33);
+    MulAddRow<kVecs>(x4[k], b0, b1, b2, b3, a40, a41, a42, a43);
+    MulAddRow<kVecs>(x5[k], b0, b1, b2, b3, a50, a51, a52, a53);
   }
-  StoreRow4(a00, a01, a02, a03, y[0]);
-  StoreRow4(a10, a11, a12, a13, y[1]);
-  StoreRow4(a20, a21, a22, a23, y[2]);
-  StoreRow4(a30, a31, a32, a33, y[3]);
-  StoreRow4(a40, a41, a42, a43, y[4]);
-  StoreRow4(a50, a51, a52, a53, y[5]);
+  StoreRow<kVecs, kAny>(a00, a01, a02, a03, y[0]);
+  StoreRow<kVecs, kAny>(a10, a11, a12, a13, y[1]);
+  StoreRow<kVecs, kAny>(a20, a21, a22, a23, y[2]);
+  StoreRow<kVecs, kAny>(a30, a31, a32, a33, y[3]);
+  StoreRow<kVecs, kAny>(a40, a41, a42, a43, y[4]);
+  StoreRow<kVecs, kAny>(a50, a51, a52, a53, y[5]);
 }
 
 // The tile for this target's panel width.
 HWY_INLINE void Tile(const float* const* x, const float* HWY_RESTRICT panel, size_t depth,
                      bool accumulate, const float* HWY_RESTRICT bias, float* const* y) {
-  if (kPanelVectors == 4) {
-    Tile6x4(x, panel, depth, accumulate, bias, y);
-  } else {
-    Tile6x2(x, panel, depth, accumulate, bias, y);
-  }
+  Tile6Rows<kPanelVectors>(x, panel, depth, accumulate, bias, y);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -79,28 +79,28 @@ struct DecodeShape {
 };
 
 DecodeShape MakeDecodeShape(const SdpaParams& p) {
-  DecodeShape s;
-  s.group = p.kv_heads == 0 ? 0 : p.q_heads / p.kv_heads;
-  s.rows = s.group * p.q_len;
-  s.blocks = (s.rows + kDecodeRows - 1) / kDecodeRows;
+  DecodeShape shape;
+  shape.group = p.kv_heads == 0 ? 0 : p.q_heads / p.kv_heads;
+  shape.rows = shape.group * p.q_len;
+  shape.blocks = (shape.rows + kDecodeRows - 1) / kDecodeRows;
   // Splits cover only the keys some query may see: with a window of W keys the
   // decode step reads the last W (+ L - 1) keys, however long the cache.
-  s.key_end = p.q_len == 0 ? 0 : CausalVisibleKeys(p, p.q_len - 1);
-  s.key_begin = HWY_MIN(VisibleKeyBegin(p, 0), s.key_end);
-  const size_t span = s.key_end - s.key_begin;
+  shape.key_end = p.q_len == 0 ? 0 : CausalVisibleKeys(p, p.q_len - 1);
+  shape.key_begin = HWY_MIN(VisibleKeyBegin(p, 0), shape.key_end);
+  const size_t span = shape.key_end - shape.key_begin;
   const size_t max_splits = (span + kDecodeSplitKeys - 1) / kDecodeSplitKeys;
-  const size_t items = p.batch * p.kv_heads * s.blocks;
+  const size_t items = p.batch * p.kv_heads * shape.blocks;
   const size_t wanted = items == 0 ? 1 : (kDecodeTargetItems + items - 1) / items;
-  s.splits = HWY_MAX(size_t{1}, HWY_MIN(max_splits, wanted));
-  s.split_keys = RoundUp((span + s.splits - 1) / s.splits, kDecodeChunkKeys);
-  s.record = AlignFloats(p.v_dim + 2);
-  return s;
+  shape.splits = HWY_MAX(size_t{1}, HWY_MIN(max_splits, wanted));
+  shape.split_keys = RoundUp((span + shape.splits - 1) / shape.splits, kDecodeChunkKeys);
+  shape.record = AlignFloats(p.v_dim + 2);
+  return shape;
 }
 
 // Index of the partial result of query (b, h, i) over key split `split`.
-HWY_INLINE size_t RecordIndex(const SdpaParams& p, const DecodeShape& s, size_t b, size_t h,
+HWY_INLINE size_t RecordIndex(const SdpaParams& p, const DecodeShape& shape, size_t b, size_t h,
                               size_t i, size_t split) {
-  return ((b * p.q_heads + h) * p.q_len + i) * s.splits + split;
+  return ((b * p.q_heads + h) * p.q_len + i) * shape.splits + split;
 }
 
 struct DecodeLayout {
@@ -110,34 +110,34 @@ struct DecodeLayout {
 };
 
 DecodeLayout MakeDecodeLayout(const SdpaParams& p) {
-  DecodeLayout f;
-  f.ldq = AlignFloats(p.qk_dim);
+  DecodeLayout layout;
+  layout.ldq = AlignFloats(p.qk_dim);
   // RowMax and ExpRowAndSum touch scores up to a whole vector past the chunk.
-  f.lds = AlignFloats(RoundUp(kDecodeChunkKeys, hn::Lanes(DF())));
-  f.lda = AlignFloats(p.v_dim);
-  f.q = 0;
-  f.s = f.q + kDecodeRows * f.ldq;
-  f.acc = f.s + kDecodeRows * f.lds;
-  f.m = f.acc + kDecodeRows * f.lda;
-  f.l = f.m + AlignFloats(kDecodeRows);
-  f.total = f.l + AlignFloats(kDecodeRows);
-  return f;
+  layout.lds = AlignFloats(RoundUp(kDecodeChunkKeys, hn::Lanes(DF())));
+  layout.lda = AlignFloats(p.v_dim);
+  layout.q = 0;
+  layout.s = layout.q + kDecodeRows * layout.ldq;
+  layout.acc = layout.s + kDecodeRows * layout.lds;
+  layout.m = layout.acc + kDecodeRows * layout.lda;
+  layout.l = layout.m + AlignFloats(kDecodeRows);
+  layout.total = layout.l + AlignFloats(kDecodeRows);
+  return layout;
 }
 
 size_t DecodeScratchFloats(const SdpaParams& p) { return MakeDecodeLayout(p).total; }
 
 size_t DecodeWorkItems(const SdpaParams& p) {
-  const DecodeShape s = MakeDecodeShape(p);
-  return p.batch * p.kv_heads * s.blocks * s.splits;
+  const DecodeShape shape = MakeDecodeShape(p);
+  return p.batch * p.kv_heads * shape.blocks * shape.splits;
 }
 
 // Floats of the shared partial results; 0 when every row fits one split. Saturates
 // instead of wrapping so the runtime's checked size math reports the overflow.
 size_t DecodeSharedFloats(const SdpaParams& p) {
-  const DecodeShape s = MakeDecodeShape(p);
-  if (s.splits == 1) return 0;
-  size_t n = s.record;
-  const size_t factors[] = {p.batch, p.q_heads, p.q_len, s.splits};
+  const DecodeShape shape = MakeDecodeShape(p);
+  if (shape.splits == 1) return 0;
+  size_t n = shape.record;
+  const size_t factors[] = {p.batch, p.q_heads, p.q_len, shape.splits};
   for (size_t factor : factors) {
     if (__builtin_mul_overflow(n, factor, &n)) return ~size_t{0};
   }
@@ -457,14 +457,14 @@ HWY_INLINE const T* KvRows(const float* f32, const void* typed, const Strides3& 
 }
 
 template <size_t kRows, typename T>
-void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayout& f, size_t b,
+void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayout& layout, size_t b,
                 size_t g, size_t first_row, size_t split, float* HWY_RESTRICT scratch,
                 float* HWY_RESTRICT shared) {
-  float* HWY_RESTRICT qs = scratch + f.q;
-  float* HWY_RESTRICT s = scratch + f.s;
-  float* HWY_RESTRICT acc = scratch + f.acc;
-  float* HWY_RESTRICT m = scratch + f.m;
-  float* HWY_RESTRICT l = scratch + f.l;
+  float* HWY_RESTRICT qs = scratch + layout.q;
+  float* HWY_RESTRICT s = scratch + layout.s;
+  float* HWY_RESTRICT acc = scratch + layout.acc;
+  float* HWY_RESTRICT m = scratch + layout.m;
+  float* HWY_RESTRICT l = scratch + layout.l;
   DecodeRows rows;
   size_t key_end = 0;
   size_t key_first = p.kv_len;
@@ -478,8 +478,8 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
     key_first = HWY_MIN(key_first, rows.first[r]);
     const float* q = p.q + b * p.q_strides.batch + rows.head[r] * p.q_strides.head +
                      rows.row[r] * p.q_strides.row;
-    ScaleCopy(q, p.qk_dim, p.scale, qs + r * f.ldq);
-    ZeroFloats(acc + r * f.lda, f.lda);
+    ScaleCopy(q, p.qk_dim, p.scale, qs + r * layout.ldq);
+    ZeroFloats(acc + r * layout.lda, layout.lda);
     m[r] = kMaskedScore;
     l[r] = 0.0f;
   }
@@ -501,10 +501,10 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
     const size_t n = HWY_MIN(kDecodeChunkKeys, key_end - j0);
     const T* kc = k + j0 * p.k_strides.row;
     const T* vc = v + j0 * p.v_strides.row;
-    DecodeScores<kRows>(kc, p.k_strides.row, n, key_end - j0, p.qk_dim, qs, f.ldq, vc,
-                        p.v_strides.row, p.v_dim, s, f.lds);
+    DecodeScores<kRows>(kc, p.k_strides.row, n, key_end - j0, p.qk_dim, qs, layout.ldq, vc,
+                        p.v_strides.row, p.v_dim, s, layout.lds);
     for (size_t r = 0; r < kRows; ++r) {
-      float* HWY_RESTRICT sr = s + r * f.lds;
+      float* HWY_RESTRICT sr = s + r * layout.lds;
       if (q8) MulRowScales(sr, n, k_scales + j0 * p.k_scale_strides.row, p.k_scale_strides.row);
       if (elementwise) {
         MaskRow(p, b, rows.head[r], rows.row[r], j0, n, sr);
@@ -523,14 +523,14 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
         }
       }
       const float alpha = OnlineSoftmaxStep(sr, n, m + r, l + r);
-      if (alpha != 1.0f) ScaleRow(acc + r * f.lda, f.lda, alpha);
+      if (alpha != 1.0f) ScaleRow(acc + r * layout.lda, layout.lda, alpha);
       if (q8) MulRowScales(sr, n, v_scales + j0 * p.v_scale_strides.row, p.v_scale_strides.row);
     }
-    DecodeValues<kRows>(vc, p.v_strides.row, n, p.v_dim, s, f.lds, acc, f.lda);
+    DecodeValues<kRows>(vc, p.v_strides.row, n, p.v_dim, s, layout.lds, acc, layout.lda);
   }
 
   for (size_t r = 0; r < kRows; ++r) {
-    const float* HWY_RESTRICT ar = acc + r * f.lda;
+    const float* HWY_RESTRICT ar = acc + r * layout.lda;
     if (shape.splits == 1) {
       // The item saw every key of the row: normalize straight into the output.
       // A row without any allowed key has l == 0 and gets zeros.
@@ -551,7 +551,7 @@ template <typename T>
 void DecodeRunTyped(const SdpaParams& p, size_t begin, size_t end, float* scratch,
                     float* shared) {
   const DecodeShape shape = MakeDecodeShape(p);
-  const DecodeLayout f = MakeDecodeLayout(p);
+  const DecodeLayout layout = MakeDecodeLayout(p);
   for (size_t item = begin; item < end; ++item) {
     // Splits vary fastest, so a worker's run of items streams consecutive keys.
     const size_t split = item % shape.splits;
@@ -560,10 +560,10 @@ void DecodeRunTyped(const SdpaParams& p, size_t begin, size_t end, float* scratc
     const size_t b = item / (shape.splits * shape.blocks * p.kv_heads);
     const size_t first_row = block * kDecodeRows;
     switch (HWY_MIN(kDecodeRows, shape.rows - first_row)) {
-      case 1: DecodeItem<1, T>(p, shape, f, b, g, first_row, split, scratch, shared); break;
-      case 2: DecodeItem<2, T>(p, shape, f, b, g, first_row, split, scratch, shared); break;
-      case 3: DecodeItem<3, T>(p, shape, f, b, g, first_row, split, scratch, shared); break;
-      default: DecodeItem<4, T>(p, shape, f, b, g, first_row, split, scratch, shared); break;
+      case 1: DecodeItem<1, T>(p, shape, layout, b, g, first_row, split, scratch, shared); break;
+      case 2: DecodeItem<2, T>(p, shape, layout, b, g, first_row, split, scratch, shared); break;
+      case 3: DecodeItem<3, T>(p, shape, layout, b, g, first_row, split, scratch, shared); break;
+      default: DecodeItem<4, T>(p, shape, layout, b, g, first_row, split, scratch, shared); break;
     }
   }
 }

@@ -8,9 +8,11 @@
 //   vt  : a value tile packed row-major, `ldv` floats per key (Ev rounded up to
 //         2 vectors, padding zero), so P.V reads contiguous value lanes;
 //   s   : scores / probabilities, one row per query, `lds` floats per row.
-// Both micro-kernels are 4 rows x 2 vectors: 8 independent accumulators hide
-// the FMA latency, and each step issues 6 loads (2 vector + 4 broadcast) for
-// 8 FMAs, so the loop is FMA-bound rather than load-bound on 2-load/cycle cores.
+// Both micro-kernels (QKBlock4Rows, PVBlock4Rows) are 4 rows x kVecs vectors.
+// 4 x 2 runs on every target: 8 independent accumulators hide the FMA latency,
+// and each step issues 6 loads (2 vector + 4 broadcast) for 8 FMAs, so the loop
+// is FMA-bound rather than load-bound on 2-load/cycle cores. Targets with 32
+// registers (kWideTiles) run 4 x 4 blocks first and 4 x 2 only for the rest.
 // Accumulators are named values, not arrays, so the same code builds for SVE.
 
 #if defined(ATTNRT_KERNELS_HWY_SDPA_TILES_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -30,19 +32,19 @@
 #include "kernels/blocked/sdpa_tile_ops.h"
 #include "kernels/hwy/exp-inl.h"
 #include "kernels/hwy/kv_load-inl.h"
+#include "kernels/hwy/tile_row-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-using DF = hn::ScalableTag<float>;
+// DF and VF, the float tag and vector, come with tile_row-inl.h.
 
 // Targets with 32 vector registers afford 4 x 4 accumulator tiles (16 FMA chains,
 // 8 loads per 16 FMAs); 16-register targets stay at 4 x 2 to avoid spills.
 constexpr bool kWideTiles = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 
-// Width the packed tiles are padded to: two vectors (the micro-kernel width).
+// Width the packed tiles are padded to: two vectors (the narrower micro-kernel).
 HWY_INLINE size_t PanelWidth() { return 2 * hn::Lanes(DF()); }
 
 // vt[r * ldv + c] = v[r * v_row_stride + c] for c < dim; zero for dim <= c < ldv.
@@ -61,86 +63,51 @@ HWY_INLINE void PackValues(const float* HWY_RESTRICT v, size_t v_row_stride, siz
   }
 }
 
-// One 4-row x 4-vector block of QKMicro4x2 below (kWideTiles targets only).
-HWY_INLINE void QKBlock4x4(const float* q0, const float* q1, const float* q2, const float* q3,
-                           const float* HWY_RESTRICT kc, size_t ldk, size_t dim, float scale,
-                           float* s0, float* s1, float* s2, float* s3) {
+// s_r[c] = scale * q_r . kc[:, c] for the 4 query rows and kVecs vectors of
+// key columns c: 4 * kVecs accumulators, 4 + kVecs loads per 4 * kVecs FMAs.
+// Rows may repeat (tails): duplicate rows write identical values.
+template <size_t kVecs>
+HWY_INLINE void QKBlock4Rows(const float* q0, const float* q1, const float* q2, const float* q3,
+                             const float* HWY_RESTRICT kc, size_t ldk, size_t dim, float scale,
+                             float* s0, float* s1, float* s2, float* s3) {
   const DF d;
-  const size_t N = hn::Lanes(d);
-  auto a00 = hn::Zero(d), a01 = hn::Zero(d), a02 = hn::Zero(d), a03 = hn::Zero(d);
-  auto a10 = hn::Zero(d), a11 = hn::Zero(d), a12 = hn::Zero(d), a13 = hn::Zero(d);
-  auto a20 = hn::Zero(d), a21 = hn::Zero(d), a22 = hn::Zero(d), a23 = hn::Zero(d);
-  auto a30 = hn::Zero(d), a31 = hn::Zero(d), a32 = hn::Zero(d), a33 = hn::Zero(d);
-  for (size_t e = 0; e < dim; ++e) {
-    const float* HWY_RESTRICT ke = kc + e * ldk;
-    const auto k0 = hn::Load(d, ke), k1 = hn::Load(d, ke + N);
-    const auto k2 = hn::Load(d, ke + 2 * N), k3 = hn::Load(d, ke + 3 * N);
-    auto b = hn::Set(d, q0[e]);
-    a00 = hn::MulAdd(b, k0, a00), a01 = hn::MulAdd(b, k1, a01);
-    a02 = hn::MulAdd(b, k2, a02), a03 = hn::MulAdd(b, k3, a03);
-    b = hn::Set(d, q1[e]);
-    a10 = hn::MulAdd(b, k0, a10), a11 = hn::MulAdd(b, k1, a11);
-    a12 = hn::MulAdd(b, k2, a12), a13 = hn::MulAdd(b, k3, a13);
-    b = hn::Set(d, q2[e]);
-    a20 = hn::MulAdd(b, k0, a20), a21 = hn::MulAdd(b, k1, a21);
-    a22 = hn::MulAdd(b, k2, a22), a23 = hn::MulAdd(b, k3, a23);
-    b = hn::Set(d, q3[e]);
-    a30 = hn::MulAdd(b, k0, a30), a31 = hn::MulAdd(b, k1, a31);
-    a32 = hn::MulAdd(b, k2, a32), a33 = hn::MulAdd(b, k3, a33);
+  VF a00 = hn::Zero(d), a01 = a00, a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00;
+  VF a13 = a00, a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00, a31 = a00, a32 = a00;
+  VF a33 = a00;
+  // A running key pointer rather than kc + e * ldk: with it GCC steps the query
+  // pointers with one instruction fewer per e (measurable on SCALAR).
+  const float* HWY_RESTRICT ke = kc;
+  for (size_t e = 0; e < dim; ++e, ke += ldk) {
+    VF k0, k1, k2, k3;
+    LoadRow<kVecs>(ke, k0, k1, k2, k3);
+    MulAddRow<kVecs>(q0[e], k0, k1, k2, k3, a00, a01, a02, a03);
+    MulAddRow<kVecs>(q1[e], k0, k1, k2, k3, a10, a11, a12, a13);
+    MulAddRow<kVecs>(q2[e], k0, k1, k2, k3, a20, a21, a22, a23);
+    MulAddRow<kVecs>(q3[e], k0, k1, k2, k3, a30, a31, a32, a33);
   }
-  const auto vs = hn::Set(d, scale);
-  hn::StoreU(hn::Mul(a00, vs), d, s0), hn::StoreU(hn::Mul(a01, vs), d, s0 + N);
-  hn::StoreU(hn::Mul(a02, vs), d, s0 + 2 * N), hn::StoreU(hn::Mul(a03, vs), d, s0 + 3 * N);
-  hn::StoreU(hn::Mul(a10, vs), d, s1), hn::StoreU(hn::Mul(a11, vs), d, s1 + N);
-  hn::StoreU(hn::Mul(a12, vs), d, s1 + 2 * N), hn::StoreU(hn::Mul(a13, vs), d, s1 + 3 * N);
-  hn::StoreU(hn::Mul(a20, vs), d, s2), hn::StoreU(hn::Mul(a21, vs), d, s2 + N);
-  hn::StoreU(hn::Mul(a22, vs), d, s2 + 2 * N), hn::StoreU(hn::Mul(a23, vs), d, s2 + 3 * N);
-  hn::StoreU(hn::Mul(a30, vs), d, s3), hn::StoreU(hn::Mul(a31, vs), d, s3 + N);
-  hn::StoreU(hn::Mul(a32, vs), d, s3 + 2 * N), hn::StoreU(hn::Mul(a33, vs), d, s3 + 3 * N);
+  const VF vs = hn::Set(d, scale);
+  constexpr RowStart kAny = RowStart::kAnywhere;
+  StoreRow<kVecs, kAny>(hn::Mul(a00, vs), hn::Mul(a01, vs), hn::Mul(a02, vs), hn::Mul(a03, vs), s0);
+  StoreRow<kVecs, kAny>(hn::Mul(a10, vs), hn::Mul(a11, vs), hn::Mul(a12, vs), hn::Mul(a13, vs), s1);
+  StoreRow<kVecs, kAny>(hn::Mul(a20, vs), hn::Mul(a21, vs), hn::Mul(a22, vs), hn::Mul(a23, vs), s2);
+  StoreRow<kVecs, kAny>(hn::Mul(a30, vs), hn::Mul(a31, vs), hn::Mul(a32, vs), hn::Mul(a33, vs), s3);
 }
 
-// s[r][0 .. ldk) = scale * q[r] . kt for 4 query rows. Callers with fewer rows
-// pass the last real row again: duplicate rows write identical values.
-HWY_INLINE void QKMicro4x2(const float* q0, const float* q1, const float* q2, const float* q3,
-                           const float* HWY_RESTRICT kt, size_t ldk, size_t dim, float scale,
-                           float* s0, float* s1, float* s2, float* s3) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
+// s_r[0 .. ldk) = scale * q_r . kt for 4 query rows, in blocks of 4 vectors
+// where the target has the registers, then of 2. Callers with fewer rows pass
+// the last real row again.
+HWY_INLINE void QKRows4(const float* q0, const float* q1, const float* q2, const float* q3,
+                        const float* HWY_RESTRICT kt, size_t ldk, size_t dim, float scale,
+                        float* s0, float* s1, float* s2, float* s3) {
+  const size_t N = hn::Lanes(DF());
   size_t c = 0;
-  if (kWideTiles) {
+  if constexpr (kWideTiles) {
     for (; c + 4 * N <= ldk; c += 4 * N) {
-      QKBlock4x4(q0, q1, q2, q3, kt + c, ldk, dim, scale, s0 + c, s1 + c, s2 + c, s3 + c);
+      QKBlock4Rows<4>(q0, q1, q2, q3, kt + c, ldk, dim, scale, s0 + c, s1 + c, s2 + c, s3 + c);
     }
   }
   for (; c < ldk; c += 2 * N) {
-    auto a00 = hn::Zero(d), a01 = hn::Zero(d), a10 = hn::Zero(d), a11 = hn::Zero(d);
-    auto a20 = hn::Zero(d), a21 = hn::Zero(d), a30 = hn::Zero(d), a31 = hn::Zero(d);
-    const float* HWY_RESTRICT kc = kt + c;
-    for (size_t e = 0; e < dim; ++e) {
-      const auto k0 = hn::Load(d, kc + e * ldk);
-      const auto k1 = hn::Load(d, kc + e * ldk + N);
-      auto b = hn::Set(d, q0[e]);
-      a00 = hn::MulAdd(b, k0, a00);
-      a01 = hn::MulAdd(b, k1, a01);
-      b = hn::Set(d, q1[e]);
-      a10 = hn::MulAdd(b, k0, a10);
-      a11 = hn::MulAdd(b, k1, a11);
-      b = hn::Set(d, q2[e]);
-      a20 = hn::MulAdd(b, k0, a20);
-      a21 = hn::MulAdd(b, k1, a21);
-      b = hn::Set(d, q3[e]);
-      a30 = hn::MulAdd(b, k0, a30);
-      a31 = hn::MulAdd(b, k1, a31);
-    }
-    const auto vs = hn::Set(d, scale);
-    hn::StoreU(hn::Mul(a00, vs), d, s0 + c);
-    hn::StoreU(hn::Mul(a01, vs), d, s0 + c + N);
-    hn::StoreU(hn::Mul(a10, vs), d, s1 + c);
-    hn::StoreU(hn::Mul(a11, vs), d, s1 + c + N);
-    hn::StoreU(hn::Mul(a20, vs), d, s2 + c);
-    hn::StoreU(hn::Mul(a21, vs), d, s2 + c + N);
-    hn::StoreU(hn::Mul(a30, vs), d, s3 + c);
-    hn::StoreU(hn::Mul(a31, vs), d, s3 + c + N);
+    QKBlock4Rows<2>(q0, q1, q2, q3, kt + c, ldk, dim, scale, s0 + c, s1 + c, s2 + c, s3 + c);
   }
 }
 
@@ -150,94 +117,54 @@ HWY_INLINE void QKTile(const float* q, size_t q_row_stride, size_t rows,
                        const float* HWY_RESTRICT kt, size_t ldk, size_t dim, float scale,
                        float* s, size_t lds) {
   for (size_t r = 0; r < rows; r += 4) {
-    const RowQuad x = RowQuadAt(r, rows);
-    QKMicro4x2(q + x.r0 * q_row_stride, q + x.r1 * q_row_stride, q + x.r2 * q_row_stride,
-               q + x.r3 * q_row_stride, kt, ldk, dim, scale, s + x.r0 * lds, s + x.r1 * lds,
-               s + x.r2 * lds, s + x.r3 * lds);
+    const RowQuad quad = RowQuadAt(r, rows);
+    QKRows4(q + quad.r0 * q_row_stride, q + quad.r1 * q_row_stride, q + quad.r2 * q_row_stride,
+            q + quad.r3 * q_row_stride, kt, ldk, dim, scale, s + quad.r0 * lds, s + quad.r1 * lds,
+            s + quad.r2 * lds, s + quad.r3 * lds);
   }
 }
 
-// o[r][0 .. ldv) += sum_j p_r[j * pstride] * vt[j] for 4 rows. `pstride` is 1
-// for row-major probabilities and the row count for key-major (transposed) ones.
-// Rows may alias (tails): every accumulator is loaded before any is stored, so
-// aliasing rows agree.
-HWY_INLINE void PVBlock4x4(const float* p0, const float* p1, const float* p2, const float* p3,
-                           size_t pstride, const float* HWY_RESTRICT vc, size_t ldv, size_t keys,
-                           float* o0, float* o1, float* o2, float* o3) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
-  auto a00 = hn::Load(d, o0), a01 = hn::Load(d, o0 + N);
-  auto a02 = hn::Load(d, o0 + 2 * N), a03 = hn::Load(d, o0 + 3 * N);
-  auto a10 = hn::Load(d, o1), a11 = hn::Load(d, o1 + N);
-  auto a12 = hn::Load(d, o1 + 2 * N), a13 = hn::Load(d, o1 + 3 * N);
-  auto a20 = hn::Load(d, o2), a21 = hn::Load(d, o2 + N);
-  auto a22 = hn::Load(d, o2 + 2 * N), a23 = hn::Load(d, o2 + 3 * N);
-  auto a30 = hn::Load(d, o3), a31 = hn::Load(d, o3 + N);
-  auto a32 = hn::Load(d, o3 + 2 * N), a33 = hn::Load(d, o3 + 3 * N);
+// o_r[c] += sum_j p_r[j * pstride] * vc[j * ldv + c] for the 4 rows and kVecs
+// vectors of value columns c. `pstride` is 1 for row-major probabilities and
+// the row count for key-major (transposed) ones. Rows may repeat (tails): every
+// accumulator is loaded before any is stored, so repeated rows agree.
+template <size_t kVecs>
+HWY_INLINE void PVBlock4Rows(const float* p0, const float* p1, const float* p2, const float* p3,
+                             size_t pstride, const float* HWY_RESTRICT vc, size_t ldv,
+                             size_t keys, float* o0, float* o1, float* o2, float* o3) {
+  VF a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33;
+  LoadRow<kVecs>(o0, a00, a01, a02, a03);
+  LoadRow<kVecs>(o1, a10, a11, a12, a13);
+  LoadRow<kVecs>(o2, a20, a21, a22, a23);
+  LoadRow<kVecs>(o3, a30, a31, a32, a33);
   for (size_t j = 0; j < keys; ++j) {
-    const float* HWY_RESTRICT vj = vc + j * ldv;
-    const auto v0 = hn::Load(d, vj), v1 = hn::Load(d, vj + N);
-    const auto v2 = hn::Load(d, vj + 2 * N), v3 = hn::Load(d, vj + 3 * N);
-    auto b = hn::Set(d, p0[j * pstride]);
-    a00 = hn::MulAdd(b, v0, a00), a01 = hn::MulAdd(b, v1, a01);
-    a02 = hn::MulAdd(b, v2, a02), a03 = hn::MulAdd(b, v3, a03);
-    b = hn::Set(d, p1[j * pstride]);
-    a10 = hn::MulAdd(b, v0, a10), a11 = hn::MulAdd(b, v1, a11);
-    a12 = hn::MulAdd(b, v2, a12), a13 = hn::MulAdd(b, v3, a13);
-    b = hn::Set(d, p2[j * pstride]);
-    a20 = hn::MulAdd(b, v0, a20), a21 = hn::MulAdd(b, v1, a21);
-    a22 = hn::MulAdd(b, v2, a22), a23 = hn::MulAdd(b, v3, a23);
-    b = hn::Set(d, p3[j * pstride]);
-    a30 = hn::MulAdd(b, v0, a30), a31 = hn::MulAdd(b, v1, a31);
-    a32 = hn::MulAdd(b, v2, a32), a33 = hn::MulAdd(b, v3, a33);
+    VF v0, v1, v2, v3;
+    LoadRow<kVecs>(vc + j * ldv, v0, v1, v2, v3);
+    MulAddRow<kVecs>(p0[j * pstride], v0, v1, v2, v3, a00, a01, a02, a03);
+    MulAddRow<kVecs>(p1[j * pstride], v0, v1, v2, v3, a10, a11, a12, a13);
+    MulAddRow<kVecs>(p2[j * pstride], v0, v1, v2, v3, a20, a21, a22, a23);
+    MulAddRow<kVecs>(p3[j * pstride], v0, v1, v2, v3, a30, a31, a32, a33);
   }
-  hn::Store(a00, d, o0), hn::Store(a01, d, o0 + N), hn::Store(a02, d, o0 + 2 * N), hn::Store(a03, d, o0 + 3 * N);
-  hn::Store(a10, d, o1), hn::Store(a11, d, o1 + N), hn::Store(a12, d, o1 + 2 * N), hn::Store(a13, d, o1 + 3 * N);
-  hn::Store(a20, d, o2), hn::Store(a21, d, o2 + N), hn::Store(a22, d, o2 + 2 * N), hn::Store(a23, d, o2 + 3 * N);
-  hn::Store(a30, d, o3), hn::Store(a31, d, o3 + N), hn::Store(a32, d, o3 + 2 * N), hn::Store(a33, d, o3 + 3 * N);
+  StoreRow<kVecs>(a00, a01, a02, a03, o0);
+  StoreRow<kVecs>(a10, a11, a12, a13, o1);
+  StoreRow<kVecs>(a20, a21, a22, a23, o2);
+  StoreRow<kVecs>(a30, a31, a32, a33, o3);
 }
 
-HWY_INLINE void PVMicro4x2(const float* p0, const float* p1, const float* p2, const float* p3,
-                           size_t pstride, const float* HWY_RESTRICT vt, size_t ldv, size_t keys,
-                           float* o0, float* o1, float* o2, float* o3) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
+// o_r[0 .. ldv) += sum_j p_r[j * pstride] * vt[j] for 4 rows, in blocks of 4
+// vectors where the target has the registers, then of 2.
+HWY_INLINE void PVRows4(const float* p0, const float* p1, const float* p2, const float* p3,
+                        size_t pstride, const float* HWY_RESTRICT vt, size_t ldv, size_t keys,
+                        float* o0, float* o1, float* o2, float* o3) {
+  const size_t N = hn::Lanes(DF());
   size_t c = 0;
-  if (kWideTiles) {
+  if constexpr (kWideTiles) {
     for (; c + 4 * N <= ldv; c += 4 * N) {
-      PVBlock4x4(p0, p1, p2, p3, pstride, vt + c, ldv, keys, o0 + c, o1 + c, o2 + c, o3 + c);
+      PVBlock4Rows<4>(p0, p1, p2, p3, pstride, vt + c, ldv, keys, o0 + c, o1 + c, o2 + c, o3 + c);
     }
   }
   for (; c < ldv; c += 2 * N) {
-    auto a00 = hn::Load(d, o0 + c), a01 = hn::Load(d, o0 + c + N);
-    auto a10 = hn::Load(d, o1 + c), a11 = hn::Load(d, o1 + c + N);
-    auto a20 = hn::Load(d, o2 + c), a21 = hn::Load(d, o2 + c + N);
-    auto a30 = hn::Load(d, o3 + c), a31 = hn::Load(d, o3 + c + N);
-    const float* HWY_RESTRICT vc = vt + c;
-    for (size_t j = 0; j < keys; ++j) {
-      const auto v0 = hn::Load(d, vc + j * ldv);
-      const auto v1 = hn::Load(d, vc + j * ldv + N);
-      auto b = hn::Set(d, p0[j * pstride]);
-      a00 = hn::MulAdd(b, v0, a00);
-      a01 = hn::MulAdd(b, v1, a01);
-      b = hn::Set(d, p1[j * pstride]);
-      a10 = hn::MulAdd(b, v0, a10);
-      a11 = hn::MulAdd(b, v1, a11);
-      b = hn::Set(d, p2[j * pstride]);
-      a20 = hn::MulAdd(b, v0, a20);
-      a21 = hn::MulAdd(b, v1, a21);
-      b = hn::Set(d, p3[j * pstride]);
-      a30 = hn::MulAdd(b, v0, a30);
-      a31 = hn::MulAdd(b, v1, a31);
-    }
-    hn::Store(a00, d, o0 + c);
-    hn::Store(a01, d, o0 + c + N);
-    hn::Store(a10, d, o1 + c);
-    hn::Store(a11, d, o1 + c + N);
-    hn::Store(a20, d, o2 + c);
-    hn::Store(a21, d, o2 + c + N);
-    hn::Store(a30, d, o3 + c);
-    hn::Store(a31, d, o3 + c + N);
+    PVBlock4Rows<2>(p0, p1, p2, p3, pstride, vt + c, ldv, keys, o0 + c, o1 + c, o2 + c, o3 + c);
   }
 }
 
@@ -247,10 +174,10 @@ HWY_INLINE void PVTile(const float* p, size_t row_stride, size_t key_stride, siz
                        const float* HWY_RESTRICT vt, size_t ldv, size_t keys, float* o,
                        size_t ldo) {
   for (size_t r = 0; r < rows; r += 4) {
-    const RowQuad x = RowQuadAt(r, rows);
-    PVMicro4x2(p + x.r0 * row_stride, p + x.r1 * row_stride, p + x.r2 * row_stride,
-               p + x.r3 * row_stride, key_stride, vt, ldv, keys, o + x.r0 * ldo, o + x.r1 * ldo,
-               o + x.r2 * ldo, o + x.r3 * ldo);
+    const RowQuad quad = RowQuadAt(r, rows);
+    PVRows4(p + quad.r0 * row_stride, p + quad.r1 * row_stride, p + quad.r2 * row_stride,
+            p + quad.r3 * row_stride, key_stride, vt, ldv, keys, o + quad.r0 * ldo,
+            o + quad.r1 * ldo, o + quad.r2 * ldo, o + quad.r3 * ldo);
   }
 }
 

@@ -1,0 +1,95 @@
+// One row of a register tile (per-target code): kVecs vectors, 2 or 4, held in
+// named values v0..v3, for the SDPA micro-kernels (sdpa_tiles-inl.h) and the
+// Linear tiles (linear_tiles-inl.h).
+//
+// Why four named values and not an array: SVE vectors are sizeless, so they can
+// be neither array elements nor struct members. A 2-vector row still passes v2
+// and v3; these helpers never touch them then, and after inlining they cost
+// nothing.
+
+#if defined(ATTNRT_KERNELS_HWY_TILE_ROW_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ATTNRT_KERNELS_HWY_TILE_ROW_INL_H_
+#undef ATTNRT_KERNELS_HWY_TILE_ROW_INL_H_
+#else
+#define ATTNRT_KERNELS_HWY_TILE_ROW_INL_H_
+#endif
+
+#include <cstddef>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attnrt {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+// Where a row starts. Packed tiles and padded accumulator rows are vector aligned
+// (Load/Store, which SSE4 can fold into arithmetic); a caller's rows may start
+// anywhere (LoadU/StoreU).
+enum class RowStart { kAligned, kAnywhere };
+
+template <RowStart kStart>
+HWY_INLINE VF LoadVector(const float* p) {
+  if constexpr (kStart == RowStart::kAligned) {
+    return hn::Load(DF(), p);
+  } else {
+    return hn::LoadU(DF(), p);
+  }
+}
+
+template <RowStart kStart>
+HWY_INLINE void StoreVector(const VF& v, float* p) {
+  if constexpr (kStart == RowStart::kAligned) {
+    hn::Store(v, DF(), p);
+  } else {
+    hn::StoreU(v, DF(), p);
+  }
+}
+
+// v_i = p[i * N .. (i + 1) * N) for i < kVecs.
+template <size_t kVecs, RowStart kStart = RowStart::kAligned>
+HWY_INLINE void LoadRow(const float* p, VF& v0, VF& v1, VF& v2, VF& v3) {
+  static_assert(kVecs == 2 || kVecs == 4, "tile rows are 2 or 4 vectors");
+  const size_t N = hn::Lanes(DF());
+  v0 = LoadVector<kStart>(p);
+  v1 = LoadVector<kStart>(p + N);
+  if constexpr (kVecs == 4) {
+    v2 = LoadVector<kStart>(p + 2 * N);
+    v3 = LoadVector<kStart>(p + 3 * N);
+  }
+}
+
+// p[i * N .. (i + 1) * N) = v_i for i < kVecs.
+template <size_t kVecs, RowStart kStart = RowStart::kAligned>
+HWY_INLINE void StoreRow(const VF& v0, const VF& v1, const VF& v2, const VF& v3, float* p) {
+  static_assert(kVecs == 2 || kVecs == 4, "tile rows are 2 or 4 vectors");
+  const size_t N = hn::Lanes(DF());
+  StoreVector<kStart>(v0, p);
+  StoreVector<kStart>(v1, p + N);
+  if constexpr (kVecs == 4) {
+    StoreVector<kStart>(v2, p + 2 * N);
+    StoreVector<kStart>(v3, p + 3 * N);
+  }
+}
+
+// a_i += x * b_i for i < kVecs: one broadcast, kVecs independent FMA chains.
+template <size_t kVecs>
+HWY_INLINE void MulAddRow(float x, const VF& b0, const VF& b1, const VF& b2, const VF& b3,
+                          VF& a0, VF& a1, VF& a2, VF& a3) {
+  const VF vx = hn::Set(DF(), x);
+  a0 = hn::MulAdd(vx, b0, a0);
+  a1 = hn::MulAdd(vx, b1, a1);
+  if constexpr (kVecs == 4) {
+    a2 = hn::MulAdd(vx, b2, a2);
+    a3 = hn::MulAdd(vx, b3, a3);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attnrt
+HWY_AFTER_NAMESPACE();
+
+#endif  // ATTNRT_KERNELS_HWY_TILE_ROW_INL_H_
