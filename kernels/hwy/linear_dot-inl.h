@@ -113,9 +113,12 @@ HWY_INLINE void Dot8(const float* HWY_RESTRICT x, const Rows8<typename W::T>& w,
 // Scales of up to kQ8ScaleChunk blocks of one row widened to f32 ahead of the
 // blocks that use them (dst, a small stack array): per block each row's scale is
 // then one broadcast from L1 folded into its FMA, not a load, widen and broadcast
-// per block and row. Whole vectors are read even past the row's last block (into
-// the next row's scales: the plane is contiguous) unless that would pass `end`,
-// the plane's end; then the values are widened one at a time.
+// per block and row. Only the vectors that cover the n scales are widened (a short
+// row has few blocks; on SCALAR every extra value is a software f16 conversion).
+// Their last one may read past the row's last block (into the next row's scales:
+// the plane is contiguous) unless that would pass `end`, the plane's end, or the
+// vectors would not fit dst (lanes beyond kQ8ScaleChunk on a wide SVE); then the
+// values are widened one at a time.
 constexpr size_t kQ8ScaleChunk = 16;
 
 HWY_INLINE void Q8Scales(const uint16_t* HWY_RESTRICT s, size_t n, const uint16_t* end,
@@ -123,8 +126,9 @@ HWY_INLINE void Q8Scales(const uint16_t* HWY_RESTRICT s, size_t n, const uint16_
   const DQ8 d;
   const size_t N = hn::Lanes(d);
   const hn::Rebind<hwy::float16_t, DQ8> dh;
-  if (s + kQ8ScaleChunk <= end) {
-    for (size_t j = 0; j < kQ8ScaleChunk; j += N) {
+  const size_t covered = (n + N - 1) / N * N;
+  if (covered <= kQ8ScaleChunk && covered <= static_cast<size_t>(end - s)) {
+    for (size_t j = 0; j < covered; j += N) {
       hn::StoreU(hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(s + j))),
                  d, dst + j);
     }
