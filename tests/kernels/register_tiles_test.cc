@@ -17,6 +17,7 @@
 #include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
 #include "hwy/tests/hwy_gtest.h"
+#include "tests/kernels_nn/nn_target_fixture.h"
 #include "kernels/hwy/linear_tiles-inl.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
 
@@ -257,12 +258,14 @@ HWY_AFTER_NAMESPACE();
 namespace attnrt {
 namespace {
 
-HWY_BEFORE_TEST(SdpaTilesTest);
+// Not HWY_BEFORE_TEST: a static-dispatch build (32-bit ARM) reports no supported
+// target, which would leave the suites uninstantiated; KernelTargets falls back.
+ATTNRT_PER_TARGET_SUITE(SdpaTilesTest);
 HWY_EXPORT_AND_TEST_P(SdpaTilesTest, TestQKBlockBothWidths);
 HWY_EXPORT_AND_TEST_P(SdpaTilesTest, TestPVBlockBothWidths);
 HWY_EXPORT_AND_TEST_P(SdpaTilesTest, TestRows4OverMixedWidths);
 
-HWY_BEFORE_TEST(LinearTilesTest);
+ATTNRT_PER_TARGET_SUITE(LinearTilesTest);
 HWY_EXPORT_AND_TEST_P(LinearTilesTest, TestTile6RowsBothWidths);
 
 }  // namespace
