@@ -32,8 +32,8 @@
 
 #include "attnrt/kernels/element_type.h"
 #include "attnrt/kernels/linear.h"
-#include "bench/byte_read.h"
 #include "host/aligned_buffer.h"
+#include "host/memory_read.h"
 #include "hwy/targets.h"
 #include "tests/kernels_nn/typed_weights.h"
 
@@ -169,11 +169,10 @@ void BenchToken(benchmark::State& state, ElementType type, int64_t target) {
 void TimeReads(benchmark::State& state, const std::vector<LinearCall>& calls) {
   size_t bytes = 0;
   for (const LinearCall& c : calls) bytes += Bytes(c.p.w_type, {c.p.out, c.p.in});
-  for (auto _ : state) {
-    uint32_t sum = 0;
-    for (const LinearCall& c : calls) sum += ReadBytes(c.p.w, Bytes(c.p.w_type, {c.p.out, c.p.in}));
-    benchmark::DoNotOptimize(sum);
-  }
+  std::vector<ByteSpan> spans;
+  for (const LinearCall& c : calls) spans.push_back({c.p.w, Bytes(c.p.w_type, {c.p.out, c.p.in})});
+  SerialExecutor serial;
+  for (auto _ : state) benchmark::DoNotOptimize(ReadSpans(spans.data(), spans.size(), &serial));
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
 }
 

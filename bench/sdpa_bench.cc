@@ -148,8 +148,8 @@ void BenchReadKeysAndValues(benchmark::State& state, size_t threads) {
   const size_t n = static_cast<size_t>(state.range(0));
   ThreadPool pool(threads);
   const std::vector<float> k(kHeads * n * kDim, 0.5f), v(kHeads * n * kDim, 0.25f);
-  const FloatSpan spans[2] = {{k.data(), k.size()}, {v.data(), v.size()}};
-  for (auto _ : state) benchmark::DoNotOptimize(SumFloats(spans, 2, &pool));
+  const ByteSpan spans[2] = {{k.data(), k.size() * sizeof(float)}, {v.data(), v.size() * sizeof(float)}};
+  for (auto _ : state) benchmark::DoNotOptimize(ReadSpans(spans, 2, &pool));
   state.SetComplexityN(static_cast<int64_t>(n));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>((k.size() + v.size()) * sizeof(float)));

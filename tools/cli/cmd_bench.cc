@@ -76,14 +76,14 @@ void RunSdpaOnce(void* context) {
 }
 
 struct ReadRun {
-  std::vector<FloatSpan> spans;
+  std::vector<ByteSpan> spans;
   Executor* executor;
-  double sink;
+  uint64_t sink;
 };
 
 void ReadKeysAndValuesOnce(void* context) {
   ReadRun& r = *static_cast<ReadRun*>(context);
-  r.sink += SumFloats(r.spans.data(), r.spans.size(), r.executor);
+  r.sink += ReadSpans(r.spans.data(), r.spans.size(), r.executor);
 }
 
 // Benchmarks one shape (query length `seq`) on `pool`; fills *j with every number.
@@ -169,24 +169,24 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
     // Decode reads all of K and V once (with a window, the keys it leaves: the last W
     // of each head); the plain read of the same bytes with the same workers is the
     // floor it is compared against.
-    ReadRun read{{}, pool, 0.0};
+    ReadRun read{{}, pool, 0};
     const size_t end = p.window == 0 ? seq_kv : CausalVisibleKeys(p, 0);
     const size_t begin = std::min(VisibleKeyBegin(p, 0), end);
     for (size_t head = 0; head < o.batch * kv_heads; ++head) {
-      read.spans.push_back(
-          {problem.k().data() + (head * seq_kv + begin) * o.dim, (end - begin) * o.dim});
-      read.spans.push_back(
-          {problem.v().data() + (head * seq_kv + begin) * dim_v, (end - begin) * dim_v});
+      read.spans.push_back({problem.k().data() + (head * seq_kv + begin) * o.dim,
+                            (end - begin) * o.dim * sizeof(float)});
+      read.spans.push_back({problem.v().data() + (head * seq_kv + begin) * dim_v,
+                            (end - begin) * dim_v * sizeof(float)});
     }
-    size_t read_floats = 0;
-    for (const FloatSpan& span : read.spans) read_floats += span.count;
+    size_t read_bytes = 0;
+    for (const ByteSpan& span : read.spans) read_bytes += span.bytes;
     progress->StartShape("L=1 S=" + std::to_string(seq_kv) + " plain read of K+V");
     const Timing rt = TimeRuns(ReadKeysAndValuesOnce, &read, o.warmup, o.repeats, o.seconds, progress);
     progress->EndShape(rt.runs);
     r["read_ms"] = rt.median_ms;
     r["read_min_ms"] = rt.min_ms;
     r["read_cpu_ms"] = rt.cpu_median_ms;
-    r["read_bytes"] = read_floats * sizeof(float);
+    r["read_bytes"] = read_bytes;
     r["read_ratio"] = t.median_ms / rt.median_ms;
   }
   return 0;

@@ -128,26 +128,22 @@ bool OpenBenchModel(const std::string& path, unsigned seed, const std::string& d
   return true;
 }
 
-// Every weight span a decode step reads, as floats' worth of bytes (the embedding row is
-// noise). A typed matrix is its value plane, plus its scale plane for q8.
-std::vector<FloatSpan> WeightSpans(const Model& m) {
+// Every weight span a decode step reads (the embedding row is noise). A typed matrix
+// is its value plane, plus its scale plane for q8.
+std::vector<ByteSpan> WeightSpans(const Model& m) {
   const ModelConfig& c = m.config;
-  std::vector<FloatSpan> spans;
+  std::vector<ByteSpan> spans;
   const auto linear = [&](const LinearWeights& w) {
-    const size_t value_bytes = w.in * w.out * ElementValueBytes(w.type);
-    spans.push_back({static_cast<const float*>(w.weight), value_bytes / sizeof(float)});
-    if (w.type == ElementType::kQ8) {
-      const size_t scale_bytes = w.out * Q8BlocksPerRow(w.in) * 2;
-      spans.push_back({static_cast<const float*>(w.q8_scales), scale_bytes / sizeof(float)});
-    }
+    spans.push_back({w.weight, w.in * w.out * ElementValueBytes(w.type)});
+    if (w.type == ElementType::kQ8) spans.push_back({w.q8_scales, w.out * Q8BlocksPerRow(w.in) * 2});
   };
   for (size_t l = 0; l < c.num_layers; ++l) {
     const LayerWeights& w = m.layers[l];
     for (const LinearWeights* lw : {&w.q, &w.k, &w.v, &w.o, &w.ff1, &w.ff2, &w.ff3}) linear(*lw);
-    spans.push_back({w.norm1_weight, c.model_dim});
-    spans.push_back({w.norm2_weight, c.model_dim});
+    spans.push_back({w.norm1_weight, c.model_dim * sizeof(float)});
+    spans.push_back({w.norm2_weight, c.model_dim * sizeof(float)});
   }
-  spans.push_back({m.final_norm_weight, c.model_dim});
+  spans.push_back({m.final_norm_weight, c.model_dim * sizeof(float)});
   linear(m.head);
   return spans;
 }
@@ -179,14 +175,14 @@ void PrefillOnce(void* context) {
 }
 
 struct ReadRun {
-  std::vector<FloatSpan> spans;
+  std::vector<ByteSpan> spans;
   Executor* executor;
-  double sink = 0;
+  uint64_t sink = 0;
 };
 
 void ReadOnce(void* context) {
   ReadRun& r = *static_cast<ReadRun*>(context);
-  r.sink += SumFloats(r.spans.data(), r.spans.size(), r.executor);
+  r.sink += ReadSpans(r.spans.data(), r.spans.size(), r.executor);
 }
 
 int RunBenchLm(const BenchLmOptions& o) {
@@ -258,16 +254,15 @@ int RunBenchLm(const BenchLmOptions& o) {
   ReadRun rr;
   rr.spans = WeightSpans(model);
   rr.executor = &pool;
-  size_t weight_floats = 0;
-  for (const FloatSpan& s : rr.spans) weight_floats += s.count;
+  size_t weight_bytes = 0;
+  for (const ByteSpan& s : rr.spans) weight_bytes += s.bytes;
   const size_t mean_context = decode_prompt + (o.gen + 1) / 2;
   // A typed cache reads its element bytes per value plus a q8 scale per row.
   const ElementType kv_type = KvDtype(o.kv_dtype);
   const size_t kv_row_bytes = c.qk_dim * KvElementBytes(kv_type) +
                               (kv_type == ElementType::kQ8 ? sizeof(float) : 0);
-  const size_t kv_floats =
-      2 * c.num_layers * c.kv_heads * mean_context * kv_row_bytes / sizeof(float);
-  rr.spans.push_back({reinterpret_cast<const float*>(decode.buffer->data()), kv_floats});
+  const size_t kv_bytes = 2 * c.num_layers * c.kv_heads * mean_context * kv_row_bytes;
+  rr.spans.push_back({decode.buffer->data(), kv_bytes});
   const Timing read_time = TimeRuns(ReadOnce, &rr, 2, 0, o.seconds / 2, nullptr);
 
   const FmaPeak peak = MeasureFmaPeak(0.05, 3);
@@ -308,8 +303,8 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["decode_ms_per_token"] = decode_ms;
   j["decode_stddev_ms"] = SampleStddev(steps);
   j["decode_runs"] = steps.size();
-  j["weight_bytes"] = weight_floats * sizeof(float);
-  j["kv_read_bytes"] = kv_floats * sizeof(float);
+  j["weight_bytes"] = weight_bytes;
+  j["kv_read_bytes"] = kv_bytes;
   j["read_ms"] = read_time.median_ms;
   j["decode_read_ratio"] = decode_ms / read_time.median_ms;
   j["kv_cache_bytes"] = decode.plan.kv_cache_bytes;
@@ -334,7 +329,7 @@ int RunBenchLm(const BenchLmOptions& o) {
                1000.0 / decode_ms);
   std::fprintf(prose,
                "  read of the %zu weight + %zu KV bytes a step needs: %.3f ms; decode is x%.2f of it\n",
-               weight_floats * sizeof(float), kv_floats * sizeof(float), read_time.median_ms,
+               weight_bytes, kv_bytes, read_time.median_ms,
                decode_ms / read_time.median_ms);
   if (o.json) std::printf("%s\n", j.dump().c_str());
   return 0;

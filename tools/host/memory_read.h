@@ -1,23 +1,29 @@
-// The "plain read" reference for decode benchmarks: one vectorized pass that sums
-// every float of some arrays (K and V), spread over the same executor the kernel
-// uses. A decode step must read all of K and V at least once, so its time over
-// this read's time says how close the kernel is to memory speed.
+// The "plain read" reference of memory-bound benchmarks (decode steps, the decode
+// GEMV): one vectorized pass that reads every byte of some buffers once, spread over
+// the same executor the kernel uses, on the Highway target dynamic dispatch picks (so
+// a forced target, hwy::SetSupportedTargetsForTest, applies to it as to the kernel).
+// A decode step must read its weights, keys and values at least once, so its time over
+// this read's time says how close it is to memory speed.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "attnrt/runtime/executor.h"
 
 namespace attnrt {
 
-struct FloatSpan {
-  const float* data;
-  size_t count;
+// Bytes to read, whatever they encode (f32, f16, int8 and scales alike).
+struct ByteSpan {
+  const void* data;
+  size_t bytes;
 };
 
-// Sums all floats of `spans` (in chunks of a few KiB handed out over
-// `executor`'s workers, each summed with independent vector accumulators) and
-// returns the total, so the reads cannot be optimized away.
-double SumFloats(const FloatSpan* spans, size_t span_count, Executor* executor);
+// Reads every byte of `spans` (in chunks of a few KiB handed out over `executor`'s
+// workers) and returns the sum of each span's 32-bit words (from its start, native
+// byte order) and of its 1-3 tail bytes, modulo 2^32 in the low 32 bits, so the reads
+// cannot be optimized away. Integer adds: any bit pattern reads at the same speed (no
+// NaN or denormal paths).
+uint64_t ReadSpans(const ByteSpan* spans, size_t span_count, Executor* executor);
 
 }  // namespace attnrt
