@@ -11,8 +11,9 @@
 // Both micro-kernels (QKBlock4Rows, PVBlock4Rows) are 4 rows x kVecs vectors.
 // 4 x 2 runs on every target: 8 independent accumulators hide the FMA latency,
 // and each step issues 6 loads (2 vector + 4 broadcast) for 8 FMAs, so the loop
-// is FMA-bound rather than load-bound on 2-load/cycle cores. Targets with 32
-// registers (kWideTiles) run 4 x 4 blocks first and 4 x 2 only for the rest.
+// is FMA-bound rather than load-bound on 2-load/cycle cores. Targets with the
+// registers for 16 accumulators (kWideTiles) run 4 x 4 blocks first and 4 x 2
+// only for the rest.
 // Accumulators are named values, not arrays, so the same code builds for SVE.
 
 #if defined(ATTNRT_KERNELS_HWY_SDPA_TILES_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -42,7 +43,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Targets with 32 vector registers afford 4 x 4 accumulator tiles (16 FMA chains,
 // 8 loads per 16 FMAs); 16-register targets stay at 4 x 2 to avoid spills.
-constexpr bool kWideTiles = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+// SCALAR's vectors are single floats, so its 16 accumulators fit any FPU (32
+// on Armv7-M's FPv5; on x86 GCC packs each row into one SSE register). On x86
+// its 4 x 2 loop spends as many shuffles, multiplies and adds per key as 4 x 4
+// does, for half the products, and its speed swung with code placement.
+constexpr bool kWideTiles =
+    HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_SCALAR;
 
 // Width the packed tiles are padded to: two vectors (the narrower micro-kernel).
 HWY_INLINE size_t PanelWidth() { return 2 * hn::Lanes(DF()); }

@@ -74,42 +74,64 @@ struct SdpaTiles {
     }
   }
 
+  // ---- one row of a 4 x 2 register tile: two vectors ----
+
+  // v0, v1 = p[0 .. 2N); p aligned.
+  static void LoadRow(const float* p, Batch& v0, Batch& v1) {
+    v0 = Batch::load_aligned(p);
+    v1 = Batch::load_aligned(p + N);
+  }
+
+  // a_i += x * b_i: one broadcast, two independent FMA chains.
+  static void MulAddRow(float x, const Batch& b0, const Batch& b1, Batch& a0, Batch& a1) {
+    const Batch vx(x);
+    a0 = xsimd::fma(vx, b0, a0);
+    a1 = xsimd::fma(vx, b1, a1);
+  }
+
+  // p[0 .. 2N) = (a0, a1) * vs; p anywhere (score rows).
+  static void StoreScaledRow(const Batch& a0, const Batch& a1, const Batch& vs, float* p) {
+    (a0 * vs).store_unaligned(p);
+    (a1 * vs).store_unaligned(p + N);
+  }
+
+  // p[0 .. 2N) = (v0, v1); p aligned (accumulator rows).
+  static void StoreRow(const Batch& v0, const Batch& v1, float* p) {
+    v0.store_aligned(p);
+    v1.store_aligned(p + N);
+  }
+
   // ---- QK^T ----
 
+  // s_r[c] = scale * q_r . kc[:, c] for the 4 query rows and 2 vectors of key
+  // columns c. Rows may repeat (tails): duplicate rows write identical values.
+  static void QKBlock4Rows(const float* q0, const float* q1, const float* q2, const float* q3,
+                           const float* kc, size_t ldk, size_t dim, float scale, float* s0,
+                           float* s1, float* s2, float* s3) {
+    Batch a00(0.0f), a01(0.0f), a10(0.0f), a11(0.0f);
+    Batch a20(0.0f), a21(0.0f), a30(0.0f), a31(0.0f);
+    for (size_t e = 0; e < dim; ++e) {
+      Batch k0, k1;
+      LoadRow(kc + e * ldk, k0, k1);
+      MulAddRow(q0[e], k0, k1, a00, a01);
+      MulAddRow(q1[e], k0, k1, a10, a11);
+      MulAddRow(q2[e], k0, k1, a20, a21);
+      MulAddRow(q3[e], k0, k1, a30, a31);
+    }
+    const Batch vs(scale);
+    StoreScaledRow(a00, a01, vs, s0);
+    StoreScaledRow(a10, a11, vs, s1);
+    StoreScaledRow(a20, a21, vs, s2);
+    StoreScaledRow(a30, a31, vs, s3);
+  }
+
   // s_r[0 .. ldk) = scale * q_r . kt for 4 query rows. Callers with fewer rows
-  // pass the last real row again: duplicate rows write identical values.
-  static void QKMicro4x2(const float* q0, const float* q1, const float* q2, const float* q3,
-                         const float* kt, size_t ldk, size_t dim, float scale, float* s0,
-                         float* s1, float* s2, float* s3) {
-    const Batch vscale(scale);
+  // pass the last real row again.
+  static void QKRows4(const float* q0, const float* q1, const float* q2, const float* q3,
+                      const float* kt, size_t ldk, size_t dim, float scale, float* s0, float* s1,
+                      float* s2, float* s3) {
     for (size_t c = 0; c < ldk; c += 2 * N) {
-      Batch a00(0.0f), a01(0.0f), a10(0.0f), a11(0.0f);
-      Batch a20(0.0f), a21(0.0f), a30(0.0f), a31(0.0f);
-      const float* kc = kt + c;
-      for (size_t e = 0; e < dim; ++e) {
-        const Batch k0 = Batch::load_aligned(kc + e * ldk);
-        const Batch k1 = Batch::load_aligned(kc + e * ldk + N);
-        Batch b(q0[e]);
-        a00 = xsimd::fma(b, k0, a00);
-        a01 = xsimd::fma(b, k1, a01);
-        b = Batch(q1[e]);
-        a10 = xsimd::fma(b, k0, a10);
-        a11 = xsimd::fma(b, k1, a11);
-        b = Batch(q2[e]);
-        a20 = xsimd::fma(b, k0, a20);
-        a21 = xsimd::fma(b, k1, a21);
-        b = Batch(q3[e]);
-        a30 = xsimd::fma(b, k0, a30);
-        a31 = xsimd::fma(b, k1, a31);
-      }
-      (a00 * vscale).store_unaligned(s0 + c);
-      (a01 * vscale).store_unaligned(s0 + c + N);
-      (a10 * vscale).store_unaligned(s1 + c);
-      (a11 * vscale).store_unaligned(s1 + c + N);
-      (a20 * vscale).store_unaligned(s2 + c);
-      (a21 * vscale).store_unaligned(s2 + c + N);
-      (a30 * vscale).store_unaligned(s3 + c);
-      (a31 * vscale).store_unaligned(s3 + c + N);
+      QKBlock4Rows(q0, q1, q2, q3, kt + c, ldk, dim, scale, s0 + c, s1 + c, s2 + c, s3 + c);
     }
   }
 
@@ -117,49 +139,46 @@ struct SdpaTiles {
                      size_t ldk, size_t dim, float scale, float* s, size_t lds) {
     for (size_t r = 0; r < rows; r += 4) {
       const RowQuad x = RowQuadAt(r, rows);
-      QKMicro4x2(q + x.r0 * q_row_stride, q + x.r1 * q_row_stride, q + x.r2 * q_row_stride,
-                 q + x.r3 * q_row_stride, kt, ldk, dim, scale, s + x.r0 * lds,
-                 s + x.r1 * lds, s + x.r2 * lds, s + x.r3 * lds);
+      QKRows4(q + x.r0 * q_row_stride, q + x.r1 * q_row_stride, q + x.r2 * q_row_stride,
+              q + x.r3 * q_row_stride, kt, ldk, dim, scale, s + x.r0 * lds, s + x.r1 * lds,
+              s + x.r2 * lds, s + x.r3 * lds);
     }
   }
 
   // ---- P.V ----
 
-  // o_r[0 .. ldv) += sum_j p_r[j * pstride] * vt[j] for 4 rows. Rows may alias
-  // (tails): every accumulator is loaded before any is stored, so they agree.
-  static void PVMicro4x2(const float* p0, const float* p1, const float* p2, const float* p3,
-                         size_t pstride, const float* vt, size_t ldv, size_t keys, float* o0,
-                         float* o1, float* o2, float* o3) {
+  // o_r[c] += sum_j p_r[j * pstride] * vc[j * ldv + c] for the 4 rows and 2
+  // vectors of value columns c. `pstride` is 1 for row-major probabilities and
+  // the row count for key-major ones. Rows may repeat (tails): every accumulator
+  // is loaded before any is stored, so repeated rows agree.
+  static void PVBlock4Rows(const float* p0, const float* p1, const float* p2, const float* p3,
+                           size_t pstride, const float* vc, size_t ldv, size_t keys, float* o0,
+                           float* o1, float* o2, float* o3) {
+    Batch a00, a01, a10, a11, a20, a21, a30, a31;
+    LoadRow(o0, a00, a01);
+    LoadRow(o1, a10, a11);
+    LoadRow(o2, a20, a21);
+    LoadRow(o3, a30, a31);
+    for (size_t j = 0; j < keys; ++j) {
+      Batch v0, v1;
+      LoadRow(vc + j * ldv, v0, v1);
+      MulAddRow(p0[j * pstride], v0, v1, a00, a01);
+      MulAddRow(p1[j * pstride], v0, v1, a10, a11);
+      MulAddRow(p2[j * pstride], v0, v1, a20, a21);
+      MulAddRow(p3[j * pstride], v0, v1, a30, a31);
+    }
+    StoreRow(a00, a01, o0);
+    StoreRow(a10, a11, o1);
+    StoreRow(a20, a21, o2);
+    StoreRow(a30, a31, o3);
+  }
+
+  // o_r[0 .. ldv) += sum_j p_r[j * pstride] * vt[j] for 4 rows.
+  static void PVRows4(const float* p0, const float* p1, const float* p2, const float* p3,
+                      size_t pstride, const float* vt, size_t ldv, size_t keys, float* o0,
+                      float* o1, float* o2, float* o3) {
     for (size_t c = 0; c < ldv; c += 2 * N) {
-      Batch a00 = Batch::load_aligned(o0 + c), a01 = Batch::load_aligned(o0 + c + N);
-      Batch a10 = Batch::load_aligned(o1 + c), a11 = Batch::load_aligned(o1 + c + N);
-      Batch a20 = Batch::load_aligned(o2 + c), a21 = Batch::load_aligned(o2 + c + N);
-      Batch a30 = Batch::load_aligned(o3 + c), a31 = Batch::load_aligned(o3 + c + N);
-      const float* vc = vt + c;
-      for (size_t j = 0; j < keys; ++j) {
-        const Batch v0 = Batch::load_aligned(vc + j * ldv);
-        const Batch v1 = Batch::load_aligned(vc + j * ldv + N);
-        Batch b(p0[j * pstride]);
-        a00 = xsimd::fma(b, v0, a00);
-        a01 = xsimd::fma(b, v1, a01);
-        b = Batch(p1[j * pstride]);
-        a10 = xsimd::fma(b, v0, a10);
-        a11 = xsimd::fma(b, v1, a11);
-        b = Batch(p2[j * pstride]);
-        a20 = xsimd::fma(b, v0, a20);
-        a21 = xsimd::fma(b, v1, a21);
-        b = Batch(p3[j * pstride]);
-        a30 = xsimd::fma(b, v0, a30);
-        a31 = xsimd::fma(b, v1, a31);
-      }
-      a00.store_aligned(o0 + c);
-      a01.store_aligned(o0 + c + N);
-      a10.store_aligned(o1 + c);
-      a11.store_aligned(o1 + c + N);
-      a20.store_aligned(o2 + c);
-      a21.store_aligned(o2 + c + N);
-      a30.store_aligned(o3 + c);
-      a31.store_aligned(o3 + c + N);
+      PVBlock4Rows(p0, p1, p2, p3, pstride, vt + c, ldv, keys, o0 + c, o1 + c, o2 + c, o3 + c);
     }
   }
 
@@ -167,9 +186,9 @@ struct SdpaTiles {
                      const float* vt, size_t ldv, size_t keys, float* o, size_t ldo) {
     for (size_t r = 0; r < rows; r += 4) {
       const RowQuad x = RowQuadAt(r, rows);
-      PVMicro4x2(p + x.r0 * row_stride, p + x.r1 * row_stride, p + x.r2 * row_stride,
-                 p + x.r3 * row_stride, key_stride, vt, ldv, keys, o + x.r0 * ldo,
-                 o + x.r1 * ldo, o + x.r2 * ldo, o + x.r3 * ldo);
+      PVRows4(p + x.r0 * row_stride, p + x.r1 * row_stride, p + x.r2 * row_stride,
+              p + x.r3 * row_stride, key_stride, vt, ldv, keys, o + x.r0 * ldo, o + x.r1 * ldo,
+              o + x.r2 * ldo, o + x.r3 * ldo);
     }
   }
 

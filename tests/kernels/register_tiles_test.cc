@@ -1,8 +1,8 @@
 // The Highway register tiles at both widths, called directly on every target this
 // CPU supports, against plain double loops: QKBlock4Rows and PVBlock4Rows
 // (sdpa_tiles-inl.h) and Tile6Rows (linear_tiles-inl.h) with 2 and 4 vectors per
-// row. The drivers pick 4 only on AVX-512 (SDPA) or AArch64 (Linear), so without
-// this test an AVX2 machine would never run the wide blocks. Rows repeat as tails
+// row. The SDPA drivers pick 4 only on AVX-512 and SCALAR, Linear only on AArch64,
+// so without this test AVX2 and SSE4 would never run the wide blocks. Rows repeat as tails
 // pass them (the last real row again), and nothing outside a block's columns may
 // change. QKRows4 and PVRows4 are checked over widths that mix both block sizes.
 #undef HWY_TARGET_INCLUDE
