@@ -40,6 +40,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_CONFIG = os.path.join(HERE, "configs", "stories15m.json")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from output_files import write_text_atomically  # noqa: E402
 
 
 def load_by_path(name, path):
@@ -156,8 +158,7 @@ def main(argv=None):
     print(f"  decode at context {decode_prompt + 1}..{context}: {decode_ms:.3f} ms/token "
           f"({len(steps)} steps), {result['decode_tokens_per_s']:.1f} tokens/s", file=sys.stderr)
     if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump(result, f, indent=1)
+        write_text_atomically(args.json_out, json.dumps(result, indent=1))
     print(json.dumps(result))
     return 0
 

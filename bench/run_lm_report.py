@@ -26,6 +26,7 @@ ROOT = os.path.dirname(HERE)
 CONFIG = os.path.join(HERE, "configs", "stories15m.json")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from machine_info import cpu_model, load_average  # noqa: E402
+from output_files import write_text_atomically  # noqa: E402
 
 
 def run_json(cmd):
@@ -106,10 +107,7 @@ def main():
               "attnrt": {"1": a1, "2": a2}, "pytorch": {"1": t1, "2": t2}}
     for path, content in ((args.json_out, json.dumps(report, indent=2)), (args.md_out, text)):
         if path:
-            tmp = path + ".tmp"
-            with open(tmp, "w") as f:
-                f.write(content + "\n")
-            os.replace(tmp, path)
+            write_text_atomically(path, content + "\n")
     return 0
 
 

@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from machine_info import cpu_model, load_average as loadavg  # noqa: E402
+from output_files import write_text_atomically  # noqa: E402
 
 # id, L, S, causal, threads, target text. The checks are in judge().
 CASES = [
@@ -218,11 +219,9 @@ def main():
     print()
     print(table)
     if args.markdown_out:
-        with open(args.markdown_out, "w") as f:
-            f.write(table + "\n")
+        write_text_atomically(args.markdown_out, table + "\n")
     if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump(report, f, indent=1)
+        write_text_atomically(args.json_out, json.dumps(report, indent=1))
     return 0
 
 

@@ -38,6 +38,9 @@ import statistics
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+from output_files import write_text_atomically  # noqa: E402
+
 
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -181,8 +184,7 @@ def main(argv=None):
     result = {"torch_version": torch.__version__, "threads": args.threads, "blas": blas,
               "runs": runs}
     if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump(result, f, indent=1)
+        write_text_atomically(args.json_out, json.dumps(result, indent=1))
     print(json.dumps(result))
     return 0
 

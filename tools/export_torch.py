@@ -84,6 +84,10 @@ import torch.nn.functional as F
 from torch import nn
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+from output_files import write_atomically  # noqa: E402
+
 _MODULES_PATH = os.path.join(_HERE, os.pardir, "tests", "python", "torch_modules.py")
 _MODULES_NAME = "attnrt_torch_modules"
 
@@ -102,36 +106,7 @@ def _load_torch_modules():
 tm = _load_torch_modules()
 
 
-# ---- writing files -------------------------------------------------------------------------
-
-def write_atomically(path, write):
-    """Calls write(f) on a new binary file beside `path`, then renames it onto `path`: readers see
-    the old file or the complete new one, never a half-written one. The new file gets the usual
-    permissions (0666 less the umask)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    base = os.path.basename(path)
-    for attempt in range(1000):
-        tmp = os.path.join(directory, f".{base}.{os.getpid()}.{attempt}.tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise OSError(f"cannot create a temporary file beside {path}")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
+# ---- writing files (each through output_files.write_atomically) ----------------------------
 
 def write_safetensors(path, entries, metadata=None):
     """Writes a safetensors file. entries: (name, dtype, shape, raw little-endian bytes) in data

@@ -49,7 +49,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _REPO = os.path.dirname(_HERE)
 sys.path.insert(0, _HERE)
 from machine_info import cpu_model  # noqa: E402
-import export_torch  # noqa: E402  (tools/export_torch.py; loads tests/python/torch_modules.py)
+import export_torch  # noqa: E402
+import output_files  # noqa: E402  (tools/export_torch.py; loads tests/python/torch_modules.py)
 
 tm = export_torch.tm
 
@@ -295,8 +296,7 @@ With attnrt (the same greedy continuation, up to float rounding):
     attnrt convert --config models/lm/config.json models/lm/model.safetensors -o lm.attnrt
     attnrt generate lm.attnrt --prompt "{SAMPLE_PROMPT}" --max-new-tokens 200 --temperature 0
 """
-    with open(path, "w") as f:
-        f.write(text)
+    output_files.write_text_atomically(path, text)
 
 
 def main(argv=None):
