@@ -11,6 +11,9 @@ import argparse
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from output_files import write_atomically  # noqa: E402
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -41,14 +44,10 @@ def main():
     bar = fig.colorbar(image, ax=ax)
     bar.set_label("weight / its row's maximum")
     fig.tight_layout()
-    tmp = args.out + ".tmp.png"
     try:
-        fig.savefig(tmp, format="png")
-        os.replace(tmp, args.out)
+        write_atomically(args.out, lambda f: fig.savefig(f, format="png"))
     except OSError as e:
         print(f"plot_heatmap: cannot write {args.out}: {e}", file=sys.stderr)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
         return 1
     return 0
 
