@@ -314,6 +314,41 @@ HWY_INLINE void DecodeValues(const T* HWY_RESTRICT v, size_t v_row_stride, size_
   const DF d;
   const size_t N = hn::Lanes(d);
   size_t c = 0;
+  // One row: four vectors of columns, even and odd keys apart, keep 8 FMA chains
+  // in flight. Two vectors (4 chains) left P.V waiting on the FMA latency: about 8
+  // cycles per key at E = 64 on AVX2, twice what the FMA ports allow.
+  for (; kRows == 1 && c + 4 * N <= dim; c += 4 * N) {
+    auto a0 = hn::Load(d, acc + c), a1 = hn::Load(d, acc + c + N);
+    auto a2 = hn::Load(d, acc + c + 2 * N), a3 = hn::Load(d, acc + c + 3 * N);
+    auto b0 = hn::Zero(d), b1 = hn::Zero(d), b2 = hn::Zero(d), b3 = hn::Zero(d);
+    size_t j = 0;
+    for (; j + 2 <= keys; j += 2) {
+      const T* HWY_RESTRICT vj = v + j * v_row_stride + c;
+      const T* HWY_RESTRICT vk = vj + v_row_stride;
+      auto w = hn::Set(d, p[j]);
+      a0 = hn::MulAdd(w, LoadWide(d, vj), a0);
+      a1 = hn::MulAdd(w, LoadWide(d, vj + N), a1);
+      a2 = hn::MulAdd(w, LoadWide(d, vj + 2 * N), a2);
+      a3 = hn::MulAdd(w, LoadWide(d, vj + 3 * N), a3);
+      w = hn::Set(d, p[j + 1]);
+      b0 = hn::MulAdd(w, LoadWide(d, vk), b0);
+      b1 = hn::MulAdd(w, LoadWide(d, vk + N), b1);
+      b2 = hn::MulAdd(w, LoadWide(d, vk + 2 * N), b2);
+      b3 = hn::MulAdd(w, LoadWide(d, vk + 3 * N), b3);
+    }
+    if (j < keys) {
+      const T* HWY_RESTRICT vj = v + j * v_row_stride + c;
+      const auto w = hn::Set(d, p[j]);
+      a0 = hn::MulAdd(w, LoadWide(d, vj), a0);
+      a1 = hn::MulAdd(w, LoadWide(d, vj + N), a1);
+      a2 = hn::MulAdd(w, LoadWide(d, vj + 2 * N), a2);
+      a3 = hn::MulAdd(w, LoadWide(d, vj + 3 * N), a3);
+    }
+    hn::Store(hn::Add(a0, b0), d, acc + c);
+    hn::Store(hn::Add(a1, b1), d, acc + c + N);
+    hn::Store(hn::Add(a2, b2), d, acc + c + 2 * N);
+    hn::Store(hn::Add(a3, b3), d, acc + c + 3 * N);
+  }
   for (; c + 2 * N <= dim; c += 2 * N) {
     auto a00 = hn::Load(d, acc + c), a01 = hn::Load(d, acc + c + N);
     auto a10 = a00, a11 = a01, a20 = a00, a21 = a01, a30 = a00, a31 = a01;
