@@ -6,8 +6,8 @@
 // block are the (query head, query row) pairs of one grouped-query group, so with
 // GQA every K and V byte is read once per group rather than once per query head.
 // Inside an item, keys go in chunks of kDecodeChunkKeys: scores q.k_j for every row
-// of the block (vectorized along E straight from the K rows, eight dot products at
-// a time whose horizontal sums share their shuffles), masks, an online-softmax step
+// of the block (vectorized along E straight from the K rows, up to eight dot products
+// at a time whose horizontal sums share their shuffles), masks, an online-softmax step
 // per row, then P.V straight from the V rows into the rows' accumulators. Nothing is
 // packed: K and V stream through once, exactly as stored, with software prefetch
 // running ahead of both streams of an f32 cache (kSoftwarePrefetch).
