@@ -122,10 +122,11 @@ armhf_build() {
 # under qemu), so only the first CPU model of an architecture runs them.
 parity_tests='^(sdpa_torch_parity|sdpa_seed002_examples|model_torch_parity.*|llama_torch_parity.*)$'
 
-# Kernel test instances whose code does not depend on the CPU model of an architecture:
-# the scalar reference and the xsimd variants (xsimd is compiled for one ISA, NEON; only
-# Highway dispatches on the CPU). A second CPU model of a build already tested skips them.
-cpu_independent_instances='/(reference|xsimd_[a-z0-9_]+)( |$)'
+# Kernel test instances a second CPU model of a build already tested would run again
+# unchanged: the scalar reference, the xsimd variants (compiled for one ISA, NEON) and
+# Highway's NEON instances (the tests instantiate every target the CPU supports, so `max`
+# runs NEON, SVE and SVE2; cortex-a72 has run NEON).
+cpu_independent_instances='/(reference|xsimd_[a-z0-9_]+|[A-Za-z_]*NEON)( |$)'
 
 # The CTest suite of a Linux ARM build under qemu user mode on one CPU model; with
 # `no-parity`, without the PyTorch parity scripts; with `second-cpu`, also without the
@@ -140,7 +141,7 @@ linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU [no-parity | second-cpu]
   fi
   if [ "${3:-}" = second-cpu ]; then
     exclude="$exclude|$cpu_independent_instances"
-    echo "skipped on this CPU model (same code as on the first): reference and xsimd kernel instances"
+    echo "skipped on this CPU model (run on the first): reference, xsimd and Highway NEON kernel instances"
   fi
   logged "$log" env QEMU_CPU="$cpu" ctest --test-dir "$dir" -j"$jobs" --timeout 600 \
     --output-on-failure -E "$exclude"
