@@ -21,6 +21,11 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--title", default="attention weights")
     args = ap.parse_args()
+    if os.path.exists(args.out) and os.path.exists(args.weights) and \
+            os.path.samefile(args.weights, args.out):
+        print(f"plot_heatmap: the output {args.out} is the input weights file; "
+              "choose another output path", file=sys.stderr)
+        return 2
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -29,7 +34,11 @@ def main():
     except ImportError as e:
         print(f"plot_heatmap: {e} (install python3-matplotlib and python3-numpy)", file=sys.stderr)
         return 3
-    w = np.load(args.weights)
+    try:
+        w = np.load(args.weights)
+    except (OSError, ValueError) as e:
+        print(f"plot_heatmap: cannot read {args.weights}: {e}", file=sys.stderr)
+        return 2
     if w.ndim != 2:
         print(f"plot_heatmap: {args.weights}: expected a 2-D matrix, got shape {w.shape}",
               file=sys.stderr)

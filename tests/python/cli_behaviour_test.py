@@ -10,7 +10,9 @@
 - `attnrt kernels` has a header line ('#'), `kernels --json` the same variants;
 - `run --weights-out` on a single-layer model gives the weights `attnrt sdpa`
   gives for the same projected Q and K, `run --kernel` is honoured, and a model
-  with more layers refuses --weights-out.
+  with more layers refuses --weights-out;
+- tools/plot_heatmap.py (behind demo --png) refuses its input as its output, keeping
+  the input, and names a missing input without a traceback.
 
 Usage: cli_behaviour_test.py --attnrt PATH --model DEMO.attnrt --demo-dir models/demo.
 Exits 77 (CTest skip) without numpy.
@@ -238,6 +240,26 @@ def check_demo_png(attnrt, work):
     check(sorted(os.listdir(work)) == ["heat.png"], f"a failed --png left files: {os.listdir(work)}")
 
 
+def check_heatmap_keeps_its_input(work):
+    """tools/plot_heatmap.py (what demo --png runs) refuses its input as its output and
+    leaves the input file as it was; a missing input is a message, not a traceback."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+                          "plot_heatmap.py")
+    weights = os.path.join(work, "w.npy")
+    np.save(weights, np.eye(4, dtype=np.float32))
+    with open(weights, "rb") as f:
+        before = f.read()
+    same = subprocess.run([sys.executable, script, weights, weights], capture_output=True, text=True)
+    with open(weights, "rb") as f:
+        after = f.read()
+    check(same.returncode == 2 and "is the input" in same.stderr and after == before,
+          f"plot_heatmap IN IN: exit {same.returncode}, {same.stderr[-200:]!r}, input kept {after == before}")
+    missing = subprocess.run([sys.executable, script, os.path.join(work, "none.npy"),
+                              os.path.join(work, "x.png")], capture_output=True, text=True)
+    check(missing.returncode == 2 and "cannot read" in missing.stderr and "Traceback" not in missing.stderr,
+          f"plot_heatmap on a missing input: exit {missing.returncode}, {missing.stderr[-200:]!r}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)
@@ -254,6 +276,7 @@ def main():
         png_dir = os.path.join(work, "png")
         os.mkdir(png_dir)
         check_demo_png(args.attnrt, png_dir)
+        check_heatmap_keeps_its_input(work)
     if failures:
         print(f"cli_behaviour_test: {len(failures)} failure(s)")
         return 1
