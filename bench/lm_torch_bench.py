@@ -41,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_CONFIG = os.path.join(HERE, "configs", "stories15m.json")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from output_files import write_text_atomically  # noqa: E402
+from output_files import clashing_paths, write_text_atomically  # noqa: E402
 
 
 def load_by_path(name, path):
@@ -79,6 +79,10 @@ def layer_matrix_params(c):
 
 def main(argv=None):
     args = parse_args(argv)
+    clash = clashing_paths([args.json_out], [args.config])
+    if clash:
+        print(f"lm_torch_bench: {clash}", file=sys.stderr)
+        return 2
     peer = load_by_path("attnrt_torch_peer", os.path.join(HERE, "torch_peer.py"))
     peer.set_thread_env(args.threads)
     import torch

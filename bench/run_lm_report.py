@@ -26,7 +26,7 @@ ROOT = os.path.dirname(HERE)
 CONFIG = os.path.join(HERE, "configs", "stories15m.json")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from machine_info import cpu_model, load_average  # noqa: E402
-from output_files import write_text_atomically  # noqa: E402
+from output_files import clashing_paths, write_text_atomically  # noqa: E402
 
 
 def run_json(cmd):
@@ -43,6 +43,10 @@ def main():
     ap.add_argument("--json-out", default=os.path.join(HERE, "results", "lm_speed_report.json"))
     ap.add_argument("--md-out", default=os.path.join(HERE, "results", "lm_speed_report.md"))
     args = ap.parse_args()
+    clash = clashing_paths([args.json_out, args.md_out], [args.config])
+    if clash:
+        print(f"run_lm_report: {clash}", file=sys.stderr)
+        return 2
 
     ours, torch = {}, {}
     for r in range(args.rounds):

@@ -32,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from machine_info import cpu_model, load_average as loadavg  # noqa: E402
-from output_files import write_text_atomically  # noqa: E402
+from output_files import clashing_paths, write_text_atomically  # noqa: E402
 
 # id, L, S, causal, threads, target text. The checks are in judge().
 CASES = [
@@ -160,6 +160,10 @@ def markdown(report):
 
 def main():
     args = parse_args()
+    clash = clashing_paths([args.json_out, args.markdown_out])
+    if clash:
+        print(f"run_speed_report: {clash}", file=sys.stderr)
+        return 2
     if not os.path.exists(args.attnrt):
         sys.exit(f"run_speed_report: no attnrt at {args.attnrt} (build it or pass --attnrt)")
     report = {"cpu": cpu_model(), "load_before": loadavg(), "rows": [],

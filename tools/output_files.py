@@ -36,3 +36,24 @@ def write_atomically(path, write):
 def write_text_atomically(path, text):
     """write_atomically for UTF-8 text."""
     write_atomically(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def clashing_paths(outputs, inputs=()):
+    """The first problem with writing `outputs` (paths, None for an output not asked for)
+    given the files a run reads (`inputs`): an output that is one of the inputs (replacing
+    it would lose it) or two outputs that are one file. None when there is none. Called
+    before any work, so a clash costs nothing."""
+    def same(a, b):
+        if os.path.abspath(a) == os.path.abspath(b):
+            return True
+        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
+
+    outputs = [p for p in outputs if p]
+    for i, out in enumerate(outputs):
+        for path in inputs:
+            if path and same(out, path):
+                return f"the output {out} is the input {path}; choose another output path"
+        for other in outputs[i + 1:]:
+            if same(out, other):
+                return f"two outputs are the same file: {out} and {other}"
+    return None

@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from output_files import write_atomically  # noqa: E402
+from output_files import clashing_paths, write_atomically  # noqa: E402
 
 
 def main():
@@ -21,10 +21,9 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--title", default="attention weights")
     args = ap.parse_args()
-    if os.path.exists(args.out) and os.path.exists(args.weights) and \
-            os.path.samefile(args.weights, args.out):
-        print(f"plot_heatmap: the output {args.out} is the input weights file; "
-              "choose another output path", file=sys.stderr)
+    clash = clashing_paths([args.out], [args.weights])
+    if clash:
+        print(f"plot_heatmap: {clash}", file=sys.stderr)
         return 2
     try:
         import matplotlib
