@@ -125,14 +125,17 @@ parity_tests='^(sdpa_torch_parity|sdpa_seed002_examples|model_torch_parity.*|lla
 # Kernel test instances a second CPU model of a build already tested would run again
 # unchanged: the scalar reference, the xsimd variants (compiled for one ISA, NEON) and
 # Highway's NEON instances (the tests instantiate every target the CPU supports, so `max`
-# runs NEON, SVE and SVE2; cortex-a72 has run NEON).
+# runs NEON, SVE and SVE2; cortex-a72 has run NEON). As CTest names (suites registered
+# one test per instance), and as instance names for the SDPA suites, which CTest runs
+# grouped by test and which read the skip list from ATTNRT_TEST_SKIP_INSTANCES.
 cpu_independent_instances='/(reference|xsimd_[a-z0-9_]+|[A-Za-z_]*NEON)( |$)'
+cpu_independent_instance_names='reference|xsimd_[a-z0-9_]+|[A-Za-z0-9_]*_NEON'
 
 # The CTest suite of a Linux ARM build under qemu user mode on one CPU model; with
 # `no-parity`, without the PyTorch parity scripts; with `second-cpu`, also without the
 # kernel instances that the build's first CPU model already ran identically.
 linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU [no-parity | second-cpu]
-  local dir=$1 cpu=$2 log=$1/cross-ctest-$2.log exclude=$host_only_tests
+  local dir=$1 cpu=$2 log=$1/cross-ctest-$2.log exclude=$host_only_tests skip_instances=
   show_kernels "$dir" "$cpu" || return 1
   echo "skipped here (host executables; the host suite runs them): install_and_find_package, firmware_c_on_host, bench_smoke, embed_cli_test"
   if [ "${3:-}" = no-parity ] || [ "${3:-}" = second-cpu ]; then
@@ -141,9 +144,10 @@ linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU [no-parity | second-cpu]
   fi
   if [ "${3:-}" = second-cpu ]; then
     exclude="$exclude|$cpu_independent_instances"
+    skip_instances=$cpu_independent_instance_names
     echo "skipped on this CPU model (run on the first): reference, xsimd and Highway NEON kernel instances"
   fi
-  logged "$log" env QEMU_CPU="$cpu" ctest --test-dir "$dir" -j"$jobs" --timeout 600 \
+  logged "$log" env QEMU_CPU="$cpu" ATTNRT_TEST_SKIP_INSTANCES="$skip_instances" ctest --test-dir "$dir" -j"$jobs" --timeout 600 \
     --output-on-failure -E "$exclude"
   local status=$?
   grep -E "tests passed|tests failed out of" "$log"

@@ -22,6 +22,36 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 static_assert(kBoardCases[0].L == 64 && kBoardCases[0].q_heads == 2, "plain: 2 heads, L = 64");
 static_assert(kBoardCaseCount >= 30, "the boards' cases (none may be dropped)");
 
+// The SDPA suites share a case's inputs and oracle results by CaseKey: two cases
+// that differ in any one setting must have different keys, or one would be checked
+// against the other's oracle.
+TEST(SdpaCase, KeyTellsEverySettingApart) {
+  const SdpaCase base;
+  const std::vector<SdpaCase> changed = {
+      SdpaCase("named"), SdpaCase().Batch(2), SdpaCase().Heads(2, 1), SdpaCase().Heads(1, 2),
+      SdpaCase().Shape(2, 1, 1, 1), SdpaCase().Shape(1, 2, 1, 1), SdpaCase().Shape(1, 1, 2, 1),
+      SdpaCase().Shape(1, 1, 1, 2), SdpaCase().Mask(MaskKind::kBool),
+      SdpaCase().Mask(MaskKind::kNone, MaskShape::kL1), SdpaCase().Keep(0.5f),
+      SdpaCase().DeadEvery(3), SdpaCase().Causal(CausalKind::kUpperLeft), SdpaCase().Scale(0.5f),
+      SdpaCase().Window(4), SdpaCase().Alibi(0.1f), SdpaCase().Alibi(0.1f).Alibi(0.2f),
+      SdpaCase().Softcap(3.0f), SdpaCase().Sinks(2.0f, 0.0f), SdpaCase().Sinks(3.0f, 0.0f),
+      SdpaCase().Sinks(2.0f, 1.0f), SdpaCase().Poison('q', 0, kInf), SdpaCase().Poison('k', 0, kInf),
+      SdpaCase().Poison('q', 1, kInf), SdpaCase().Poison('q', 0, -kInf),
+      SdpaCase().NonfiniteKeys(), SdpaCase().NonfiniteQueries(),
+      SdpaCase().Extreme(ExtremeKind::kLowestMask), SdpaCase().KvType(ElementType::kQ8),
+      SdpaCase().Logits(2.0f), SdpaCase().Misaligned(), SdpaCase().Weights(), SdpaCase().Workers(2),
+      SdpaCase().Seed(2), SdpaCase().Scale(std::nextafter(1.0f, 2.0f)),
+      SdpaCase().Scale(1.0f)};
+  std::vector<std::string> keys = {CaseKey(base)};
+  for (const SdpaCase& c : changed) keys.push_back(CaseKey(c));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    for (size_t j = i + 1; j < keys.size(); ++j) {
+      EXPECT_NE(keys[i], keys[j]) << "cases " << i << " and " << j << ": " << Describe(changed[j - 1]);
+    }
+  }
+  EXPECT_EQ(CaseKey(SdpaCase().Seed(5)), CaseKey(SdpaCase().Seed(5))) << "the same case, one key";
+}
+
 TEST(SdpaCase, ChainSetsWhatItNames) {
   const SdpaCase c = SdpaCase("keypad")
                          .Shape(9, 130, 12, 20)

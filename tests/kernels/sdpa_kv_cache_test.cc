@@ -31,26 +31,24 @@ class SdpaKvCacheTest : public SdpaRegistryTest {
  protected:
   // Runs the case with a typed cache on the variant and checks it as described above.
   void CheckTyped(SdpaCase c) {
-    SdpaTester typed(c);
-    SdpaResult got, ref, f64;
+    const std::shared_ptr<const SdpaTester> typed = SharedTester(c);
+    SdpaResult got;
     if (!kernel().reads_typed_kv) {
-      const std::string msg = typed.Run(kernel(), &got);
+      const std::string msg = typed->Run(kernel(), &got);
       EXPECT_NE(msg.find("reads f32 keys and values only"), std::string::npos) << msg;
       EXPECT_NE(msg.find(kernel().name), std::string::npos) << msg;
       return;
     }
-    ASSERT_EQ(typed.Run(kernel(), &got), "") << c;
-    ASSERT_EQ(typed.Run(ReferenceKernel(), &ref), "") << c;
-    typed.Float64(&f64);
-    EXPECT_LE(MaxRelativeErrorNanAware(got.out, ref.out), kSdpaTolerance)
+    ASSERT_EQ(typed->Run(kernel(), &got), "") << c;
+    const std::shared_ptr<const SdpaResult> ref = ReferenceResult(c);
+    const std::shared_ptr<const SdpaResult> f64 = Float64Result(c);
+    EXPECT_LE(MaxRelativeErrorNanAware(got.out, ref->out), kSdpaTolerance)
         << "vs reference on the typed cache, " << c;
-    EXPECT_LE(MaxRelativeErrorNanAware(got.out, f64.out), kSdpaTolerance)
+    EXPECT_LE(MaxRelativeErrorNanAware(got.out, f64->out), kSdpaTolerance)
         << "vs float64 on the typed cache, " << c;
     const SdpaCase f32_case = SdpaCase(c).KvType(ElementType::kF32);
-    SdpaTester f32(f32_case);
-    SdpaResult want;
-    ASSERT_EQ(f32.Run(ReferenceKernel(), &want), "") << f32_case;
-    const double err = MaxRelativeErrorNanAware(got.out, want.out);
+    const std::shared_ptr<const SdpaResult> want = ReferenceResult(f32_case);
+    const double err = MaxRelativeErrorNanAware(got.out, want->out);
     EXPECT_LE(err, QuantizationTolerance(c.kv_type)) << "vs the f32 cache, " << c;
     double& worst = worst_[c.kv_type == ElementType::kF16 ? 0 : 1];
     worst = std::max(worst, err);
@@ -151,12 +149,10 @@ TEST_P(SdpaKvCacheTest, HugeLogits) {
     for (size_t L : {1, 64}) {
       const SdpaCase c =
           SdpaCase().Shape(L, 700, 16, 16).Logits(30.0f).Causal(CausalKind::kLowerRight).KvType(t);
-      SdpaTester typed(c);
       if (!kernel().reads_typed_kv) GTEST_SKIP() << "f32 K/V only";
-      SdpaResult got, ref;
-      ASSERT_EQ(typed.Run(kernel(), &got), "");
-      ASSERT_EQ(typed.Run(ReferenceKernel(), &ref), "");
-      EXPECT_LE(MaxRelativeError(got.out, ref.out), kSdpaTolerance) << c;
+      SdpaResult got;
+      ASSERT_EQ(SharedTester(c)->Run(kernel(), &got), "");
+      EXPECT_LE(MaxRelativeError(got.out, ReferenceResult(c)->out), kSdpaTolerance) << c;
     }
   }
 }

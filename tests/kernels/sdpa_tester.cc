@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <memory>
+#include <regex>
+#include <utility>
 
 #include "attnrt/runtime/arena.h"
 #include "common/sdpa_case_inputs.h"
@@ -119,7 +123,7 @@ void SdpaTester::NarrowKeysAndValues() {
   }
 }
 
-std::string SdpaTester::Run(const SdpaKernel& kernel, SdpaResult* result) {
+std::string SdpaTester::Run(const SdpaKernel& kernel, SdpaResult* result) const {
   SdpaParams p = params_;
   const size_t offset = case_.misalign ? 1 : 0;
   std::vector<float> out_buf(p.batch * p.q_heads * p.q_len * p.v_dim + offset, NAN);
@@ -140,6 +144,11 @@ std::string SdpaTester::Run(const SdpaKernel& kernel, SdpaResult* result) {
   result->out.assign(p.out, p.out + out_buf.size() - offset);
   if (case_.want_weights) result->weights.assign(p.weights, p.weights + w_buf.size() - offset);
   return "";
+}
+
+size_t SdpaTester::InputBytes() const {
+  return (q_.size() + k_.size() + v_.size() + mask_f_.size()) * sizeof(float) + mask_b_.size() +
+         k_typed_.size() + v_typed_.size();
 }
 
 double SdpaTester::KeyAt(size_t index) const {
@@ -290,7 +299,20 @@ std::vector<SdpaVariantTarget> AvailableVariantTargets() {
     if (targets.empty()) params.push_back({name, 0});
     for (int64_t target : targets) params.push_back({name, target});
   }
-  return params;
+  const char* skip = std::getenv("ATTNRT_TEST_SKIP_INSTANCES");
+  if (skip == nullptr || *skip == '\0') return params;
+  const std::regex skipped(skip);
+  std::vector<SdpaVariantTarget> kept;
+  for (const SdpaVariantTarget& param : params) {
+    if (!std::regex_match(InstanceName(param), skipped)) kept.push_back(param);
+  }
+  static bool said = false;  // gtest asks once per test
+  if (!said) {
+    std::printf("[ skipped  ] ATTNRT_TEST_SKIP_INSTANCES=%s: %zu of %zu instances kept\n", skip,
+                kept.size(), params.size());
+    said = true;
+  }
+  return kept;
 }
 
 void SdpaRegistryTest::SetUp() {
@@ -310,18 +332,116 @@ const SdpaKernel& SdpaRegistryTest::kernel() const {
   return *FindSdpaKernel(GetParam().variant.c_str());
 }
 
+std::string CaseKey(const SdpaCase& c) {
+  std::string key = c.name;
+  key += '\0';
+  auto add = [&key](const auto& field) {
+    key.append(reinterpret_cast<const char*>(&field), sizeof(field));
+  };
+  add(c.batch), add(c.q_heads), add(c.kv_heads), add(c.L), add(c.S), add(c.E), add(c.Ev);
+  add(c.mask), add(c.mask_shape), add(c.keep_probability), add(c.dead_every);
+  add(c.causal), add(c.scale), add(c.window), add(c.alibi), add(c.alibi_scale);
+  add(c.softcap), add(c.sinks), add(c.sink_magnitude), add(c.sink_offset);
+  for (const BadValue& bad : c.poison) add(bad.tensor), add(bad.index), add(bad.value);
+  add(c.poison_count), add(c.nonfinite_keys), add(c.nonfinite_queries), add(c.extreme);
+  add(c.kv_type), add(c.logit_magnitude), add(c.misalign), add(c.want_weights);
+  add(c.workers), add(c.seed);
+  return key;
+}
+// The fields CaseKey lists, laid out on an LP64 build: a new field (unless it fits in
+// padding) changes the size and stops the build here.
+static_assert(sizeof(void*) != 8 || sizeof(SdpaCase) == 256,
+              "SdpaCase changed: add the new field to CaseKey");
+
+namespace {
+
+// The cases of the test now running (gtest's suite and test name without the
+// instance), by CaseKey: each case's tester (its random inputs) and oracle results,
+// made once for all the test's instances. Bounded so that a test of many large cases
+// cannot exhaust memory: past the bound, a case is built for its caller and not kept.
+class CaseMemo {
+ public:
+  struct Entry {
+    std::shared_ptr<const SdpaTester> tester;
+    std::shared_ptr<const SdpaResult> reference, float64;
+  };
+
+  Entry* Find(const SdpaCase& c) {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string test = std::string(info->test_suite_name()) + "." + info->name();
+    test = test.substr(0, test.rfind('/'));
+    if (test != test_) {
+      test_ = std::move(test);
+      entries_.clear();
+      bytes_ = 0;
+    }
+    const auto found = entries_.find(CaseKey(c));
+    return found == entries_.end() ? nullptr : &found->second;
+  }
+  // Keeps `entry` for the case unless `bytes` more would pass the bound.
+  void Keep(const SdpaCase& c, const Entry& entry, size_t bytes) {
+    if (bytes_ + bytes > kMaxBytes) return;
+    bytes_ += bytes;
+    entries_[CaseKey(c)] = entry;
+  }
+
+ private:
+  static constexpr size_t kMaxBytes = size_t{512} << 20;
+  std::string test_;
+  std::map<std::string, Entry> entries_;
+  size_t bytes_ = 0;
+};
+
+CaseMemo& Memo() {
+  static CaseMemo memo;
+  return memo;
+}
+
+size_t ResultBytes(const SdpaResult& r) { return (r.out.size() + r.weights.size()) * sizeof(float); }
+
+}  // namespace
+
+std::shared_ptr<const SdpaTester> SdpaRegistryTest::SharedTester(const SdpaCase& c) {
+  if (CaseMemo::Entry* e = Memo().Find(c)) return e->tester;
+  auto tester = std::make_shared<const SdpaTester>(c);
+  Memo().Keep(c, {tester, nullptr, nullptr}, tester->InputBytes());
+  return tester;
+}
+
+std::shared_ptr<const SdpaResult> SdpaRegistryTest::ReferenceResult(const SdpaCase& c) {
+  const std::shared_ptr<const SdpaTester> tester = SharedTester(c);
+  CaseMemo::Entry* e = Memo().Find(c);
+  if (e != nullptr && e->reference != nullptr) return e->reference;
+  auto result = std::make_shared<SdpaResult>();
+  const std::string msg = tester->Run(ReferenceKernel(), result.get());
+  // A case the reference refuses is a bug in the test: fail here; the empty result
+  // then fails every comparison.
+  EXPECT_EQ(msg, "") << "the reference kernel refused " << c;
+  if (e != nullptr) Memo().Keep(c, {tester, result, e->float64}, ResultBytes(*result));
+  return result;
+}
+
+std::shared_ptr<const SdpaResult> SdpaRegistryTest::Float64Result(const SdpaCase& c) {
+  const std::shared_ptr<const SdpaTester> tester = SharedTester(c);
+  CaseMemo::Entry* e = Memo().Find(c);
+  if (e != nullptr && e->float64 != nullptr) return e->float64;
+  auto result = std::make_shared<SdpaResult>();
+  tester->Float64(result.get());
+  if (e != nullptr) Memo().Keep(c, {tester, e->reference, result}, ResultBytes(*result));
+  return result;
+}
+
 void SdpaRegistryTest::Check(SdpaCase c) {
   c.want_weights = c.want_weights && kernel().returns_weights;
-  SdpaTester tester(c);
-  SdpaResult got, want;
-  ASSERT_EQ(tester.Run(kernel(), &got), "") << c;
-  ASSERT_EQ(tester.Run(ReferenceKernel(), &want), "") << c;
+  SdpaResult got;
+  ASSERT_EQ(SharedTester(c)->Run(kernel(), &got), "") << c;
+  const std::shared_ptr<const SdpaResult> want = ReferenceResult(c);
   // NaN rows are expected only from bad inputs; elsewhere a NaN is an error even where
   // the reference has one too.
   const auto error = c.HasNonFiniteInputs() ? MaxRelativeErrorNanAware : MaxRelativeError;
-  EXPECT_LE(error(got.out, want.out), kSdpaTolerance) << "output, " << c;
+  EXPECT_LE(error(got.out, want->out), kSdpaTolerance) << "output, " << c;
   if (c.want_weights) {
-    EXPECT_LE(error(got.weights, want.weights), kSdpaTolerance) << "weights, " << c;
+    EXPECT_LE(error(got.weights, want->weights), kSdpaTolerance) << "weights, " << c;
   }
 }
 
@@ -357,18 +477,17 @@ size_t Float64ChecksRun() { return g_float64_checks; }
 
 void SdpaRegistryTest::CheckFloat64(SdpaCase c) {
   c.want_weights = c.want_weights && kernel().returns_weights;
-  SdpaTester tester(c);
-  SdpaResult got, want;
-  ASSERT_EQ(tester.Run(kernel(), &got), "") << c;
-  tester.Float64(&want);
+  SdpaResult got;
+  ASSERT_EQ(SharedTester(c)->Run(kernel(), &got), "") << c;
+  const std::shared_ptr<const SdpaResult> want = Float64Result(c);
   ++g_float64_checks;
-  const bool out_ok = MaxRelativeErrorNanAware(got.out, want.out) <= kSdpaTolerance;
-  EXPECT_LE(MaxRelativeErrorNanAware(got.out, want.out), kSdpaTolerance)
+  const bool out_ok = MaxRelativeErrorNanAware(got.out, want->out) <= kSdpaTolerance;
+  EXPECT_LE(MaxRelativeErrorNanAware(got.out, want->out), kSdpaTolerance)
       << "output vs float64, " << c;
   bool weights_ok = true;
   if (c.want_weights) {
-    weights_ok = MaxRelativeErrorNanAware(got.weights, want.weights) <= kSdpaTolerance;
-    EXPECT_LE(MaxRelativeErrorNanAware(got.weights, want.weights), kSdpaTolerance)
+    weights_ok = MaxRelativeErrorNanAware(got.weights, want->weights) <= kSdpaTolerance;
+    EXPECT_LE(MaxRelativeErrorNanAware(got.weights, want->weights), kSdpaTolerance)
         << "weights vs float64, " << c;
   }
   std::string name = GetParam().variant;
@@ -382,13 +501,17 @@ void SdpaRegistryTest::CheckFloat64(SdpaCase c) {
   n.failed += !(out_ok && weights_ok);
 }
 
-std::string VariantTestName(const ::testing::TestParamInfo<SdpaVariantTarget>& info) {
-  std::string name = info.param.variant;
+std::string InstanceName(const SdpaVariantTarget& param) {
+  std::string name = param.variant;
   for (char& ch : name) {
     if (ch == '-') ch = '_';
   }
-  if (info.param.target != 0) name += std::string("_") + hwy::TargetName(info.param.target);
+  if (param.target != 0) name += std::string("_") + hwy::TargetName(param.target);
   return name;
+}
+
+std::string VariantTestName(const ::testing::TestParamInfo<SdpaVariantTarget>& info) {
+  return InstanceName(info.param);
 }
 
 }  // namespace attnrt::testing

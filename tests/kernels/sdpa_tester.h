@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <random>
 #include <string>
@@ -40,11 +41,12 @@ class SdpaTester {
  public:
   explicit SdpaTester(const SdpaCase& c);
   // Runs `kernel` through RunSdpa; returns the runtime's status message or "".
-  std::string Run(const SdpaKernel& kernel, SdpaResult* result);
+  std::string Run(const SdpaKernel& kernel, SdpaResult* result) const;
   // PyTorch's math in float64, written from the definitions in sdpa_params.h
   // (independent of the kernels' helpers): the oracle for the per-score variants.
   void Float64(SdpaResult* result) const;
   const SdpaParams& params() const { return params_; }
+  size_t InputBytes() const;  // of the inputs it holds
 
  private:
   SdpaCase case_;
@@ -93,7 +95,10 @@ void PrintTo(const SdpaVariantTarget& v, std::ostream* os);
 std::vector<int64_t> SteerableHighwayTargets(const SdpaKernel& kernel);
 
 // Every available variant once, a Highway variant once per steerable target
-// (once, not steered, if it has none).
+// (once, not steered, if it has none). Without the instances whose InstanceName fully
+// matches the regular expression in the environment variable ATTNRT_TEST_SKIP_INSTANCES
+// (unset or empty: none skipped): CI's second qemu CPU model of a build skips what
+// its first one ran unchanged (toolchains/run_cross_tests.sh).
 std::vector<SdpaVariantTarget> AvailableVariantTargets();
 
 // A suite parameterized by variant and Highway target (instantiate it with
@@ -110,13 +115,28 @@ class SdpaRegistryTest : public ::testing::TestWithParam<SdpaVariantTarget> {
   // Runs the case on the variant and compares it with SdpaTester::Float64 (NaN-aware),
   // weights too when the variant returns them. Counts the checks it made.
   void CheckFloat64(SdpaCase c);
+  // The case's tester (its random inputs) and the reference kernel's and the float64
+  // oracle's results on it, made once for all the instances of the test now running:
+  // every instance builds the same cases from the same seeds, and making the inputs
+  // and the oracles costs more than the kernel under test (far more under qemu). CTest
+  // runs the instances of a test in one process (attnrt_add_gtest GROUP_INSTANCES).
+  // Only for cases whose inputs the test does not change.
+  std::shared_ptr<const SdpaTester> SharedTester(const SdpaCase& c);
+  std::shared_ptr<const SdpaResult> ReferenceResult(const SdpaCase& c);
+  std::shared_ptr<const SdpaResult> Float64Result(const SdpaCase& c);
 };
+
+// Every field of the case, exactly (floats by their bits): what the oracle results
+// are keyed on. A field added to SdpaCase must be added here (sdpa_tester.cc checks
+// the struct's size on 64-bit builds).
+std::string CaseKey(const SdpaCase& c);
 
 // Checks CheckFloat64 made in this process, for the parity counts per variant.
 size_t Float64ChecksRun();
 
-// The test name of a variant: its name with '-' (not allowed in gtest names) as
+// The instance name of a variant: its name with '-' (not allowed in gtest names) as
 // '_', then '_' and the Highway target when steered, e.g. hwy_flash_AVX2.
+std::string InstanceName(const SdpaVariantTarget& param);
 std::string VariantTestName(const ::testing::TestParamInfo<SdpaVariantTarget>& info);
 
 }  // namespace attnrt::testing
