@@ -1,8 +1,9 @@
 // SDPA over an f16 or q8 KV cache (SdpaParams::kv_type), for every variant in the
 // registry and every Highway target this CPU supports. A variant that reads typed
 // K/V (hwy-decode, hwy-flash, reference) must match
-//   - the reference kernel on the same typed cache (float64, widened exactly) and
-//     the tester's own float64 oracle, within kSdpaTolerance, and
+//   - the tester's float64 oracle on the same typed cache (widened exactly; the
+//     reference kernel, itself a variant here, is checked against it too), within
+//     kSdpaTolerance, and
 //   - the f32-cache result within the quantization error of the type,
 // over decode split edges, GQA, E != Ev, odd head dims, every causal kind, the
 // score variants, masks, misalignment, workers and non-finite queries. Every
@@ -40,10 +41,7 @@ class SdpaKvCacheTest : public SdpaRegistryTest {
       return;
     }
     ASSERT_EQ(typed->Run(kernel(), &got), "") << c;
-    const std::shared_ptr<const SdpaResult> ref = ReferenceResult(c);
     const std::shared_ptr<const SdpaResult> f64 = Float64Result(c);
-    EXPECT_LE(MaxRelativeErrorNanAware(got.out, ref->out), kSdpaTolerance)
-        << "vs reference on the typed cache, " << c;
     EXPECT_LE(MaxRelativeErrorNanAware(got.out, f64->out), kSdpaTolerance)
         << "vs float64 on the typed cache, " << c;
     const SdpaCase f32_case = SdpaCase(c).KvType(ElementType::kF32);

@@ -183,6 +183,11 @@ void SdpaTester::Float64(SdpaResult* result) const {
   result->weights.assign(p.batch * p.q_heads * p.q_len * p.kv_len, 0.0f);
   std::vector<double> s(p.kv_len);
   const size_t group = p.q_heads / p.kv_heads;
+  // Every key and value element as the kernels see it, widened once (not once per query).
+  const size_t nk = ElementCount(KeyShape(case_)), nv = ElementCount(ValueShape(case_));
+  std::vector<double> keys(nk), values(nv);
+  for (size_t x = 0; x < nk; ++x) keys[x] = KeyAt(x);
+  for (size_t x = 0; x < nv; ++x) values[x] = ValueAt(x);
   // The case's scale, else PyTorch's 1/sqrt(E) rounded to float32 (1 for E = 0, where
   // the runtime refuses to divide by zero): not the bound params', so a lost scale shows.
   const double scale = case_.scale != 0.0f ? double(case_.scale)
@@ -202,7 +207,7 @@ void SdpaTester::Float64(SdpaResult* result) const {
         bool nan = false;
         for (size_t j = 0; j < p.kv_len; ++j) {
           double dot = 0.0;
-          for (size_t e = 0; e < p.qk_dim; ++e) dot += double(q[e]) * KeyAt(k0 + j * p.k_strides.row + e);
+          for (size_t e = 0; e < p.qk_dim; ++e) dot += double(q[e]) * keys[k0 + j * p.k_strides.row + e];
           double score = dot * scale;
           if (case_.softcap > 0.0f) score = case_.softcap * std::tanh(score / case_.softcap);
           const double d = diag - double(j);
@@ -231,7 +236,7 @@ void SdpaTester::Float64(SdpaResult* result) const {
         for (size_t j = 0; j < p.kv_len; ++j) w[j] = static_cast<float>(s[j] / sum);
         for (size_t c = 0; c < p.v_dim; ++c) {
           double acc = 0.0;
-          for (size_t j = 0; j < p.kv_len; ++j) acc += s[j] * ValueAt(v0 + j * p.v_strides.row + c);
+          for (size_t j = 0; j < p.kv_len; ++j) acc += s[j] * values[v0 + j * p.v_strides.row + c];
           out[c] = static_cast<float>(acc / sum);
         }
       }
