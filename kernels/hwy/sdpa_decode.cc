@@ -10,7 +10,8 @@
 // at a time whose horizontal sums share their shuffles), masks, an online-softmax step
 // per row, then P.V straight from the V rows into the rows' accumulators. Nothing is
 // packed: K and V stream through once, exactly as stored, with software prefetch
-// running ahead of both streams of an f32 cache (kSoftwarePrefetch).
+// running ahead of both streams of an f32 cache (kSoftwarePrefetch) when the call
+// reads more than kPrefetchMinBytes of K and V (DecodeShape::prefetch).
 // An item that covers all keys of its rows (one split) writes the output
 // itself. Otherwise it writes a partial result per row, (acc[Ev], m, l),
 // into the shared buffer, and Finish merges the splits of each row serially:
@@ -64,6 +65,23 @@ constexpr size_t kDecodeChunkKeys = 64;    // keys per online-softmax step
 // K rows are prefetched this many keys ahead of their dot products: about one
 // memory latency's worth of streaming at L3/DRAM bandwidth (16 rows of 256 B).
 constexpr size_t kPrefetchKeys = 16;
+// Software prefetch (f32 K and V) pays only when they stream from DRAM. It costs
+// about as many instructions per key as the dot products and P.V together (E = 64:
+// 55 of 111), and with K and V in L3 the hardware prefetchers keep up without it,
+// so the call skips it when its K and V bytes (distinct bytes, all heads) are at
+// most this many: a decode step that reads a short cache or a window's last W keys,
+// which repeated steps find in the last-level cache. Measured on AMD EPYC Zen 3
+// (32 MiB L3 shared by the CCD, 512 KiB L2), one thread, 8 heads, E = Ev = 64,
+// CPU time without / with prefetch, interleaved runs (medians of 5):
+//   1 MiB (window 256 of S = 8192)            0.87
+//   2 MiB (S = 512; window 512)               0.83; 0.85  (1.39x -> 1.19x the read)
+//   4 MiB (S = 1024; window 1024)             0.80; 0.87
+//   8 MiB (S = 2048; window 2048)             0.89; 0.86
+//   16 MiB (S = 4096; window 4096)            0.90 to 1.12; 0.93 to 0.99
+//   32 MiB (S = 8192, from DRAM)              1.32
+// At 16 MiB the answer depends on what else holds the L3 (here another core
+// building), so the threshold stays a factor 2 below it.
+constexpr size_t kPrefetchMinBytes = size_t{8} << 20;
 constexpr size_t kDecodeRows = 4;  // query rows per work item (one K/V read)
 
 // How a call is cut into work items and partial results.
@@ -76,6 +94,7 @@ struct DecodeShape {
   size_t key_begin;   // first key any query row of the call may see (window)
   size_t key_end;     // one past the last such key (causal rule)
   size_t record;  // floats of one partial result (acc[Ev], m, l), cache-line padded
+  bool prefetch;  // f32 K and V get software prefetch (more than kPrefetchMinBytes)
 };
 
 DecodeShape MakeDecodeShape(const SdpaParams& p) {
@@ -94,6 +113,13 @@ DecodeShape MakeDecodeShape(const SdpaParams& p) {
   shape.splits = HWY_MAX(size_t{1}, HWY_MIN(max_splits, wanted));
   shape.split_keys = RoundUp((span + shape.splits - 1) / shape.splits, kDecodeChunkKeys);
   shape.record = AlignFloats(p.v_dim + 2);
+  // Bytes of f32 K and V the call reads, saturating (then it prefetches).
+  size_t bytes = span * sizeof(float);
+  const size_t byte_factors[] = {p.batch, p.kv_heads, p.qk_dim + p.v_dim};
+  for (size_t factor : byte_factors) {
+    if (__builtin_mul_overflow(bytes, factor, &bytes)) bytes = ~size_t{0};
+  }
+  shape.prefetch = bytes > kPrefetchMinBytes;
   return shape;
 }
 
@@ -284,19 +310,21 @@ constexpr bool kSoftwarePrefetch = sizeof(T) == sizeof(float);
 // `item_keys` keys from k on), and each key's value row as its score is
 // computed, since P.V reads it right after the chunk's scores. The plain hardware
 // stream prefetch alone left the f32 kernel a few percent slower than a plain
-// read of K and V.
+// read of K and V streaming from DRAM; `prefetch` is false for calls that read
+// few enough bytes to find them in cache (kPrefetchMinBytes).
 template <size_t kRows, typename T>
 HWY_INLINE void DecodeScores(const T* HWY_RESTRICT k, size_t k_row_stride, size_t keys,
-                             size_t item_keys, size_t dim, const float* HWY_RESTRICT qs,
-                             size_t ldq, const T* HWY_RESTRICT v, size_t v_row_stride,
-                             size_t v_dim, float* HWY_RESTRICT s, size_t lds) {
+                             size_t item_keys, bool prefetch, size_t dim,
+                             const float* HWY_RESTRICT qs, size_t ldq, const T* HWY_RESTRICT v,
+                             size_t v_row_stride, size_t v_dim, float* HWY_RESTRICT s,
+                             size_t lds) {
   // Keys per step: up to 8 dot products in flight. An f32 step keeps 4: its
   // per-key prefetch of 8 K and V rows ahead of the step was 3.5% slower with K
   // and V in L3 (S = 4096, 8 heads, Zen 3), where typed rows gain 7-12%.
   constexpr size_t kKeys = (kSoftwarePrefetch<T> ? 4 : 8) / kRows;
   size_t j = 0;
   for (; j + kKeys <= keys; j += kKeys) {
-    for (size_t u = j; kSoftwarePrefetch<T> && u < j + kKeys; ++u) {
+    for (size_t u = j; kSoftwarePrefetch<T> && prefetch && u < j + kKeys; ++u) {
       if (u + kPrefetchKeys < item_keys) PrefetchRow(k + (u + kPrefetchKeys) * k_row_stride, dim);
       PrefetchRow(v + u * v_row_stride, v_dim);
     }
@@ -562,8 +590,8 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
     const size_t n = HWY_MIN(kDecodeChunkKeys, key_end - j0);
     const T* kc = k + j0 * p.k_strides.row;
     const T* vc = v + j0 * p.v_strides.row;
-    DecodeScores<kRows>(kc, p.k_strides.row, n, key_end - j0, p.qk_dim, qs, layout.ldq, vc,
-                        p.v_strides.row, p.v_dim, s, layout.lds);
+    DecodeScores<kRows>(kc, p.k_strides.row, n, key_end - j0, shape.prefetch, p.qk_dim, qs,
+                        layout.ldq, vc, p.v_strides.row, p.v_dim, s, layout.lds);
     for (size_t r = 0; r < kRows; ++r) {
       float* HWY_RESTRICT sr = s + r * layout.lds;
       if (q8) MulRowScales(sr, n, k_scales + j0 * p.k_scale_strides.row, p.k_scale_strides.row);
