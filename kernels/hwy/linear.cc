@@ -18,8 +18,8 @@
 // Dot path (M <= kDotMaxRows, decode-like calls): packing would cost more than
 // the math, so each output is a dot product of an x row with a W row read in place,
 // 8 W rows at a time (one x load per 8 FMAs). Memory-bound: W is read once per x
-// row (from DRAM for a decode step's large matrices), so it prefetches the next 8
-// W rows of a large W and aims at the bandwidth of a plain sequential read.
+// row (from L3 or DRAM in a decode step), so it prefetches the next 8 W rows and
+// aims at the bandwidth of a plain sequential read.
 //
 // Typed weights (f16, bf16, q8; element_type.h) are read in their stored type:
 // the dot path widens them in registers (linear_dot-inl.h), so a decode step reads
@@ -33,6 +33,13 @@
 // 16 weights), about 2.6x a plain read of its bytes and 0.34x f32's time. Forced
 // to AVX2 (8 lanes) the widening shows more: f16 0.68x, bf16 0.86x, q8 0.50x of
 // f32's time per token.
+// On the Zen 3 EPYC (AVX2, one thread, stories15M in bench lm) the f16 weights
+// are mostly L3-resident and the step is bound by memory: decode 1.5x its
+// read_ms. q8 is bound by widening: sign-extend, convert and FMA are three FP
+// uops per 8 weights, about 1 cycle per 8 even with the data in L1 (measured in
+// isolation, the same for f16's vcvtph2ps + FMA), 1.5 cycles per 8 in the whole
+// token's calls, while a plain read of q8's L3-resident bytes takes 0.5 cycles per
+// 8; so q8 decode stays above 2x its read_ms there with f32 activations.
 //
 // Every output's summation order depends only on K, the type and the target, never
 // on how the items are split, so any split gives bit-identical results.
@@ -57,9 +64,6 @@ namespace HWY_NAMESPACE {
 constexpr size_t kRowsPerItem = 8 * kTileRows;
 constexpr size_t kPanelBytes = 32 * 1024;  // packed panel: about an L1 data cache
 constexpr size_t kDotMaxRows = 4;          // calls with at most this many rows skip packing
-// Weights at least this large cannot stay in L2 between calls (1-2 MiB per core
-// today), so the dot path prefetches them (see linear_dot-inl.h).
-constexpr size_t kPrefetchMinBytes = size_t{2} << 20;
 constexpr size_t kAlignFloats = kScratchAlignment / sizeof(float);
 // Typed weight rows widened per packing step: 4 feed the 4 x 4 transposes; the
 // SCALAR target's transposes are plain loops anyway, so it widens one row at a
@@ -159,13 +163,21 @@ void PackedPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_
 
 // Each row of x against the panel's weight rows in groups of 8 (a last short group
 // repeats its last row; see linear_dot-inl.h). The first row's pass prefetches the
-// next group when W is larger than kPrefetchMinBytes; later rows re-read a panel
-// that the first one just brought into cache. `dot(x, first_row, count, prefetch,
-// sums)` sums one group in the weight's type.
+// next group whatever W's size; later rows re-read a panel that the first one just
+// brought into cache. `dot(x, first_row, count, prefetch, sums)` sums one group in
+// the weight's type.
+//
+// Why every size: a matrix small enough for L2 is still cold in a decode step,
+// because the step walks all of the model's matrices (stories15M: 30 MB of f16)
+// before it comes back to this one. Prefetching only matrices of 2 MiB or more
+// left the layers' 288 x 288 .. 768 x 288 matrices to the hardware prefetcher,
+// which follows 8 interleaved row streams poorly: on the Zen 3 EPYC (AVX2, one
+// thread) prefetching them too took f16 decode from 1.6x to 1.35x the plain read
+// of its bytes. On a matrix that really is L2-hot the prefetches measured within
+// noise there (within +-2% for f16 and q8, linear_bench).
 template <class DotGroup>
 HWY_INLINE void DotRows(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1,
-                        size_t bytes_per_weight, const DotGroup& dot) {
-  const bool big = p.out * p.in * bytes_per_weight >= kPrefetchMinBytes;
+                        const DotGroup& dot) {
   for (size_t m = r0; m < r1; ++m) {
     const float* x = p.x + m * p.x_stride;
     float* y = p.y + m * p.y_stride + n0;
@@ -173,7 +185,7 @@ HWY_INLINE void DotRows(const LinearParams& p, size_t n0, size_t cols, size_t r0
     for (size_t j = 0; j < cols; j += 8) {
       const size_t count = HWY_MIN(size_t{8}, cols - j);
       // Rows n0 + j + 8 .. + 15 exist: the prefetches stay inside W.
-      const bool prefetch = big && m == r0 && count == 8 && n0 + j + 16 <= p.out;
+      const bool prefetch = m == r0 && count == 8 && n0 + j + 16 <= p.out;
       dot(x, n0 + j, count, prefetch, sums);
       for (size_t i = 0; i < count; ++i) {
         y[j + i] = sums[i] + (p.bias != nullptr ? p.bias[n0 + j + i] : 0.0f);
@@ -196,7 +208,7 @@ void DotPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r
       Dot8<W, false>(x, rows, 8 * K, K, sums);
     }
   };
-  DotRows(p, n0, cols, r0, r1, sizeof(T), dot);
+  DotRows(p, n0, cols, r0, r1, dot);
 }
 
 void DotPanelQ8(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {
@@ -217,7 +229,7 @@ void DotPanelQ8(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t
       Dot8Q8<false>(x, q, s, s_end, 8 * K, K, sums);
     }
   };
-  DotRows(p, n0, cols, r0, r1, 1, dot);
+  DotRows(p, n0, cols, r0, r1, dot);
 }
 
 void DotColumns(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {

@@ -18,8 +18,9 @@
 // rows, so the next group's lines are on their way from DRAM while this one is
 // summed: 8 rows of lead. On the EPYC (Zen 5, AVX-512) this took the 32000 x 288
 // f32 classifier from about 80% to over 100% of a plain sequential read's
-// bandwidth; on an L2-hot matrix the extra instructions cost up to a third, so the
-// caller asks for it only on matrices too large to stay in L2.
+// bandwidth. The caller asks for it on every matrix (linear.cc, DotRows: in a
+// decode step none is still in L2 when its turn comes); on an L2-hot matrix the
+// extra instructions cost up to a third on the Zen 5, within noise on the Zen 3.
 
 #if defined(ATTNRT_KERNELS_HWY_LINEAR_DOT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTNRT_KERNELS_HWY_LINEAR_DOT_INL_H_

@@ -386,9 +386,10 @@ TEST_P(LinearTest, TypedWeightsZeroDepthAndEmptyShapes) {
   }
 }
 
-// Weights of at least 2 MiB in their own type take the dot path's prefetching
-// branch (the next 8 rows' lines); its last groups must not prefetch past W's end
-// (exact-size typed buffers under ASan would show it) and must give the same sums.
+// Large weights through the dot path's prefetching branch (the next 8 rows' lines;
+// it runs on every matrix, these span many groups): its last groups must not
+// prefetch past W's end (exact-size typed buffers under ASan would show it) and
+// must give the same sums.
 TEST_P(LinearTest, TypedWeightsLargeEnoughToPrefetch) {
   uint32_t seed = 3000;
   for (ElementType w_type : kTypedWeights) {
