@@ -590,10 +590,20 @@ def main():
     parser.add_argument("--cases", type=int, default=40, help="random cases on top of the directed ones")
     parser.add_argument("--threads", default="1,2",
                         help="comma-separated --threads values every case runs with")
+    parser.add_argument("--kernels", default="",
+                        help="comma-separated kernel names to run (default: every kernel "
+                             "`attnrt kernels` lists); a name it does not list is an error")
     args = parser.parse_args()
     thread_counts = [int(t) for t in args.threads.split(",")]
 
     kernels = list_kernels(args.attnrt)
+    if args.kernels:
+        wanted = args.kernels.split(",")
+        unknown = [name for name in wanted if name not in {k.name for k in kernels}]
+        if unknown:
+            print(f"--kernels: not available here: {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        kernels = [k for k in kernels if k.name in wanted]
     rng = np.random.default_rng(args.seed)
     cases = directed_cases() + [random_case(rng, i) for i in range(args.cases)] + variant_cases()
     tally = Tally()
