@@ -404,6 +404,23 @@ CaseMemo& Memo() {
 
 size_t ResultBytes(const SdpaResult& r) { return (r.out.size() + r.weights.size()) * sizeof(float); }
 
+// The result in `slot` of the case's entry, else the one `compute` makes, kept there.
+template <class Compute>
+std::shared_ptr<const SdpaResult> SharedResult(const SdpaCase& c,
+                                               std::shared_ptr<const SdpaResult> CaseMemo::Entry::*slot,
+                                               Compute compute) {
+  CaseMemo::Entry* e = Memo().Find(c);
+  if (e != nullptr && e->*slot != nullptr) return e->*slot;
+  auto result = std::make_shared<SdpaResult>();
+  compute(result.get());
+  if (e != nullptr) {
+    CaseMemo::Entry kept = *e;
+    kept.*slot = result;
+    Memo().Keep(c, kept, ResultBytes(*result));
+  }
+  return result;
+}
+
 }  // namespace
 
 std::shared_ptr<const SdpaTester> SdpaRegistryTest::SharedTester(const SdpaCase& c) {
@@ -415,25 +432,17 @@ std::shared_ptr<const SdpaTester> SdpaRegistryTest::SharedTester(const SdpaCase&
 
 std::shared_ptr<const SdpaResult> SdpaRegistryTest::ReferenceResult(const SdpaCase& c) {
   const std::shared_ptr<const SdpaTester> tester = SharedTester(c);
-  CaseMemo::Entry* e = Memo().Find(c);
-  if (e != nullptr && e->reference != nullptr) return e->reference;
-  auto result = std::make_shared<SdpaResult>();
-  const std::string msg = tester->Run(ReferenceKernel(), result.get());
-  // A case the reference refuses is a bug in the test: fail here; the empty result
-  // then fails every comparison.
-  EXPECT_EQ(msg, "") << "the reference kernel refused " << c;
-  if (e != nullptr) Memo().Keep(c, {tester, result, e->float64}, ResultBytes(*result));
-  return result;
+  return SharedResult(c, &CaseMemo::Entry::reference, [&](SdpaResult* result) {
+    // A case the reference refuses is a bug in the test: fail here; the empty result
+    // then fails every comparison.
+    EXPECT_EQ(tester->Run(ReferenceKernel(), result), "") << "the reference kernel refused " << c;
+  });
 }
 
 std::shared_ptr<const SdpaResult> SdpaRegistryTest::Float64Result(const SdpaCase& c) {
   const std::shared_ptr<const SdpaTester> tester = SharedTester(c);
-  CaseMemo::Entry* e = Memo().Find(c);
-  if (e != nullptr && e->float64 != nullptr) return e->float64;
-  auto result = std::make_shared<SdpaResult>();
-  tester->Float64(result.get());
-  if (e != nullptr) Memo().Keep(c, {tester, e->reference, result}, ResultBytes(*result));
-  return result;
+  return SharedResult(c, &CaseMemo::Entry::float64,
+                      [&](SdpaResult* result) { tester->Float64(result); });
 }
 
 void SdpaRegistryTest::Check(SdpaCase c) {
