@@ -24,7 +24,10 @@
 namespace attnrt {
 
 constexpr size_t kMatRows = 32;  // queries per work item
-constexpr size_t kMatKeys = 64;  // keys per packed tile (a multiple of every panel width)
+// Keys per packed tile. A multiple of every panel width (Highway's are capped at
+// 32 floats, tile_row-inl.h; xsimd's are at most 32): the tiles step by kMatKeys
+// while QK^T writes ldk floats from each tile's first key.
+constexpr size_t kMatKeys = 64;
 
 struct MaterializedLayout {
   size_t ldk, ldv, lds;  // padded widths: key tile, values, score rows

@@ -140,6 +140,12 @@ DecodeLayout MakeDecodeLayout(const SdpaParams& p) {
   layout.ldq = AlignFloats(p.qk_dim);
   // RowMax and ExpRowAndSum touch scores up to a whole vector past the chunk.
   layout.lds = AlignFloats(RoundUp(kDecodeChunkKeys, hn::Lanes(DF())));
+  // Whole vectors (ScaleRow rescales accumulator rows a vector at a time over all
+  // lda floats): AlignFloats pads to 16 floats, a multiple of every lane count DF
+  // allows (static_assert below). Uncapped, 32 or 64 lanes (1024- and 2048-bit
+  // SVE) made the last vector of a row rescale the next row's accumulator, and
+  // from the last row m and l.
+  static_assert(kRegionAlignFloats % kMaxFloatLanes == 0, "padded rows are whole vectors");
   layout.lda = AlignFloats(p.v_dim);
   layout.q = 0;
   layout.s = layout.q + kDecodeRows * layout.ldq;

@@ -18,6 +18,12 @@ HWY_BEFORE_NAMESPACE();
 namespace attnrt {
 namespace HWY_NAMESPACE {
 
+// The driver steps through keys kMatKeys at a time while QK^T fills whole panels
+// (ldk = kMatKeys rounded up to the panel width): a panel wider than a tile wrote
+// past the last tile of a score row into the next row's scores (2048-bit SVE,
+// before DF was capped at kMaxFloatLanes).
+static_assert(kMatKeys % (2 * kMaxFloatLanes) == 0, "key tiles are whole panels");
+
 size_t MaterializedScratchFloats(const SdpaParams& p) {
   return MakeMaterializedLayout(PanelWidth(), p).total;
 }

@@ -23,7 +23,29 @@ namespace attnrt {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-using DF = hn::ScalableTag<float>;
+// The float vectors of the register tiles, SDPA and Linear, and of every scratch
+// size planned from them: at most kMaxFloatLanes lanes (512 bits). A full SVE
+// vector may hold up to 64 floats (2048 bits), and nothing here gains from more
+// than 16:
+// - Scratch plans are made from Lanes() (panel widths, padded rows) and an arena
+//   planned on one machine must hold on another: `attnrt embed` bakes a plan made
+//   on a 512-bit SVE or AVX-512 CPU into firmware, which must still fit, and run,
+//   where the vectors are wider. With the cap no vector length plans more than 512
+//   bits does.
+// - The kernels' fixed sizes are whole numbers of vectors only up to 16 lanes:
+//   64-key tiles (materialized, flash) and decode chunks are multiples of the
+//   2-vector panel width, and scratch rows padded to 64 bytes (16 floats) are
+//   whole vectors. Past 16 lanes they were not, and hwy-decode (1024 and 2048
+//   bits) and hwy-materialized (2048 bits) wrote past their rows.
+// - Head dims of 48 to 128 and 64-key chunks would leave most of a 64-lane vector
+//   idle or to scalar tails.
+// On x86 (AVX-512's 16 lanes at most), NEON and the fixed-width SVE_256 and
+// SVE2_128 targets this is the same type as ScalableTag<float>; only the
+// length-agnostic SVE and SVE2 targets see a cap, which at 512 bits or less
+// changes nothing but a min in Lanes() and a whilelt instead of the all-true
+// predicate of loads, stores and reductions.
+constexpr size_t kMaxFloatLanes = 16;
+using DF = hn::CappedTag<float, kMaxFloatLanes>;
 using VF = hn::Vec<DF>;
 
 // Where a row starts. Packed tiles and padded accumulator rows are vector aligned
