@@ -3,7 +3,8 @@
 #   aarch64     whole tree; the whole CTest suite under qemu-aarch64 with QEMU_CPU=cortex-a72
 #               (NEON only; python parity tests run attnrt emulated and torch natively), then
 #               the suite again without the PyTorch parity scripts under QEMU_CPU=max with
-#               128-bit SVE2 (Highway's SVE2_128, SVE2 and SVE targets).
+#               128-bit SVE2 (Highway's SVE2_128, SVE2 and SVE targets), then the vector- and
+#               tile-edge tests with 2048-bit SVE2.
 #   armhf       whole tree (ARMv7 NEON, 32-bit size_t); the suite without the parity scripts
 #               under qemu-arm with QEMU_CPU=cortex-a15.
 #               The parity scripts (sdpa/model/llama_torch_parity*, sdpa_seed002_examples) are
@@ -131,18 +132,21 @@ parity_tests='^(sdpa_torch_parity|sdpa_seed002_examples|model_torch_parity.*|lla
 cpu_independent_instances='/(reference|xsimd_[a-z0-9_]+|[A-Za-z_]*NEON)( |$)'
 cpu_independent_instance_names='reference|xsimd_[a-z0-9_]+|[A-Za-z0-9_]*_NEON'
 
-# SVE vector length of the second run. qemu-user's `max` defaults to 512 bits and emulates
-# each SVE instruction lane by lane; at 128 bits (Neoverse N2/V2 and most SVE2 phones, with
-# Highway's SVE2_128 target, which such CPUs run) the run takes a third of the time.
-# (Vector lengths of 1024 and 2048 bits, which no shipping CPU has, break hwy-decode and
-# hwy-materialized today; the fix and a 2048-bit run of the edge tests are pending.)
+# SVE vector lengths. qemu-user's `max` defaults to 512 bits; each SVE instruction is
+# emulated lane by lane, so the whole second-CPU run uses 128 bits (Neoverse N2/V2 and
+# most SVE2 phones; Highway then also has its SVE2_128 target, which such CPUs run), and
+# the tests built around vector and tile edges run again at 2048 bits, the architectural
+# maximum, where a kernel that assumes a bound on the lanes shows it.
 sve_128='max,sve-default-vector-length=16'
+sve_2048='max,sve-default-vector-length=256'
+vector_edge_tests='Straddl|AcrossTileEdges|BothWidths|MixedWidths|EveryRowCountUpToThreeTiles|DecodeSplitEdges|OddDims'
 
 # The CTest suite of a Linux ARM build under qemu user mode on one CPU model; with
 # `no-parity`, without the PyTorch parity scripts; with `second-cpu`, also without the
-# kernel instances that the build's first CPU model already ran identically.
-linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU [no-parity | second-cpu]
-  local dir=$1 cpu=$2 exclude=$host_only_tests skip_instances=
+# kernel instances that the build's first CPU model already ran identically; with
+# `wide-vectors`, only the vector- and tile-edge tests, as second-cpu otherwise.
+linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU [no-parity | second-cpu | wide-vectors]
+  local dir=$1 cpu=$2 exclude=$host_only_tests skip_instances= only=.
   local log=$1/cross-ctest-${2//[,=]/-}.log
   show_kernels "$dir" "$cpu" || return 1
   echo "skipped here (host executables; the host suite runs them): install_and_find_package, firmware_c_on_host, bench_smoke, embed_cli_test"
@@ -150,13 +154,17 @@ linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU [no-parity | second-cpu]
     exclude="$exclude|$parity_tests"
     echo "skipped on this CPU model (the aarch64 NEON run has them): the PyTorch parity scripts"
   fi
-  if [ "${3:-}" = second-cpu ]; then
+  if [ "${3:-}" = second-cpu ] || [ "${3:-}" = wide-vectors ]; then
     exclude="$exclude|$cpu_independent_instances"
     skip_instances=$cpu_independent_instance_names
     echo "skipped on this CPU model (run on the first): reference, xsimd and Highway NEON kernel instances"
   fi
+  if [ "${3:-}" = wide-vectors ]; then
+    only=$vector_edge_tests
+    echo "only the vector- and tile-edge tests: $only"
+  fi
   logged "$log" env QEMU_CPU="$cpu" ATTNRT_TEST_SKIP_INSTANCES="$skip_instances" ctest --test-dir "$dir" -j"$jobs" --timeout 600 \
-    --output-on-failure -E "$exclude"
+    --output-on-failure -E "$exclude" -R "$only"
   local status=$?
   grep -E "tests passed|tests failed out of" "$log"
   # What the PyTorch parity scripts checked (their output is in CTest's LastTest.log).
@@ -229,6 +237,8 @@ for target in "${targets[@]}"; do
       step "aarch64 ctest QEMU_CPU=cortex-a72 (NEON)" linux_ctest build/aarch64 cortex-a72
       step "aarch64 ctest QEMU_CPU=$sve_128 (SVE2 128-bit, Highway instances and the rest, no parity scripts)" \
         linux_ctest build/aarch64 "$sve_128" second-cpu
+      step "aarch64 ctest QEMU_CPU=$sve_2048 (SVE2 2048-bit, vector- and tile-edge tests)" \
+        linux_ctest build/aarch64 "$sve_2048" wide-vectors
       ;;
     armhf)
       step "armhf configure+build" armhf_build
