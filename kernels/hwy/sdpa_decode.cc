@@ -43,6 +43,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include <cmath>
+#include <initializer_list>
 
 #include "attnrt/kernels/kv_store.h"
 #include "hwy/cache_control.h"
@@ -97,6 +98,15 @@ struct DecodeShape {
   bool prefetch;  // f32 K and V get software prefetch (more than kPrefetchMinBytes)
 };
 
+// first * factors..., saturating at SIZE_MAX instead of wrapping.
+HWY_INLINE size_t SaturatingProduct(size_t first, std::initializer_list<size_t> factors) {
+  size_t n = first;
+  for (size_t factor : factors) {
+    if (__builtin_mul_overflow(n, factor, &n)) return ~size_t{0};
+  }
+  return n;
+}
+
 DecodeShape MakeDecodeShape(const SdpaParams& p) {
   DecodeShape shape;
   shape.group = p.kv_heads == 0 ? 0 : p.q_heads / p.kv_heads;
@@ -113,13 +123,9 @@ DecodeShape MakeDecodeShape(const SdpaParams& p) {
   shape.splits = HWY_MAX(size_t{1}, HWY_MIN(max_splits, wanted));
   shape.split_keys = RoundUp((span + shape.splits - 1) / shape.splits, kDecodeChunkKeys);
   shape.record = AlignFloats(p.v_dim + 2);
-  // Bytes of f32 K and V the call reads, saturating (then it prefetches).
-  size_t bytes = span * sizeof(float);
-  const size_t byte_factors[] = {p.batch, p.kv_heads, p.qk_dim + p.v_dim};
-  for (size_t factor : byte_factors) {
-    if (__builtin_mul_overflow(bytes, factor, &bytes)) bytes = ~size_t{0};
-  }
-  shape.prefetch = bytes > kPrefetchMinBytes;
+  // Bytes of f32 K and V the call reads (saturated: then it prefetches).
+  shape.prefetch = SaturatingProduct(span, {sizeof(float), p.batch, p.kv_heads,
+                                            p.qk_dim + p.v_dim}) > kPrefetchMinBytes;
   return shape;
 }
 
@@ -168,12 +174,7 @@ size_t DecodeWorkItems(const SdpaParams& p) {
 size_t DecodeSharedFloats(const SdpaParams& p) {
   const DecodeShape shape = MakeDecodeShape(p);
   if (shape.splits == 1) return 0;
-  size_t n = shape.record;
-  const size_t factors[] = {p.batch, p.q_heads, p.q_len, shape.splits};
-  for (size_t factor : factors) {
-    if (__builtin_mul_overflow(n, factor, &n)) return ~size_t{0};
-  }
-  return n;
+  return SaturatingProduct(shape.record, {p.batch, p.q_heads, p.q_len, shape.splits});
 }
 
 // out[x] = sum of the lanes of a_x, x < 4. Two blockwise interleave-and-add steps
