@@ -129,8 +129,8 @@ parity_tests='^(sdpa_torch_parity|sdpa_seed002_examples|model_torch_parity.*|lla
 # runs NEON, SVE and SVE2; cortex-a72 has run NEON). As CTest names (suites registered
 # one test per instance), and as instance names for the SDPA suites, which CTest runs
 # grouped by test and which read the skip list from ATTNRT_TEST_SKIP_INSTANCES.
-cpu_independent_instances='/(reference|xsimd_[a-z0-9_]+|[A-Za-z_]*NEON)( |$)'
-cpu_independent_instance_names='reference|xsimd_[a-z0-9_]+|[A-Za-z0-9_]*_NEON'
+cpu_independent_instance_names='reference|xsimd_[a-z0-9_]+|([A-Za-z0-9_]*_)?NEON'
+cpu_independent_instances="/($cpu_independent_instance_names)( |\$)"
 
 # SVE vector lengths. qemu-user's `max` defaults to 512 bits; each SVE instruction is
 # emulated lane by lane, so the whole second-CPU run uses 128 bits (Neoverse N2/V2 and
