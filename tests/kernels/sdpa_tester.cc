@@ -306,7 +306,14 @@ std::vector<SdpaVariantTarget> AvailableVariantTargets() {
   }
   const char* skip = std::getenv("ATTNRT_TEST_SKIP_INSTANCES");
   if (skip == nullptr || *skip == '\0') return params;
-  const std::regex skipped(skip);
+  std::regex skipped;
+  try {
+    skipped = std::regex(skip);
+  } catch (const std::regex_error& e) {
+    std::fprintf(stderr, "ATTNRT_TEST_SKIP_INSTANCES=%s is not a regular expression: %s\n", skip,
+                 e.what());
+    std::exit(2);
+  }
   std::vector<SdpaVariantTarget> kept;
   for (const SdpaVariantTarget& param : params) {
     if (!std::regex_match(InstanceName(param), skipped)) kept.push_back(param);
