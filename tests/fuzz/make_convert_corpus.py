@@ -84,6 +84,38 @@ SINGLE_HEAD = {"architecture": "single-head", "embedding_dim": 2, "attention_dim
 SINGLE_HEAD_TENSORS = [("query_proj.weight", (3, 2), "BF16"), ("key_proj.weight", (3, 2), "BF16"),
                        ("value_proj.weight", (3, 2), "BF16")]
 
+ENCODER_LAYER = {"architecture": "encoder-layer", "d_model": 2, "nhead": 1, "dim_feedforward": 2,
+                 "bias": False, "activation": "gelu", "batch_first": True}
+
+
+def encoder_layer(prefix="", dtype="F16"):
+    return [(prefix + "self_attn.in_proj_weight", (6, 2), dtype),
+            (prefix + "self_attn.out_proj.weight", (2, 2), dtype),
+            (prefix + "linear1.weight", (2, 2), dtype), (prefix + "linear2.weight", (2, 2), dtype),
+            (prefix + "norm1.weight", (2,), "F32"), (prefix + "norm2.weight", (2,), "F32")]
+
+
+VIT = {"architecture": "vit", "image_size": 2, "patch_size": 1, "num_layers": 1, "num_heads": 1,
+       "hidden_dim": 2, "mlp_dim": 2, "num_classes": 2}
+
+
+def vit(dtype="F16"):
+    """Three channels (fixed), 2x2 images of 1x1 patches: 1 class token + 4 patch tokens."""
+    p = "encoder.layers.encoder_layer_0."
+    layer = [(p + "ln_1.weight", (2,), "F32"), (p + "ln_1.bias", (2,), "F32"),
+             (p + "self_attention.in_proj_weight", (6, 2), dtype),
+             (p + "self_attention.in_proj_bias", (6,), "F32"),
+             (p + "self_attention.out_proj.weight", (2, 2), dtype),
+             (p + "self_attention.out_proj.bias", (2,), "F32"),
+             (p + "ln_2.weight", (2,), "F32"), (p + "ln_2.bias", (2,), "F32"),
+             (p + "mlp.0.weight", (2, 2), dtype), (p + "mlp.0.bias", (2,), "F32"),
+             (p + "mlp.3.weight", (2, 2), dtype), (p + "mlp.3.bias", (2,), "F32")]
+    return layer + [("class_token", (1, 1, 2), "F32"), ("conv_proj.weight", (2, 3, 1, 1), dtype),
+                    ("conv_proj.bias", (2,), "F32"), ("encoder.pos_embedding", (1, 5, 2), "F32"),
+                    ("encoder.ln.weight", (2,), "F32"), ("encoder.ln.bias", (2,), "F32"),
+                    ("heads.head.weight", (2, 2), dtype), ("heads.head.bias", (2,), "F32")]
+
+
 SEEDS = {
     # Convert.
     "ok_self_attention_f32": seed(F32, SA, safetensors(self_attention())),
@@ -93,6 +125,12 @@ SEEDS = {
                                           safetensors(self_attention(dtype="F16"))),
     "ok_single_head_bf16": seed(BF16, SINGLE_HEAD, safetensors(SINGLE_HEAD_TENSORS)),
     "ok_mha_bias_metadata": seed(F16, MHA, safetensors(MHA_TENSORS, metadata={"format": "pt"})),
+    "ok_encoder_layer_no_bias": seed(BF16, ENCODER_LAYER, safetensors(encoder_layer())),
+    "ok_encoder_two_layers_final_norm": seed(
+        F32, dict(ENCODER_LAYER, architecture="encoder", num_layers=2, final_norm=True),
+        safetensors(encoder_layer("layers.0.") + encoder_layer("layers.1.") +
+                    [("norm.weight", (2,), "F32"), ("norm.bias", (2,), "F32")])),
+    "ok_vit_q8": seed(Q8, VIT, safetensors(vit())),
     "ok_llama_tied_f16": seed(F16, LLAMA, safetensors(llama())),
     "ok_llama_output_q8": seed(Q8 | ARCH_LLAMA << 2, LLAMA, safetensors(llama("F16", False))),
     # The config is refused.
@@ -138,8 +176,8 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "corpus", "convert_input")
     os.makedirs(out_dir, exist_ok=True)
     for name, data in SEEDS.items():
-        # llama's eleven tensor names alone take most of a kilobyte of header.
-        assert len(data) < 1536, (name, len(data))
+        # The tensor names of llama, encoder and vit alone take one or two kilobytes of header.
+        assert len(data) < 2560, (name, len(data))
         with open(os.path.join(out_dir, name), "wb") as f:
             f.write(data)
 
