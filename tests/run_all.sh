@@ -7,12 +7,12 @@
 #   4. cross builds under emulation (AArch64 CTest under qemu-user, Cortex-M
 #      firmware images under qemu-system-arm), when their toolchain files exist.
 # Each stage runs even if an earlier one failed; the exit code is non-zero if
-# any stage failed. ATTNRT_FUZZ_SECONDS (default 24) bounds each fuzzer.
+# any stage failed. ATTNRT_FUZZ_SECONDS (default 20) bounds each fuzzer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 jobs=2
-fuzz_seconds=${ATTNRT_FUZZ_SECONDS:-24}
+fuzz_seconds=${ATTNRT_FUZZ_SECONDS:-20}
 
 passed=0
 failed=0
