@@ -2,16 +2,17 @@
 # The whole attnrt test suite, as CI runs it: installs dependencies, then
 #   1. host release build + every CTest suite (GoogleTest and PyTorch parity),
 #   2. the same suite under ASan + UBSan,
-#   3. libFuzzer targets for the weight-file and .npy readers, bounded time,
+#   3. libFuzzer targets (weight file, .npy, SDPA shapes, model inputs, convert
+#      inputs), bounded time,
 #   4. cross builds under emulation (AArch64 CTest under qemu-user, Cortex-M
 #      firmware images under qemu-system-arm), when their toolchain files exist.
 # Each stage runs even if an earlier one failed; the exit code is non-zero if
-# any stage failed. ATTNRT_FUZZ_SECONDS (default 30) bounds each fuzzer.
+# any stage failed. ATTNRT_FUZZ_SECONDS (default 20) bounds each fuzzer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 jobs=2
-fuzz_seconds=${ATTNRT_FUZZ_SECONDS:-30}
+fuzz_seconds=${ATTNRT_FUZZ_SECONDS:-20}
 
 passed=0
 failed=0

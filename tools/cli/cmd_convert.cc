@@ -1,17 +1,15 @@
 // attnrt convert: a PyTorch checkpoint (safetensors, state_dict names) plus its
 // constructor config (JSON) -> one flat weight file the runtime reads in place.
 //
-// The config keys and expected tensors come from models/ (model_config.h,
-// model_spec.h), the same tables the runtime loader checks against, so a file
-// that converts is a file that loads.
-#include <algorithm>
+// This file holds the options and the file I/O; the conversion itself (config ->
+// architecture -> metadata -> checked tensors) is convert_core.h, which the
+// convert-input fuzzer drives too.
 #include <cstdio>
 
-#include "attnrt/models/model_spec.h"
-#include "attnrt/runtime/weight_file.h"
+#include "attnrt/models/model_config.h"
 #include "cli/cli_common.h"
-#include "cli/config_metadata.h"
 #include "cli/commands.h"
+#include "cli/convert_core.h"
 #include "convert/tensor_encoding.h"
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
@@ -24,45 +22,6 @@ struct ConvertOptions {
   std::string arch, config, weights, out;
   std::string dtype = "f32";
 };
-
-// Weight matrices and embeddings are stored as `matrix_type`; every other tensor stays f32.
-bool CheckAndAddTensors(const ModelConfig& config, const SafetensorsFile& st,
-                        const std::string& source, ElementType matrix_type, WeightFileWriter* w,
-                        std::string* error) {
-  const size_t n = ModelTensorCount(config);
-  std::vector<std::string> names;
-  for (size_t i = 0; i < n; ++i) {
-    TensorSpec spec;
-    if (!ModelTensorAt(config, i, &spec)) {
-      *error = "internal: tensor " + std::to_string(i) + " of the architecture has no name";
-      return false;
-    }
-    names.push_back(spec.name);
-    const std::vector<size_t> want = ToVector(spec.shape);
-    const SafetensorsTensor* t = st.Find(spec.name);
-    if (t == nullptr && spec.optional) continue;  // e.g. llama's tied output.weight
-    if (t == nullptr) {
-      *error = source + ": missing tensor '" + spec.name + "' (expected shape " +
-               npy::ShapeString(want) + ") for " + ArchitectureName(config.arch);
-      return false;
-    }
-    if (t->shape != want) {
-      *error = source + ": tensor '" + spec.name + "' has shape " + npy::ShapeString(t->shape) +
-               " but the config implies " + npy::ShapeString(want);
-      return false;
-    }
-    const ElementType type = spec.matrix ? matrix_type : ElementType::kF32;
-    if (!w->AddTensor(t->name, t->shape, t->values.data(), type, error)) return false;
-  }
-  for (const SafetensorsTensor& t : st.tensors) {
-    if (std::find(names.begin(), names.end(), t.name) == names.end()) {
-      *error = source + ": unexpected tensor '" + t.name + "' for architecture " +
-               ArchitectureName(config.arch) + " with this config";
-      return false;
-    }
-  }
-  return true;
-}
 
 // torch.save writes a zip archive (or, before PyTorch 1.6, a pickle): say what to do instead
 // of reporting a safetensors header error.
@@ -92,39 +51,25 @@ int ConvertCommand(const ConvertOptions& o) {
   JsonConfig json;
   SafetensorsFile st;
   if (!LoadJsonConfig(o.config, &json, &error)) return ReportError(cmd, error);
-  // Without --arch the config must name it (export_torch.py writes "architecture").
-  std::string arch_name = o.arch;
-  if (arch_name.empty()) {
-    if (!json.Has("architecture")) {
-      return ReportError(cmd, o.config + " has no \"architecture\" key: give --arch (one of " +
-                                  ArchitectureNames() + ")");
-    }
-    if (!json.GetString("architecture", &arch_name, &error)) {
-      return ReportError(cmd, WithPath(o.config, error));
-    }
-  }
+  // CLI11 has already checked --dtype; this only turns the name into the type.
   ElementType matrix_type;
   if (!ParseElementType(o.dtype, &matrix_type)) {
     return ReportError(cmd, "--dtype " + o.dtype + " is not one of f32, f16, bf16, q8");
   }
-  Architecture arch;
-  Status status = ParseArchitecture(arch_name.c_str(), &arch);
-  if (!status.ok()) return ReportStatus(cmd, status);
   WeightFileWriter writer;
   ModelConfig config;
-  if (!WriteConfigMetadata(arch, json, &writer, &error) ||
-      !DeriveConfig(writer, &config, &error)) {
-    return ReportError(cmd, WithPath(o.config, error));
+  if (!PrepareConversion(json, o.config, o.arch, &writer, &config, &error)) {
+    return ReportError(cmd, error);
   }
   std::fprintf(stderr, "convert: reading %s\n", o.weights.c_str());
   if (RefuseTorchArchive(o.weights, &error)) return ReportError(cmd, error);
   if (!ReadSafetensorsFile(o.weights, &st, &error) ||
-      !CheckAndAddTensors(config, st, o.weights, matrix_type, &writer, &error) ||
+      !AddCheckpointTensors(config, st, o.weights, matrix_type, &writer, &error) ||
       !writer.WriteFile(o.out, &error)) {
     return ReportError(cmd, error);
   }
   std::printf("convert: %s, %zu layer(s), %s -> %s (%zu tensors, matrices as %s)\n",
-              ArchitectureName(arch), config.num_layers, o.weights.c_str(), o.out.c_str(),
+              ArchitectureName(config.arch), config.num_layers, o.weights.c_str(), o.out.c_str(),
               st.tensors.size(), ElementTypeName(matrix_type));
   return 0;
 }

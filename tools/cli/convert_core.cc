@@ -1,0 +1,86 @@
+// Config + checkpoint in memory -> weight-file writer (see convert_core.h).
+//
+// The config keys and expected tensors come from models/ (model_config.h,
+// model_spec.h), the same tables the runtime loader checks against, so a file
+// that converts is a file that loads.
+#include "cli/convert_core.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "attnrt/models/model_spec.h"
+#include "attnrt/runtime/status.h"
+#include "cli/cli_common.h"
+#include "cli/config_metadata.h"
+#include "npy/npy.h"
+
+namespace attnrt::cli {
+
+bool PrepareConversion(const JsonConfig& json, const std::string& config_source,
+                       const std::string& arch_option, WeightFileWriter* writer,
+                       ModelConfig* config, std::string* error) {
+  // Without --arch the config must name it (export_torch.py writes "architecture").
+  std::string arch_name = arch_option;
+  if (arch_name.empty()) {
+    if (!json.Has("architecture")) {
+      *error = config_source + " has no \"architecture\" key: give --arch (one of " +
+               ArchitectureNames() + ")";
+      return false;
+    }
+    if (!json.GetString("architecture", &arch_name, error)) {
+      *error = WithPath(config_source, *error);
+      return false;
+    }
+  }
+  Architecture arch;
+  const Status status = ParseArchitecture(arch_name.c_str(), &arch);
+  if (!status.ok()) {
+    *error = status.message();
+    return false;
+  }
+  if (!WriteConfigMetadata(arch, json, writer, error) || !DeriveConfig(*writer, config, error)) {
+    *error = WithPath(config_source, *error);
+    return false;
+  }
+  return true;
+}
+
+bool AddCheckpointTensors(const ModelConfig& config, const SafetensorsFile& st,
+                          const std::string& source, ElementType matrix_type,
+                          WeightFileWriter* writer, std::string* error) {
+  const size_t n = ModelTensorCount(config);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n; ++i) {
+    TensorSpec spec;
+    if (!ModelTensorAt(config, i, &spec)) {
+      *error = "internal: tensor " + std::to_string(i) + " of the architecture has no name";
+      return false;
+    }
+    names.push_back(spec.name);
+    const std::vector<size_t> want = ToVector(spec.shape);
+    const SafetensorsTensor* t = st.Find(spec.name);
+    if (t == nullptr && spec.optional) continue;  // e.g. llama's tied output.weight
+    if (t == nullptr) {
+      *error = source + ": missing tensor '" + spec.name + "' (expected shape " +
+               npy::ShapeString(want) + ") for " + ArchitectureName(config.arch);
+      return false;
+    }
+    if (t->shape != want) {
+      *error = source + ": tensor '" + spec.name + "' has shape " + npy::ShapeString(t->shape) +
+               " but the config implies " + npy::ShapeString(want);
+      return false;
+    }
+    const ElementType type = spec.matrix ? matrix_type : ElementType::kF32;
+    if (!writer->AddTensor(t->name, t->shape, t->values.data(), type, error)) return false;
+  }
+  for (const SafetensorsTensor& t : st.tensors) {
+    if (std::find(names.begin(), names.end(), t.name) == names.end()) {
+      *error = source + ": unexpected tensor '" + t.name + "' for architecture " +
+               ArchitectureName(config.arch) + " with this config";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace attnrt::cli
