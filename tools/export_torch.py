@@ -87,6 +87,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 from output_files import write_atomically  # noqa: E402
+from safetensors_format import header_bytes  # noqa: E402
 
 _MODULES_PATH = os.path.join(_HERE, os.pardir, "tests", "python", "torch_modules.py")
 _MODULES_NAME = "attnrt_torch_modules"
@@ -111,22 +112,11 @@ tm = _load_torch_modules()
 def write_safetensors(path, entries, metadata=None):
     """Writes a safetensors file. entries: (name, dtype, shape, raw little-endian bytes) in data
     order, dtype a safetensors name ("F32", "F16", "BF16", ...); metadata: str -> str."""
-    header = {}
-    if metadata:
-        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
-    offset = 0
-    for name, dtype, shape, data in entries:
-        if name in header:
-            raise ValueError(f"duplicate tensor name {name!r}")
-        header[name] = {"dtype": dtype, "shape": [int(d) for d in shape],
-                        "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 8)  # the data buffer starts 8-byte aligned
+    header = header_bytes([(name, dtype, shape, len(data)) for name, dtype, shape, data in entries],
+                          {str(k): str(v) for k, v in metadata.items()} if metadata else None)
 
     def write(f):
-        f.write(len(text).to_bytes(8, "little"))
-        f.write(text)
+        f.write(header)
         for _, _, _, data in entries:
             f.write(data)
 

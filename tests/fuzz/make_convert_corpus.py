@@ -15,6 +15,11 @@ import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tools"))
+from output_files import write_atomically  # noqa: E402
+from safetensors_format import header_bytes  # noqa: E402
+
 F32, F16, BF16, Q8 = 0, 1, 2, 3
 ARCH_SELF_ATTENTION, ARCH_LLAMA = 3, 7  # positions in kRecords, counted from 1
 
@@ -32,22 +37,14 @@ def values(count, dtype):
 
 def safetensors(tensors, metadata=None, header_extra=None, data_extra=b""):
     """A safetensors image of (name, shape, dtype) tensors laid out back to back."""
-    header, data = {}, b""
-    if metadata is not None:
-        header["__metadata__"] = metadata
+    blobs = []
     for name, shape, dtype in tensors:
         count = 1
         for d in shape:
             count *= d
-        blob = values(count, dtype)
-        header[name] = {"dtype": dtype, "shape": list(shape),
-                        "data_offsets": [len(data), len(data) + len(blob)]}
-        data += blob
-    if header_extra:
-        header.update(header_extra)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)  # padded as the reference writer pads it
-    return struct.pack("<Q", len(text)) + text + data + data_extra
+        blobs.append((name, dtype, shape, values(count, dtype)))
+    header = header_bytes([(n, d, s, len(b)) for n, d, s, b in blobs], metadata, header_extra)
+    return header + b"".join(b for _, _, _, b in blobs) + data_extra
 
 
 def seed(options, config, image):
@@ -178,8 +175,7 @@ def main():
     for name, data in SEEDS.items():
         # The tensor names of llama, encoder and vit alone take one or two kilobytes of header.
         assert len(data) < 2560, (name, len(data))
-        with open(os.path.join(out_dir, name), "wb") as f:
-            f.write(data)
+        write_atomically(os.path.join(out_dir, name), lambda f, data=data: f.write(data))
 
 
 if __name__ == "__main__":

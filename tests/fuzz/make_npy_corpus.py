@@ -8,6 +8,10 @@ import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tools"))
+from output_files import write_atomically  # noqa: E402
+
 MAGIC = b"\x93NUMPY"
 
 
@@ -66,8 +70,7 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     for name, data in SEEDS.items():
         assert len(data) < 1024, name
-        with open(os.path.join(out_dir, name + ".npy"), "wb") as f:
-            f.write(data)
+        write_atomically(os.path.join(out_dir, name + ".npy"), lambda f, data=data: f.write(data))
 
 
 if __name__ == "__main__":
