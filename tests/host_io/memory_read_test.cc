@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "attnrt/runtime/executor.h"
+#include "common/steerable_targets.h"
 #include "host/thread_pool.h"
+#include "hwy/tests/hwy_gtest.h"
 
 namespace attnrt::testing {
 namespace {
@@ -32,7 +34,20 @@ uint32_t ExpectedSum(const std::vector<ByteSpan>& spans) {
   return sum;
 }
 
-TEST(MemoryRead, EveryByteOfOddlyPlacedSpansOnce) {
+// Every target ReadSpans has on this CPU: its word sums take different vector
+// widths and reductions (AVX3's must not overflow a signed int: issue 28).
+class MemoryRead : public hwy::TestWithParamTarget {
+ protected:
+  void SetUp() override {
+    hwy::TestWithParamTarget::SetUp();
+    ASSERT_STREQ(MemoryReadIsa(), hwy::TargetName(GetParam()));
+  }
+};
+INSTANTIATE_TEST_SUITE_P(MemoryReadGroup, MemoryRead,
+                         ::testing::ValuesIn(SteerableTargets(MemoryReadIsa)),
+                         ::hwy::TestParamTargetName);
+
+TEST_P(MemoryRead, EveryByteOfOddlyPlacedSpansOnce) {
   std::mt19937 rng(7);
   std::vector<uint8_t> buffer(200000);
   for (uint8_t& b : buffer) b = static_cast<uint8_t>(rng());
@@ -53,7 +68,19 @@ TEST(MemoryRead, EveryByteOfOddlyPlacedSpansOnce) {
   }
 }
 
-TEST(MemoryRead, NoSpansReadNothing) {
+// Words near 2^32 in every lane: each vector's lane sum passes INT32_MAX and
+// UINT32_MAX, which the reduction must wrap modulo 2^32, not trap on.
+TEST_P(MemoryRead, WordSumsPastTheIntRangeWrap) {
+  std::vector<uint8_t> buffer(4096 + 3, 0xFF);
+  for (size_t i = 0; i < buffer.size(); i += 7) buffer[i] = 0x80;
+  const std::vector<ByteSpan> spans = {{buffer.data(), buffer.size()},
+                                       {buffer.data() + 1, 1024 + 2}};
+  SerialExecutor serial;
+  EXPECT_EQ(static_cast<uint32_t>(ReadSpans(spans.data(), spans.size(), &serial)),
+            ExpectedSum(spans));
+}
+
+TEST_P(MemoryRead, NoSpansReadNothing) {
   SerialExecutor serial;
   EXPECT_EQ(ReadSpans(nullptr, 0, &serial), 0u);
 }

@@ -12,6 +12,7 @@
 #include "attnrt/runtime/arena.h"
 #include "common/sdpa_case_inputs.h"
 #include "common/sdpa_case_text.h"
+#include "common/steerable_targets.h"
 #include "host/aligned_buffer.h"
 #include "host/thread_pool.h"
 #include "hwy/targets.h"
@@ -283,16 +284,7 @@ void PrintTo(const SdpaVariantTarget& v, std::ostream* os) {
 }
 
 std::vector<int64_t> SteerableHighwayTargets(const SdpaKernel& kernel) {
-  std::vector<int64_t> kept;
-  const uint64_t supported = static_cast<uint64_t>(hwy::SupportedTargets());
-  // Highway's target bits run from the best target (lowest bit) down.
-  for (uint64_t bits = supported; bits != 0; bits &= bits - 1) {
-    const int64_t target = static_cast<int64_t>(bits & (~bits + 1));
-    hwy::SetSupportedTargetsForTest(target);
-    if (std::string(kernel.isa()) == hwy::TargetName(target)) kept.push_back(target);
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  return kept;
+  return SteerableTargets(kernel.isa);
 }
 
 std::vector<SdpaVariantTarget> AvailableVariantTargets() {

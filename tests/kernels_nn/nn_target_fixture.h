@@ -12,18 +12,13 @@
 
 #include "attnrt/kernels/linear.h"
 #include "hwy/tests/hwy_gtest.h"
+#include "common/steerable_targets.h"
 
 namespace attnrt::testing {
 
-// The targets this CPU supports that the kernels were compiled for: a target the
-// test knows but the kernels lack (SSSE3 here) would silently run another one.
+// The targets this CPU supports that the kernels were compiled for.
 inline std::vector<int64_t> KernelTargets() {
-  std::vector<int64_t> kept;
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    if (std::string(LinearIsa()) == hwy::TargetName(target)) kept.push_back(target);
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  std::vector<int64_t> kept = SteerableTargets(LinearIsa);
   // Static-dispatch builds (e.g. 32-bit ARM) may not report their one target as
   // supported: test the target that the kernels do run.
   if (kept.empty()) kept.push_back(HWY_STATIC_TARGET);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "kernels/hwy/integer_sum-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -34,7 +35,10 @@ uint32_t SumWords(const uint8_t* HWY_RESTRICT bytes, size_t count) {
     s3 = hn::Add(s3, LoadWords(d, bytes, i + 3 * N));
   }
   for (; i + N <= n; i += N) s0 = hn::Add(s0, LoadWords(d, bytes, i));
-  uint32_t sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
+  // Modulo 2^32 (the checksum's contract), through the one integer reduction
+  // that is defined on every target (integer_sum-inl.h says why).
+  uint32_t sum = static_cast<uint32_t>(
+      SumOfLanesExact(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
   for (; i < n; ++i) {
     uint32_t word;
     std::memcpy(&word, bytes + 4 * i, sizeof(word));
@@ -43,6 +47,8 @@ uint32_t SumWords(const uint8_t* HWY_RESTRICT bytes, size_t count) {
   for (size_t b = 4 * n; b < count; ++b) sum += bytes[b];  // a tail of 1-3 bytes
   return sum;
 }
+
+const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace attnrt
@@ -56,6 +62,9 @@ HWY_AFTER_NAMESPACE();
 namespace attnrt {
 
 HWY_EXPORT(SumWords);
+HWY_EXPORT(TargetName);
+
+const char* MemoryReadIsa() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 
 namespace {
 

@@ -26,4 +26,8 @@ struct ByteSpan {
 // NaN or denormal paths).
 uint64_t ReadSpans(const ByteSpan* spans, size_t span_count, Executor* executor);
 
+// The Highway target ReadSpans dispatches to now (e.g. "AVX3"), so tests can run it
+// on every target and benchmark reports can name it.
+const char* MemoryReadIsa();
+
 }  // namespace attnrt
