@@ -86,16 +86,16 @@ Status ReadSingleHeadConfig(const WeightFile& file, ModelConfig* c) {
 }  // namespace
 
 const ArchitectureRecord kMhaRecord = {
-    Architecture::kMha, "mha", "torch.nn.MultiheadAttention", kMhaKeys, CountOf(kMhaKeys),
+    "torch.nn.MultiheadAttention", kMhaKeys, CountOf(kMhaKeys),
     ReadMhaConfig, "", kMhaTensors, CountOf(kMhaTensors), nullptr, 0, AttentionOnly, false};
 
 const ArchitectureRecord kSelfAttentionRecord = {
-    Architecture::kSelfAttention, "self-attention", "seed 003 SelfAttention", kSelfAttentionKeys,
+    "seed 003 SelfAttention", kSelfAttentionKeys,
     CountOf(kSelfAttentionKeys), ReadSelfAttentionConfig, "", kSelfAttentionTensors,
     CountOf(kSelfAttentionTensors), nullptr, 0, AttentionOnly, false};
 
 const ArchitectureRecord kSingleHeadRecord = {
-    Architecture::kSingleHead, "single-head", "seed 001 SingleHeadAttention", kSingleHeadKeys,
+    "seed 001 SingleHeadAttention", kSingleHeadKeys,
     CountOf(kSingleHeadKeys), ReadSingleHeadConfig, "", kSingleHeadTensors,
     CountOf(kSingleHeadTensors), nullptr, 0, AttentionOnly, false};
 

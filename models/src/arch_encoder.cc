@@ -95,12 +95,12 @@ Status EncoderForward(const Model& m, const ModelInput& in, float* y, Forward* f
 }  // namespace
 
 const ArchitectureRecord kEncoderLayerRecord = {
-    Architecture::kEncoderLayer, "encoder-layer", "torch.nn.TransformerEncoderLayer",
+    "torch.nn.TransformerEncoderLayer",
     kEncoderLayerKeys, CountOf(kEncoderLayerKeys), ReadEncoderLayerConfig, "",
     kEncoderLayerTensors, CountOf(kEncoderLayerTensors), nullptr, 0, OneEncoderLayer, false};
 
 const ArchitectureRecord kEncoderRecord = {
-    Architecture::kEncoder, "encoder", "torch.nn.TransformerEncoder", kEncoderKeys,
+    "torch.nn.TransformerEncoder", kEncoderKeys,
     CountOf(kEncoderKeys), ReadEncoderConfig, "layers.{i}.", kEncoderLayerTensors,
     CountOf(kEncoderLayerTensors), kEncoderTensors, CountOf(kEncoderTensors), EncoderForward,
     false};

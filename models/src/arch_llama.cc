@@ -119,11 +119,16 @@ Status ReadLlamaConfig(const WeightFile& file, ModelConfig* c) {
   return Status::Ok();
 }
 
+// RMSNorm, SwiGLU, RoPE, pre-norm residuals: every other recipe field at its default.
+constexpr LmRecipe kLlamaRecipe = {NormKind::kRms, MlpKind::kSwiGlu, PositionKind::kRope,
+                                   ResidualKind::kPreNorm, EmbeddingScale::kNone, false};
+
 }  // namespace
 
 const ArchitectureRecord kLlamaRecord = {
-    Architecture::kLlama, "llama", "Llama (Meta reference / llama2.c Transformer)", kLlamaKeys,
+    "Llama (Meta reference / llama2.c Transformer)", kLlamaKeys,
     CountOf(kLlamaKeys), ReadLlamaConfig, "layers.{i}.", kLlamaLayerTensors,
-    CountOf(kLlamaLayerTensors), kLlamaTensors, CountOf(kLlamaTensors), nullptr, false, true};
+    CountOf(kLlamaLayerTensors), kLlamaTensors, CountOf(kLlamaTensors), nullptr, false,
+    &kLlamaRecipe};
 
 }  // namespace attnrt

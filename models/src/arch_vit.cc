@@ -150,7 +150,7 @@ size_t VitTokens(const ModelConfig& c) {
 }
 
 const ArchitectureRecord kVitRecord = {
-    Architecture::kVit, "vit", "torchvision.models.VisionTransformer", kVitKeys,
+    "torchvision.models.VisionTransformer", kVitKeys,
     CountOf(kVitKeys), ReadVitConfig, "encoder.layers.encoder_layer_{i}.", kVitLayerTensors,
     CountOf(kVitLayerTensors), kVitTensors, CountOf(kVitTensors), VitForward, true};
 

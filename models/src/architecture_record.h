@@ -13,6 +13,7 @@
 
 #include "attnrt/models/model.h"
 #include "forward_steps.h"
+#include "lm_recipe.h"
 
 namespace attnrt {
 
@@ -47,6 +48,9 @@ enum class Slot : uint8_t {
   kQWeight,
   kKWeight,
   kVWeight,
+  kQBias,  // separate q, k, v projections' biases (Qwen2)
+  kKBias,
+  kVBias,
   kOutWeight,
   kOutBias,
   kFf1Weight,
@@ -98,9 +102,8 @@ struct TensorRecord {
   Slot slot;
 };
 
+// The enumerator and name come from architectures.inc, the one list.
 struct ArchitectureRecord {
-  Architecture arch;
-  const char* name;          // --arch and the file's "arch" metadata
   const char* torch_module;  // what it reproduces, for messages
   const ConfigKey* keys;
   size_t key_count;
@@ -115,7 +118,9 @@ struct ArchitectureRecord {
   // null for language models, which run through language_model.h.
   Status (*forward)(const Model& m, const ModelInput& in, float* y, Forward* f);
   bool image_input;  // (batch, channels, H, W) images instead of token sequences
-  bool language_model = false;  // token ids in, logits out, KV cache
+  // Language models (token ids in, logits out, a KV cache): how the one forward
+  // pass of language_model.cc computes this family. Null for the others.
+  const LmRecipe* lm_recipe = nullptr;
 };
 
 // The attention tensors of nn.MultiheadAttention, under `prefix` ("" or "self_attn.").
@@ -127,14 +132,10 @@ struct ArchitectureRecord {
 
 const ArchitectureRecord& RecordFor(Architecture arch);
 
-// The records, one per file.
-extern const ArchitectureRecord kMhaRecord;
-extern const ArchitectureRecord kSelfAttentionRecord;
-extern const ArchitectureRecord kSingleHeadRecord;
-extern const ArchitectureRecord kEncoderLayerRecord;
-extern const ArchitectureRecord kEncoderRecord;
-extern const ArchitectureRecord kVitRecord;
-extern const ArchitectureRecord kLlamaRecord;
+// The records, one per file, declared from the one list.
+#define ATTNRT_ARCHITECTURE(enumerator, name, record) extern const ArchitectureRecord record;
+#include "attnrt/models/architectures.inc"
+#undef ATTNRT_ARCHITECTURE
 
 template <size_t N>
 constexpr size_t CountOf(const ConfigKey (&)[N]) { return N; }

@@ -10,6 +10,7 @@
 
 #include "architecture_record.h"
 #include "attnrt/kernels/elementwise.h"
+#include "attnrt/kernels/kv_store.h"
 #include "attnrt/kernels/layer_norm.h"
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/rope.h"
@@ -39,7 +40,7 @@ Status ForwardPass(const Model& m, const ModelInput& in, float* y, Forward* f) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "%s is a language model: it takes token ids and runs with a KV cache "
                          "(language_model.h; attnrt run --tokens, attnrt generate)",
-                         r.name);
+                         ArchitectureName(m.config.arch));
   }
   if (m.config.batch_first || r.image_input) return r.forward(m, in, y, f);
   const size_t rows = in.batch * in.seq;
@@ -153,12 +154,22 @@ Status Forward::SiluMul(float* gate, const float* up, size_t n) {
   return RunWorkItems(work, arena_, executor_);
 }
 
-void Forward::Copy(float* dst, const float* src, size_t n) {
-  if (!measuring()) std::memcpy(dst, src, n * sizeof(float));
+void Forward::Gather(const LinearWeights& table, const int32_t* ids, size_t rows, size_t width,
+                     float* y, size_t y_stride) {
+  if (measuring()) return;  // a planning pass has no ids to read
+  for (size_t r = 0; r < rows; ++r) {
+    WidenMatrixRow(table.type, table.weight, table.q8_scales, width, static_cast<size_t>(ids[r]),
+                   y + r * y_stride);
+  }
 }
 
-void Forward::Move(float* dst, const float* src, size_t n) {
-  if (!measuring()) std::memmove(dst, src, n * sizeof(float));
+void Forward::StoreKv(ElementType type, const float* src, size_t src_stride, size_t rows,
+                      size_t width, void* dst, float* scales) {
+  if (!measuring()) StoreKvRows(type, src, src_stride, rows, width, dst, width, scales, 1);
+}
+
+void Forward::MoveBytes(void* dst, const void* src, size_t n) {
+  if (!measuring()) std::memmove(dst, src, n);
 }
 
 void Forward::Add(float* y, const float* x, size_t n) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "attnrt/kernels/rope.h"
 #include "attnrt/models/model.h"
@@ -39,11 +40,17 @@ class Forward {
   // gate = silu(gate) * up (SwiGLU), spread over the workers (a prefill chunk's
   // gate is rows x hidden floats, each an exp: serial, it would cap the speed-up).
   Status SiluMul(float* gate, const float* up, size_t n);
-  // n floats from src to dst (gathers and cache writes).
-  void Copy(float* dst, const float* src, size_t n);
-  // n floats from src to dst, which may overlap (a sliding-window cache moving its
+  // Row ids[r] of a (vocab, width) table, widened to f32, into y row r, for r <
+  // rows (ids checked against the table by the caller).
+  void Gather(const LinearWeights& table, const int32_t* ids, size_t rows, size_t width,
+              float* y, size_t y_stride);
+  // `rows` rows of `width` floats, `src_stride` apart, into a KV cache block of type
+  // `type` (rows `width` elements apart) and its per-row scales (q8 only).
+  void StoreKv(ElementType type, const float* src, size_t src_stride, size_t rows, size_t width,
+               void* dst, float* scales);
+  // n bytes from src to dst, which may overlap (a sliding-window cache moving its
   // newest rows to the front).
-  void Move(float* dst, const float* src, size_t n);
+  void MoveBytes(void* dst, const void* src, size_t n);
   void Add(float* y, const float* x, size_t n);
   void Activate(Activation act, float* x, size_t n);
   // dst[b][s] = src[s][b] for rows of `width` floats: (seq, batch) <-> (batch, seq).

@@ -13,8 +13,10 @@
 
 #include <cstring>
 
+#include "architecture_record.h"
 #include "attnrt/runtime/checked_math.h"
 #include "forward_steps.h"
+#include "lm_recipe.h"
 
 namespace attnrt {
 namespace {
@@ -48,19 +50,56 @@ bool LayerCacheSize(const ModelConfig& c, const LmShape& s, size_t* value_bytes,
 // block of `rows` rows to [0, keep), and their q8 scales. The ranges overlap when
 // drop < keep.
 void MoveRowsToFront(const ModelConfig& c, const LmShape& s, size_t rows, size_t drop,
-                     size_t keep, uint8_t* values, float* scales) {
+                     size_t keep, uint8_t* values, float* scales, Forward* f) {
   const size_t row_bytes = c.qk_dim * KvElementBytes(s.kv_type);
   const size_t blocks = 2 * c.num_layers * s.batch * c.kv_heads;  // fits: the cache was allocated
   for (size_t i = 0; i < blocks; ++i) {
     uint8_t* block = values + i * rows * row_bytes;
-    std::memmove(block, block + drop * row_bytes, keep * row_bytes);
+    f->MoveBytes(block, block + drop * row_bytes, keep * row_bytes);
     if (s.kv_type == ElementType::kQ8) {
-      std::memmove(scales + i * rows, scales + i * rows + drop, keep * sizeof(float));
+      f->MoveBytes(scales + i * rows, scales + i * rows + drop, keep * sizeof(float));
     }
   }
 }
 
+// The recipe's norm of `rows` rows of n floats (weights `weight`, `bias`).
+void Norm(const LmRecipe& recipe, Forward* f, const float* x, size_t x_stride, size_t rows,
+          size_t n, const float* weight, const float* bias, float eps, float* y) {
+  if (recipe.norm == NormKind::kLayerNorm) {
+    f->LayerNorm(x, x_stride, rows, n, weight, bias, eps, y, n);
+  } else {
+    f->RmsNorm(x, x_stride, rows, n, weight, eps, y, n);
+  }
+}
+
+// The recipe's feed-forward block: h (rows x dim) -> h, through gate / up
+// (rows x ff each).
+Status Mlp(const LmRecipe& recipe, const LayerWeights& w, size_t dim, size_t ff, size_t rows,
+           float* h, float* gate, float* up, Forward* f) {
+  Status st = f->Linear(w.ff1, h, dim, rows, gate, ff);
+  if (recipe.mlp == MlpKind::kSwiGlu) {
+    if (st.ok()) st = f->Linear(w.ff3, h, dim, rows, up, ff);
+    if (st.ok()) st = f->SiluMul(gate, up, rows * ff);
+  } else {  // kGeluErf: UnsupportedRecipeStep refused the others
+    f->Activate(Activation::kGelu, gate, rows * ff);
+  }
+  if (st.ok()) st = f->Linear(w.ff2, gate, ff, rows, h, dim);
+  return st;
+}
+
 }  // namespace
+
+// What RunChunk runs today; the rest waits for the families that need it (their
+// kernels: RMSNorm with 1 + w, tanh GELU, q/k norms, sandwich norms, a scale).
+const char* UnsupportedRecipeStep(const LmRecipe& r) {
+  if (r.norm == NormKind::kRmsOnePlus) return "norm rms(1+w)";
+  if (r.mlp == MlpKind::kGeGluTanh) return "mlp geglu(tanh)";
+  if (r.mlp == MlpKind::kGeluTanh) return "mlp gelu(tanh)";
+  if (r.residual == ResidualKind::kSandwich) return "residual sandwich norms";
+  if (r.embedding_scale == EmbeddingScale::kSqrtDim) return "embedding scale sqrt(dim)";
+  if (r.qk_norm) return "q/k norms";
+  return nullptr;
+}
 
 Status CheckLmShape(const Model& model, const LmShape& shape, LmShape* resolved) {
   const ModelConfig& c = model.config;
@@ -68,6 +107,11 @@ Status CheckLmShape(const Model& model, const LmShape& shape, LmShape* resolved)
     return Status::Error(StatusCode::kInvalidArgument,
                          "%s is not a language model (token ids in, logits out)",
                          ArchitectureName(c.arch));
+  }
+  if (const char* step = UnsupportedRecipeStep(*RecordFor(c.arch).lm_recipe)) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "%s needs a forward step attnrt does not run yet: %s",
+                         ArchitectureName(c.arch), step);
   }
   if (shape.batch == 0 || shape.max_seq == 0) {
     return Status::Error(StatusCode::kInvalidArgument,
@@ -176,6 +220,7 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
                            size_t logits_rows, size_t first_row, Executor* executor) {
   const Model& m = *model_;
   const ModelConfig& c = m.config;
+  const LmRecipe& recipe = *RecordFor(c.arch).lm_recipe;
   const size_t B = shape_.batch, R = cache_rows_, pos = position_;
   const size_t dim = c.model_dim, hd = c.qk_dim, H = c.heads, KV = c.kv_heads, ff = c.ff_dim;
   const size_t qw = H * hd, kvw = KV * hd, ld = qw + 2 * kvw, vocab = c.vocab_size;
@@ -203,19 +248,16 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
   // cached_ <= W - 1 and cn <= chunk then fit R = W - 1 + chunk.
   if (cached_ + cn > R) {
     const size_t keep = cached_ < c.sliding_window - 1 ? cached_ : c.sliding_window - 1;
-    if (!f.measuring()) MoveRowsToFront(c, shape_, R, cached_ - keep, keep, kv_values_, kv_scales_);
+    MoveRowsToFront(c, shape_, R, cached_ - keep, keep, kv_values_, kv_scales_, &f);
     cached_ = keep;  // consistent even if a later step of this chunk fails
   }
   const size_t first = cached_;  // the chunk's rows in the cache: first .. first + cn - 1
 
-  if (!f.measuring()) {  // a planning pass has no tokens to read
-    for (size_t b = 0; b < B; ++b) {
-      for (size_t t = 0; t < cn; ++t) {
-        const size_t id = static_cast<size_t>(tokens[b * token_stride + t]);
-        const LinearWeights& table = m.token_embedding;
-        WidenMatrixRow(table.type, table.weight, table.q8_scales, dim, id, x + (b * cn + t) * dim);
-      }
-    }
+  for (size_t b = 0; b < B; ++b) {
+    f.Gather(m.token_embedding, tokens + b * token_stride, cn, dim, x + b * cn * dim, dim);
+  }
+  if (recipe.position == PositionKind::kLearned) {
+    for (size_t r = 0; r < rows; ++r) f.Add(x + r * dim, m.pos_embedding + (pos + r % cn) * dim, dim);
   }
 
   SdpaParams p;
@@ -225,7 +267,8 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
   p.q_len = cn;
   p.kv_len = first + cn;
   p.qk_dim = p.v_dim = hd;
-  p.scale = DefaultSdpaScale(hd);
+  p.scale = c.attention_scale > 0.0f ? c.attention_scale : DefaultSdpaScale(hd);
+  p.softcap = c.attention_softcap;
   p.causal = CausalKind::kLowerRight;  // the new queries are the last rows of the cache
   p.window = c.sliding_window;         // 0: none; counted from each query's own row
   p.q = qkv;
@@ -243,24 +286,25 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
     float* key_scales = kv_scales_ + 2 * l * layer_scales_;
     float* value_scales = key_scales + layer_scales_;
     const size_t elem = KvElementBytes(shape_.kv_type);
-    f.RmsNorm(x, dim, rows, dim, w.norm1_weight, eps, h, dim);
+    Norm(recipe, &f, x, dim, rows, dim, w.norm1_weight, w.norm1_bias, eps, h);
     st = f.Linear(w.q, h, dim, rows, qkv, ld);
     if (st.ok()) st = f.Linear(w.k, h, dim, rows, qkv + qw, ld);
     if (st.ok()) st = f.Linear(w.v, h, dim, rows, qkv + qw + kvw, ld);
     if (!st.ok()) break;
     for (size_t b = 0; b < B; ++b) {
       // q and k heads are adjacent in a row: one rotation covers both.
-      f.Rope(qkv + b * cn * ld, ld, cn, H + KV, hd, pos, rope_table_, c.rope_style);
+      if (recipe.position == PositionKind::kRope) {
+        f.Rope(qkv + b * cn * ld, ld, cn, H + KV, hd, pos, rope_table_, c.rope_style);
+      }
       // The chunk's cn keys and values of each kv head enter the cache (narrowed to
       // its type) at rows first .. first + cn - 1.
       for (size_t g = 0; g < KV; ++g) {
-        if (f.measuring()) break;  // nothing to store while planning
         const float* row = qkv + b * cn * ld + qw + g * hd;
         const size_t at = (b * KV + g) * R + first;  // row index in the layer's block
-        StoreKvRows(shape_.kv_type, row, ld, cn, hd, keys + at * hd * elem, hd,
-                    layer_scales_ ? key_scales + at : nullptr, 1);
-        StoreKvRows(shape_.kv_type, row + kvw, ld, cn, hd, values + at * hd * elem, hd,
-                    layer_scales_ ? value_scales + at : nullptr, 1);
+        f.StoreKv(shape_.kv_type, row, ld, cn, hd, keys + at * hd * elem,
+                  layer_scales_ ? key_scales + at : nullptr);
+        f.StoreKv(shape_.kv_type, row + kvw, ld, cn, hd, values + at * hd * elem,
+                  layer_scales_ ? value_scales + at : nullptr);
       }
     }
     if (shape_.kv_type == ElementType::kF32) {
@@ -276,25 +320,22 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
     if (st.ok()) st = f.Linear(w.o, att, qw, rows, h, dim);
     if (!st.ok()) break;
     f.Add(x, h, rows * dim);
-    f.RmsNorm(x, dim, rows, dim, w.norm2_weight, eps, h, dim);
-    st = f.Linear(w.ff1, h, dim, rows, gate, ff);
-    if (st.ok()) st = f.Linear(w.ff3, h, dim, rows, up, ff);
-    if (!st.ok()) break;
-    st = f.SiluMul(gate, up, rows * ff);
-    if (st.ok()) st = f.Linear(w.ff2, gate, ff, rows, h, dim);
+    Norm(recipe, &f, x, dim, rows, dim, w.norm2_weight, w.norm2_bias, eps, h);
+    st = Mlp(recipe, w, dim, ff, rows, h, gate, up, &f);
     f.Add(x, h, rows * dim);
   }
 
   if (st.ok() && logits != nullptr) {
     if (shape_.all_logits) {
-      f.RmsNorm(x, dim, rows, dim, m.final_norm_weight, eps, h, dim);
+      Norm(recipe, &f, x, dim, rows, dim, m.final_norm_weight, m.final_norm_bias, eps, h);
       for (size_t b = 0; b < B && st.ok(); ++b) {
         st = f.Linear(m.head, h + b * cn * dim, dim, cn,
                       logits + (b * logits_rows + first_row) * vocab, vocab);
       }
     } else {
       // The last token of each sequence: rows cn - 1, 2 cn - 1, ... into B rows of h.
-      f.RmsNorm(x + (cn - 1) * dim, cn * dim, B, dim, m.final_norm_weight, eps, h, dim);
+      Norm(recipe, &f, x + (cn - 1) * dim, cn * dim, B, dim, m.final_norm_weight,
+           m.final_norm_bias, eps, h);
       st = f.Linear(m.head, h, dim, B, logits, vocab);
     }
   }

@@ -10,37 +10,49 @@
 namespace attnrt {
 namespace {
 
-// In Architecture's order; RecordFor checks it.
+// Generated from the one list, so index i is Architecture i.
 const ArchitectureRecord* const kRecords[] = {
-    &kMhaRecord,     &kEncoderLayerRecord, &kSelfAttentionRecord,
-    &kSingleHeadRecord, &kEncoderRecord,   &kVitRecord, &kLlamaRecord,
+#define ATTNRT_ARCHITECTURE(enumerator, name, record) &record,
+#include "attnrt/models/architectures.inc"
+#undef ATTNRT_ARCHITECTURE
 };
+const char* const kNames[] = {
+#define ATTNRT_ARCHITECTURE(enumerator, name, record) name,
+#include "attnrt/models/architectures.inc"
+#undef ATTNRT_ARCHITECTURE
+};
+// ", mha, encoder-layer, ..., llama": ArchitectureNames skips the first ", ".
+constexpr char kNameList[] =
+#define ATTNRT_ARCHITECTURE(enumerator, name, record) ", " name
+#include "attnrt/models/architectures.inc"
+#undef ATTNRT_ARCHITECTURE
+    ;
 constexpr size_t kRecordCount = sizeof(kRecords) / sizeof(kRecords[0]);
+
+size_t IndexOf(Architecture arch) {
+  const size_t i = static_cast<size_t>(arch);
+  return i < kRecordCount ? i : 0;
+}
 
 }  // namespace
 
-const ArchitectureRecord& RecordFor(Architecture arch) {
-  for (const ArchitectureRecord* r : kRecords) {
-    if (r->arch == arch) return *r;
-  }
-  return *kRecords[0];
-}
+const ArchitectureRecord& RecordFor(Architecture arch) { return *kRecords[IndexOf(arch)]; }
 
-const char* ArchitectureName(Architecture arch) { return RecordFor(arch).name; }
+const char* ArchitectureName(Architecture arch) { return kNames[IndexOf(arch)]; }
 const char* ArchitectureModule(Architecture arch) { return RecordFor(arch).torch_module; }
 bool ArchitectureTakesImages(Architecture arch) { return RecordFor(arch).image_input; }
-bool ArchitectureIsLanguageModel(Architecture arch) { return RecordFor(arch).language_model; }
-size_t ArchitectureCount() { return kRecordCount; }
-Architecture ArchitectureAt(size_t i) { return kRecords[i < kRecordCount ? i : 0]->arch; }
-
-const char* ArchitectureNames() {
-  return "mha, encoder-layer, self-attention, single-head, encoder, vit, llama";
+bool ArchitectureIsLanguageModel(Architecture arch) {
+  return RecordFor(arch).lm_recipe != nullptr;
 }
+size_t ArchitectureCount() { return kRecordCount; }
+Architecture ArchitectureAt(size_t i) { return static_cast<Architecture>(i < kRecordCount ? i : 0); }
+
+const char* ArchitectureNames() { return kNameList + 2; }
 
 Status ParseArchitecture(const char* name, Architecture* arch) {
-  for (const ArchitectureRecord* r : kRecords) {
-    if (std::strcmp(r->name, name) == 0) {
-      *arch = r->arch;
+  for (size_t i = 0; i < kRecordCount; ++i) {
+    if (std::strcmp(kNames[i], name) == 0) {
+      *arch = static_cast<Architecture>(i);
       return Status::Ok();
     }
   }

@@ -53,6 +53,9 @@ const float** VectorSlot(Model* m, const TensorEntry& e) {
   LayerWeights& l = m->layers[e.layer];
   switch (e.record->slot) {
     case Slot::kInProjBias: return &l.q.bias;
+    case Slot::kQBias: return &l.q.bias;
+    case Slot::kKBias: return &l.k.bias;
+    case Slot::kVBias: return &l.v.bias;
     case Slot::kOutBias: return &l.o.bias;
     case Slot::kFf1Bias: return &l.ff1.bias;
     case Slot::kFf2Bias: return &l.ff2.bias;

@@ -19,13 +19,9 @@ namespace attnrt {
 class WeightFile;
 
 enum class Architecture : uint8_t {
-  kMha,            // torch.nn.MultiheadAttention
-  kEncoderLayer,   // torch.nn.TransformerEncoderLayer, eval mode
-  kSelfAttention,  // seed 003 SelfAttention: bias-free W_q, W_k, W_v, W_o
-  kSingleHead,     // seed 001 SingleHeadAttention: bias-free projections, always causal
-  kEncoder,        // torch.nn.TransformerEncoder: num_layers encoder layers + optional norm
-  kVit,            // torchvision.models.VisionTransformer, eval mode
-  kLlama,          // decoder-only Llama (Meta's reference code / llama2.c model.py names)
+#define ATTNRT_ARCHITECTURE(enumerator, name, record) enumerator,
+#include "attnrt/models/architectures.inc"
+#undef ATTNRT_ARCHITECTURE
 };
 
 enum class Activation : uint8_t { kRelu, kGelu };
@@ -77,12 +73,16 @@ struct ModelConfig {
   // llama: Mistral's sliding window W: a query attends to itself and the W - 1
   // positions before it. 0: no window (full causal attention).
   size_t sliding_window = 0;
+  // Language models: the attention score scale (0: 1/sqrt(qk_dim)) and the tanh
+  // softcap C of the scores, C * tanh(s / C) (0: none), for families that set them.
+  float attention_scale = 0.0f;
+  float attention_softcap = 0.0f;
 };
 
 // Longest layer stack a model may have (Model holds one LayerWeights per layer).
 constexpr size_t kMaxLayers = 32;
 
-// "mha", "encoder-layer", "self-attention", "single-head", "encoder", "vit", "llama".
+// The architecture's name in architectures.inc ("mha", "llama", ...).
 const char* ArchitectureName(Architecture arch);
 // The PyTorch module an architecture reproduces, for messages and help.
 const char* ArchitectureModule(Architecture arch);
