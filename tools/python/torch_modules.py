@@ -1,4 +1,4 @@
-"""The PyTorch modules attnrt converts, built from a config dict; shared by tools/export_torch.py
+"""The PyTorch modules attnrt converts, built from a config dict; shared by tools/python/export_torch.py
 and the tests (import this file by path: it needs torch, numpy and the standard library, and
 torchvision for the vit architecture only, imported when a vit is built).
 
