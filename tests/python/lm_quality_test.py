@@ -127,7 +127,7 @@ def main():
                 print(f"FAIL weights {weights} + KV {kv}: perplexity {row['perplexity']:.4f} "
                       f"is more than {PERPLEXITY_SLACK}x the f32 {base:.4f}")
                 failed += 1
-        # The f32 run must be a real model: the README reports 1.124 nats/byte (ppl ~3.1).
+        # The f32 run must be a real model: models/lm/README.md reports 1.124 nats/byte (ppl ~3.1).
         if not base < 4.0:
             print(f"FAIL f32 perplexity {base:.3f}: the model or the text is not what it should be")
             failed += 1
