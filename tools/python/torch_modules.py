@@ -380,6 +380,16 @@ VIT_NORM_EPS = 1e-6  # torchvision's norm_layer default, the only one attnrt's v
 VIT_CHANNELS = 3
 
 
+def key_type(key):
+    """The JSON type a config key takes: "int", "float", "bool" or "string" (the names `attnrt
+    architectures` gives the runtime's types)."""
+    if key in _POSITIVE_INTS:
+        return "int"
+    if key in _BOOLS:
+        return "bool"
+    return "float" if key in _FLOATS else "string"
+
+
 def resolve_config(arch, config):
     """Checks a config dict for `arch` and returns it with every default filled in.
 
