@@ -11,7 +11,8 @@ request, a random input and the module's float64 output for it).
 
 ARCH is one of mha, encoder-layer, self-attention, single-head, encoder, vit, llama. Needs torch
 1.13 and numpy (Debian's /usr/bin/python3), and torchvision for vit. The modules and the config
-keys are defined in tools/python/torch_modules.py (the PyTorch constructor arguments);
+keys are defined in tools/python/torch_modules.py (the PyTorch constructor arguments, checked
+against the runtime's `attnrt architectures --json` by tests/python/architectures_agree_test.py);
 config.json gets "architecture" and the resolved config (every default filled in), except
 is_causal when false and the keys attnrt accepts only at their default (add_bias_kv,
 add_zero_attn, kdim, vdim, representation_size), which are left out (see
