@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch peer of `attnrt bench lm`: prefill and decode speed of an eager Llama with a KV cache.
 
-The model is tests/python/torch_modules.py's Llama (llama2.c's module tree; attention spelled
+The model is tools/python/torch_modules.py's Llama (llama2.c's module tree; attention spelled
 out as matmul, masked_fill, softmax, matmul, since Debian's torch 1.13 has no
 F.scaled_dot_product_attention; a KV cache as Meta's reference keeps it: per layer
 (batch, max_seq_len, kv_heads, head_dim) tensors written in place), at a config.json's shape
@@ -40,7 +40,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_CONFIG = os.path.join(HERE, "configs", "stories15m.json")
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
 from output_files import clashing_paths, write_text_atomically  # noqa: E402
 
 
@@ -87,7 +87,7 @@ def main(argv=None):
     peer.set_thread_env(args.threads)
     import torch
     torch.set_num_threads(args.threads)
-    tm = load_by_path("attnrt_torch_modules", os.path.join(ROOT, "tests", "python",
+    tm = load_by_path("attnrt_torch_modules", os.path.join(ROOT, "tools", "python",
                                                            "torch_modules.py"))
     with open(args.config) as f:
         config = tm.resolve_config("llama", json.load(f))

@@ -25,7 +25,7 @@ import os
 import matplotlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "tools"))
+                                "tools", "python"))
 from machine_info import cpu_model  # noqa: E402
 
 matplotlib.use("Agg")

@@ -30,7 +30,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
 from machine_info import cpu_model, load_average as loadavg  # noqa: E402
 from output_files import clashing_paths, write_text_atomically  # noqa: E402
 

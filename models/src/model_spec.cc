@@ -63,7 +63,40 @@ bool Present(const ModelConfig& c, When when) {
   return false;
 }
 
+const char* PresentWhen(When when) {
+  switch (when) {
+    case When::kAlways: return "always";
+    case When::kBias: return "bias";
+    case When::kFinalNorm: return "final_norm";
+    case When::kFinalNormBias: return "final_norm and bias";
+    case When::kOptional: return "optional";
+  }
+  return "always";
+}
+
 }  // namespace
+
+const char* ArchitectureLayerPrefix(Architecture arch) { return RecordFor(arch).layer_prefix; }
+
+size_t ArchitectureTensorPatternCount(Architecture arch) {
+  const ArchitectureRecord& r = RecordFor(arch);
+  return r.layer_tensor_count + r.model_tensor_count;
+}
+
+bool ArchitectureTensorPatternAt(Architecture arch, size_t i, TensorPattern* pattern) {
+  const ArchitectureRecord& r = RecordFor(arch);
+  pattern->per_layer = i < r.layer_tensor_count;
+  const TensorRecord* t = nullptr;
+  if (pattern->per_layer) {
+    t = &r.layer_tensors[i];
+  } else if (i - r.layer_tensor_count < r.model_tensor_count) {
+    t = &r.model_tensors[i - r.layer_tensor_count];
+  }
+  if (t == nullptr) return false;
+  pattern->name = t->name;
+  pattern->present_when = PresentWhen(t->when);
+  return true;
+}
 
 bool ModelTensorEntryAt(const ModelConfig& c, size_t i, TensorEntry* entry) {
   const ArchitectureRecord& r = RecordFor(c.arch);

@@ -9,7 +9,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "tools"))
+    os.path.abspath(__file__)))), "tools", "python"))
 from output_files import write_atomically  # noqa: E402
 
 MAGIC = b"\x93NUMPY"

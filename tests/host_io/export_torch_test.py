@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks tools/export_torch.py end to end (run by CTest; exit code 77 = skipped, no torch).
+"""Checks tools/python/export_torch.py end to end (run by CTest; exit code 77 = skipped, no torch).
 
 Each case runs the CLI, reads model.safetensors back with a minimal reader written here, and
 recomputes the saved output in float64 from those weights with tests/python/sdpa_reference.py
@@ -28,7 +28,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _REPO = os.path.normpath(os.path.join(_HERE, os.pardir, os.pardir))
-EXPORT = os.path.join(_REPO, "tools", "export_torch.py")
+EXPORT = os.path.join(_REPO, "tools", "python", "export_torch.py")
 sys.path.insert(0, os.path.join(_REPO, "tests", "python"))
 from sdpa_reference import sdpa_reference  # noqa: E402
 

@@ -4,7 +4,7 @@
 Usage: make_fixtures.py OUT_DIR
 
 For each architecture in ARCH_CONFIGS, OUT_DIR/<case>/ gets model.safetensors and config.json
-from tools/export_torch.py's export_model, names.txt (the state_dict keys in order) and
+from tools/python/export_torch.py's export_model, names.txt (the state_dict keys in order) and
 npy/<key>.npy for every state_dict tensor saved straight from the torch module with np.save, so
 the C++ test checks export_torch.py's writer and the C++ reader together against torch itself.
 
@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_EXPORT_PATH = os.path.join(_HERE, os.pardir, os.pardir, "tools", "export_torch.py")
+_EXPORT_PATH = os.path.join(_HERE, os.pardir, os.pardir, "tools", "python", "export_torch.py")
 
 # The small configs host_io_test expects; safetensors_test.cc spells out their names and shapes.
 ARCH_CONFIGS = {

@@ -1,5 +1,5 @@
 // Tests for tools/host/safetensors: hand-built files (good and every malformed case), exhaustive
-// F16/BF16 decoding against float64 math, and files written by tools/export_torch.py compared
+// F16/BF16 decoding against float64 math, and files written by tools/python/export_torch.py compared
 // with the torch state_dict saved by numpy (fixtures from make_fixtures.py).
 #include "host/safetensors.h"
 
@@ -402,7 +402,7 @@ TEST(SafetensorsReadFile, MissingFileNamesThePath) {
   EXPECT_HAS(error, "/nonexistent/dir/m.safetensors: cannot open");
 }
 
-// --- Files written by tools/export_torch.py --------------------------------------------------
+// --- Files written by tools/python/export_torch.py --------------------------------------------------
 
 #ifdef ATTNRT_HOST_IO_FIXTURES
 constexpr const char* kFixtures = ATTNRT_HOST_IO_FIXTURES;

@@ -6,8 +6,8 @@
 #                -std=c99 -Wall -Wextra -Werror -pedantic)
 #   the same C file built by plain cc with `pkg-config --cflags --libs attnrt`
 # All three must print the same lines (model output sum, generated text), and
-# kernel-internal headers must not be installed. README.md's "Using the
-# library" shows these files verbatim: the test checks that too.
+# kernel-internal headers must not be installed. docs/library.md shows these
+# files verbatim: the test checks that too.
 # Usage: install_consumer_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1
@@ -49,16 +49,16 @@ cmp "$work/consumer.out" "$work/pc.out"
 grep -q '^model: arena [1-9][0-9]* bytes, output sum -\?[0-9]' "$work/consumer.out"
 grep -q '^lm: In the beginning.\{16\}$' "$work/consumer.out"
 
-# README.md quotes the two programs verbatim (the block after a
+# docs/library.md quotes the two programs verbatim (the block after a
 # "<!-- file: PATH -->" line is PATH's contents).
 for file in tests/packaging/consumer_c/main.c tests/packaging/consumer/main.cc; do
   awk -v marker="<!-- file: $file -->" '
     $0 == marker { found = 1; next }
     found == 1 && /^```/ { found = 2; next }
     found == 2 && /^```/ { exit }
-    found == 2 { print }' "$src/README.md" >"$work/quoted"
+    found == 2 { print }' "$src/docs/library.md" >"$work/quoted"
   if ! cmp -s "$work/quoted" "$src/$file"; then
-    echo "README.md does not quote $file verbatim" >&2
+    echo "docs/library.md does not quote $file verbatim" >&2
     diff "$work/quoted" "$src/$file" | head -20 >&2
     exit 1
   fi

@@ -11,7 +11,7 @@
 - `run --weights-out` on a single-layer model gives the weights `attnrt sdpa`
   gives for the same projected Q and K, `run --kernel` is honoured, and a model
   with more layers refuses --weights-out;
-- tools/plot_heatmap.py (behind demo --png) refuses its input as its output, keeping
+- tools/python/plot_heatmap.py (behind demo --png) refuses its input as its output, keeping
   the input, and names a missing input without a traceback.
 
 Usage: cli_behaviour_test.py --attnrt PATH --model DEMO.attnrt --demo-dir models/demo.
@@ -241,9 +241,9 @@ def check_demo_png(attnrt, work):
 
 
 def check_heatmap_keeps_its_input(work):
-    """tools/plot_heatmap.py (what demo --png runs) refuses its input as its output and
+    """tools/python/plot_heatmap.py (what demo --png runs) refuses its input as its output and
     leaves the input file as it was; a missing input is a message, not a traceback."""
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "python",
                           "plot_heatmap.py")
     weights = os.path.join(work, "w.npy")
     np.save(weights, np.eye(4, dtype=np.float32))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""attnrt's llama against PyTorch: random-weight Llama models (tests/python/torch_modules.py's
+"""attnrt's llama against PyTorch: random-weight Llama models (tools/python/torch_modules.py's
 Llama, PyTorch's default initialisation with the RMSNorm weights perturbed) exported with
-tools/export_torch.py, converted with `attnrt convert`, and
+tools/python/export_torch.py, converted with `attnrt convert`, and
 
   run       `attnrt run MODEL --tokens T.npy` on (2, T) tokens, once as int32 and once as int64,
             against the module's logits in float64 (the float32 weights widened exactly):
@@ -58,11 +58,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import attnrt_cli  # noqa: E402
 
-EXPORT = os.path.join(ROOT, "tools", "export_torch.py")
+EXPORT = os.path.join(ROOT, "tools", "python", "export_torch.py")
 _spec = importlib.util.spec_from_file_location("attnrt_export_torch", EXPORT)
 export_torch = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(export_torch)
-tm = export_torch.tm  # tests/python/torch_modules.py
+tm = export_torch.tm  # tools/python/torch_modules.py
 
 TOLERANCE = 1e-4  # f32 weights; --dtype sets attnrt_cli.DTYPE_TOLERANCE[dtype]
 DTYPE = "f32"
@@ -389,7 +389,7 @@ def window_refusals(ctx, stats, exported):
 
 
 def trained_case(ctx, stats):
-    """models/lm (tools/train_byte_llama.py), when present: run and greedy from "And God said"."""
+    """models/lm (tools/python/train_byte_llama.py), when present: run and greedy from "And God said"."""
     src = os.path.join(ROOT, "models", "lm")
     if not os.path.exists(os.path.join(src, "model.safetensors")):
         return "skipped (no models/lm)"

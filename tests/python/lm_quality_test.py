@@ -4,7 +4,7 @@ distribution moves, and the perplexity of every weight / KV-cache type combinati
 
 The model is converted with `attnrt convert --dtype` (f32, f16, bf16, q8) and run with
 `attnrt run --tokens --kv-dtype` (f32, f16, q8) over held-out KJV text (the validation split
-tools/train_byte_llama.py never trained on): --segments windows of the model's max_seq_len bytes
+tools/python/train_byte_llama.py never trained on): --segments windows of the model's max_seq_len bytes
 (8 x 256 = 2,048 tokens by default). The reference is attnrt's own f32 run (f32 weights, f32
 cache). For each combination: the mean KL(p_f32 || p_combo) over every position, in float64, and
 the perplexity of the next byte. Limits (issue 14): mean KL <= 1e-3 for f16 weights + f16 KV,
@@ -28,7 +28,7 @@ except ImportError as e:
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
 import attnrt_cli  # noqa: E402
 
 # (weights, kv cache) -> the largest mean KL allowed against f32 / f32; None: reported only.
@@ -127,7 +127,7 @@ def main():
                 print(f"FAIL weights {weights} + KV {kv}: perplexity {row['perplexity']:.4f} "
                       f"is more than {PERPLEXITY_SLACK}x the f32 {base:.4f}")
                 failed += 1
-        # The f32 run must be a real model: the README reports 1.124 nats/byte (ppl ~3.1).
+        # The f32 run must be a real model: models/lm/README.md reports 1.124 nats/byte (ppl ~3.1).
         if not base < 4.0:
             print(f"FAIL f32 perplexity {base:.3f}: the model or the text is not what it should be")
             failed += 1

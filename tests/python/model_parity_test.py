@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Converted PyTorch models against PyTorch's own modules: export with tools/export_torch.py,
+"""Converted PyTorch models against PyTorch's own modules: export with tools/python/export_torch.py,
 convert with `attnrt convert`, run with `attnrt run`, and compare with the module's output
 computed in float64 (module.double(): the float32 weights widened exactly):
 max|attnrt - torch| <= 1e-4 * max(1, max|torch|), over the non-padded positions when a key
@@ -50,14 +50,14 @@ except ImportError as e:
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attnrt_cli  # noqa: E402
-EXPORT = os.path.join(ROOT, "tools", "export_torch.py")
+EXPORT = os.path.join(ROOT, "tools", "python", "export_torch.py")
 TOLERANCE = 1e-4  # f32 weights; --dtype sets attnrt_cli.DTYPE_TOLERANCE[dtype]
 DTYPE = "f32"
 
 _spec = importlib.util.spec_from_file_location("attnrt_export_torch", EXPORT)
 export_torch = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(export_torch)
-tm = export_torch.tm  # tests/python/torch_modules.py
+tm = export_torch.tm  # tools/python/torch_modules.py
 
 # Fresh modules through the export_torch.py command line and its reference run:
 # (arch, config, [(batch, seq, mask kind or None, causal)])

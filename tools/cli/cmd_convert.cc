@@ -35,7 +35,7 @@ bool RefuseTorchArchive(const std::string& path, std::string* error) {
   const bool pickle = n >= 2 && magic[0] == 0x80 && magic[1] >= 2 && magic[1] <= 5;
   if (!zip && !pickle) return false;
   *error = path + " is a torch.save archive, not safetensors: export it first with\n"
-           "  python3 tools/export_torch.py --module " + path +
+           "  python3 tools/python/export_torch.py --module " + path +
            " --out-dir DIR   (a state_dict also needs --arch and --config)\n"
            "then convert DIR/model.safetensors with --config DIR/config.json";
   return true;

@@ -21,8 +21,8 @@
 #ifndef ATTNRT_PYTHON
 #define ATTNRT_PYTHON "/usr/bin/python3"
 #endif
-#ifndef ATTNRT_TOOLS_DIR
-#define ATTNRT_TOOLS_DIR "tools"
+#ifndef ATTNRT_PYTHON_TOOLS_DIR
+#define ATTNRT_PYTHON_TOOLS_DIR "tools/python"
 #endif
 #ifndef ATTNRT_DEMO_DIR
 #define ATTNRT_DEMO_DIR "models/demo"
@@ -61,7 +61,7 @@ void PrintHeatmap(const float* w, size_t rows, size_t cols) {
 }
 
 // --png: the head's matrix goes to a temporary .npy beside the PNG, and
-// tools/plot_heatmap.py (matplotlib) draws it with axes, labels and a colour bar,
+// tools/python/plot_heatmap.py (matplotlib) draws it with axes, labels and a colour bar,
 // rows scaled to their maximum as in the terminal.
 bool SaveHeatmapPng(const std::string& path, const float* w, size_t rows, size_t cols,
                     size_t head, std::string* error) {
@@ -70,7 +70,7 @@ bool SaveHeatmapPng(const std::string& path, const float* w, size_t rows, size_t
   const std::string title = "attnrt demo: attention weights of head " + std::to_string(head) +
                             " (" + std::to_string(rows) + " queries x " + std::to_string(cols) +
                             " keys)";
-  const std::vector<std::string> argv = {ATTNRT_PYTHON, std::string(ATTNRT_TOOLS_DIR) +
+  const std::vector<std::string> argv = {ATTNRT_PYTHON, std::string(ATTNRT_PYTHON_TOOLS_DIR) +
                                          "/plot_heatmap.py", npy_path, path, "--title", title};
   const int status = RunProgram(argv, error);
   std::remove(npy_path.c_str());
@@ -171,7 +171,7 @@ void AddDemoCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--expected", o->expected, "Expected output .npy (PyTorch's)")->capture_default_str();
   cmd->add_option("--png", o->png,
                   "Also write the heatmap as a PNG with axes and a colour bar (drawn by "
-                  "tools/plot_heatmap.py with matplotlib)");
+                  "tools/python/plot_heatmap.py with matplotlib)");
   cmd->add_option("--head", o->head, "Attention head to show")->capture_default_str()->check(WholeNumber(0, kMaxDim));
   AddThreadsOption(*cmd, &o->threads);
   cmd->add_option("--repeats", o->repeats, "Timed runs")->capture_default_str()->check(WholeNumber(1, 100000));

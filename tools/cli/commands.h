@@ -8,6 +8,7 @@ namespace attnrt::cli {
 
 void AddSdpaCommand(CLI::App& app, int* exit_code);
 void AddKernelsCommand(CLI::App& app, int* exit_code);
+void AddArchitecturesCommand(CLI::App& app, int* exit_code);
 void AddRunCommand(CLI::App& app, int* exit_code);
 void AddInspectCommand(CLI::App& app, int* exit_code);
 void AddPlanCommand(CLI::App& app, int* exit_code);

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   attnrt::cli::AddSdpaCommand(app, &exit_code);
   attnrt::cli::AddKernelsCommand(app, &exit_code);
+  attnrt::cli::AddArchitecturesCommand(app, &exit_code);
   attnrt::cli::AddRunCommand(app, &exit_code);
   attnrt::cli::AddGenerateCommand(app, &exit_code);
   attnrt::cli::AddInspectCommand(app, &exit_code);

@@ -24,6 +24,22 @@ struct TensorSpec {
   bool matrix = false;
 };
 
+// A tensor as an architecture's record names it, before a config is known: for
+// listings (`attnrt architectures`) that tools in other languages read instead of
+// keeping their own copy of the names.
+struct TensorPattern {
+  const char* name;          // per-layer names are relative to the layer prefix
+  bool per_layer;            // repeated for every layer under ArchitectureLayerPrefix
+  const char* present_when;  // "always", "bias", "final_norm", "final_norm and bias", "optional"
+};
+
+// Prefix of the per-layer tensors, "{i}" standing for the layer index ("" for one layer).
+const char* ArchitectureLayerPrefix(Architecture arch);
+// The per-layer patterns first, then the whole-model ones.
+size_t ArchitectureTensorPatternCount(Architecture arch);
+// The i-th of them (0 <= i < ArchitectureTensorPatternCount); false when out of range.
+bool ArchitectureTensorPatternAt(Architecture arch, size_t i, TensorPattern* pattern);
+
 // Number of tensors a model with this config has.
 size_t ModelTensorCount(const ModelConfig& config);
 // The i-th of them (0 <= i < ModelTensorCount); false when i is out of range.

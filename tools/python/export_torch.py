@@ -11,7 +11,8 @@ request, a random input and the module's float64 output for it).
 
 ARCH is one of mha, encoder-layer, self-attention, single-head, encoder, vit, llama. Needs torch
 1.13 and numpy (Debian's /usr/bin/python3), and torchvision for vit. The modules and the config
-keys are defined in tests/python/torch_modules.py (the PyTorch constructor arguments);
+keys are defined in tools/python/torch_modules.py (the PyTorch constructor arguments, checked
+against the runtime's `attnrt architectures --json` by tests/python/architectures_agree_test.py);
 config.json gets "architecture" and the resolved config (every default filled in), except
 is_causal when false and the keys attnrt accepts only at their default (add_bias_kv,
 add_zero_attn, kdim, vdim, representation_size), which are left out (see
@@ -89,7 +90,7 @@ if _HERE not in sys.path:
 from output_files import write_atomically  # noqa: E402
 from safetensors_format import header_bytes  # noqa: E402
 
-_MODULES_PATH = os.path.join(_HERE, os.pardir, "tests", "python", "torch_modules.py")
+_MODULES_PATH = os.path.join(_HERE, "torch_modules.py")
 _MODULES_NAME = "attnrt_torch_modules"
 
 
@@ -698,7 +699,7 @@ class _ArgumentParser(argparse.ArgumentParser):
 def parse_args(argv):
     p = _ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="See the module docstring of tools/export_torch.py.")
+                                epilog="See the module docstring of tools/python/export_torch.py.")
     p.add_argument("--module", help="a torch.save'd nn.Module, or a state_dict (with --config)")
     p.add_argument("--is-causal", action="store_true",
                    help="with --module holding a module: record is_causal true")

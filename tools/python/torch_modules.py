@@ -1,4 +1,4 @@
-"""The PyTorch modules attnrt converts, built from a config dict; shared by tools/export_torch.py
+"""The PyTorch modules attnrt converts, built from a config dict; shared by tools/python/export_torch.py
 and the tests (import this file by path: it needs torch, numpy and the standard library, and
 torchvision for the vit architecture only, imported when a vit is built).
 
@@ -17,8 +17,11 @@ Architectures (the `--arch` names of export_torch.py and `attnrt convert`):
 
 Config keys are the PyTorch constructor arguments; resolve_config() checks them and fills in the
 defaults, build_module() constructs the module, forward() runs it with attnrt's mask semantics.
-The keys and defaults are those of attnrt's C++ records (models/src/arch_*.cc) with two
-exceptions kept from before those records existed: for mha and encoder-layer, batch_first
+The keys are those of attnrt's C++ records (models/src/arch_*.cc), which `attnrt architectures
+--json` lists; tests/python/architectures_agree_test.py fails when the names, keys, required or
+fixed keys here disagree with that list. They stay spelled out here so that the exporter runs
+where no attnrt is built. The defaults are the records' with two exceptions kept from before
+those records existed: for mha and encoder-layer, batch_first
 defaults to True and encoder-layer's dropout to 0.0 (PyTorch: False and 0.1; the encoder keeps
 PyTorch's). export_torch.py writes the resolved config (less the keys that only restate
 attnrt's defaults, see written_config()), so `attnrt convert` never relies on a default that
@@ -49,10 +52,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-ARCHITECTURES = ("mha", "encoder-layer", "self-attention", "single-head", "encoder", "vit",
-                 "llama")
-
-_REQUIRED = object()  # marks a config key without a default
+REQUIRED = object()  # marks a config key without a default
 
 
 class SingleHeadAttention(nn.Module):
@@ -317,30 +317,30 @@ def llama_generate(model, prompt, max_new_tokens, temperature=0.0, top_k=None, g
     return torch.stack(chosen, dim=1), torch.stack(logits_seen, dim=1)
 
 
-# Per architecture: key -> default (or _REQUIRED), in constructor order.
+# Per architecture: key -> default (or REQUIRED), in constructor order.
 _ENCODER_LAYER_KEYS = {
-    "d_model": _REQUIRED, "nhead": _REQUIRED, "dim_feedforward": 2048, "dropout": 0.0,
+    "d_model": REQUIRED, "nhead": REQUIRED, "dim_feedforward": 2048, "dropout": 0.0,
     "activation": "relu", "layer_norm_eps": 1e-5, "batch_first": True, "norm_first": False,
     "bias": True, "is_causal": False,
 }
 CONFIG_KEYS = {
     "mha": {
-        "embed_dim": _REQUIRED, "num_heads": _REQUIRED, "dropout": 0.0, "bias": True,
+        "embed_dim": REQUIRED, "num_heads": REQUIRED, "dropout": 0.0, "bias": True,
         "batch_first": True, "is_causal": False, "add_bias_kv": False, "add_zero_attn": False,
         "kdim": None, "vdim": None,
     },
     "encoder-layer": dict(_ENCODER_LAYER_KEYS),
-    "self-attention": {"d_model": _REQUIRED, "d_k": None, "d_v": None},
-    "single-head": {"embedding_dim": _REQUIRED, "attention_dim": _REQUIRED},
+    "self-attention": {"d_model": REQUIRED, "d_k": None, "d_v": None},
+    "single-head": {"embedding_dim": REQUIRED, "attention_dim": REQUIRED},
     # PyTorch's defaults, as the C++ record: batch_first False, dropout 0.1 (ignored in eval).
     "encoder": {
         **_ENCODER_LAYER_KEYS, "dropout": 0.1, "batch_first": False,
-        "num_layers": _REQUIRED, "final_norm": False, "final_norm_eps": 1e-5,
+        "num_layers": REQUIRED, "final_norm": False, "final_norm_eps": 1e-5,
         "enable_nested_tensor": True,
     },
     "vit": {
-        "image_size": _REQUIRED, "patch_size": _REQUIRED, "num_layers": _REQUIRED,
-        "num_heads": _REQUIRED, "hidden_dim": _REQUIRED, "mlp_dim": _REQUIRED, "dropout": 0.0,
+        "image_size": REQUIRED, "patch_size": REQUIRED, "num_layers": REQUIRED,
+        "num_heads": REQUIRED, "hidden_dim": REQUIRED, "mlp_dim": REQUIRED, "dropout": 0.0,
         "attention_dropout": 0.0, "num_classes": 1000, "representation_size": None,
     },
     # llama2.c's ModelArgs plus rope_theta (Meta's), rope_style and Mistral's sliding_window
@@ -348,16 +348,19 @@ CONFIG_KEYS = {
     # hidden_dim is required (llama2.c derives it from multiple_of when None; attnrt does
     # not): multiple_of and dropout are accepted and ignored, and not written.
     "llama": {
-        "dim": _REQUIRED, "n_layers": _REQUIRED, "n_heads": _REQUIRED, "n_kv_heads": None,
-        "vocab_size": _REQUIRED, "hidden_dim": _REQUIRED, "norm_eps": 1e-5,
-        "max_seq_len": _REQUIRED, "rope_theta": 10000.0, "rope_style": "interleaved",
+        "dim": REQUIRED, "n_layers": REQUIRED, "n_heads": REQUIRED, "n_kv_heads": None,
+        "vocab_size": REQUIRED, "hidden_dim": REQUIRED, "norm_eps": 1e-5,
+        "max_seq_len": REQUIRED, "rope_theta": 10000.0, "rope_style": "interleaved",
         "multiple_of": None, "dropout": 0.0, "sliding_window": None,
     },
 }
 
+# The `--arch` names, in the order of attnrt's records (`attnrt architectures`).
+ARCHITECTURES = tuple(CONFIG_KEYS)
+
 # Keys accepted only at their default (attnrt does not implement the alternative). kdim and vdim
 # may also equal embed_dim, which is what PyTorch makes of None.
-_FIXED = {"add_bias_kv", "add_zero_attn", "kdim", "vdim", "representation_size"}
+FIXED_KEYS = {"add_bias_kv", "add_zero_attn", "kdim", "vdim", "representation_size"}
 # Keys whose value is a positive integer (None allowed where the default is None).
 _POSITIVE_INTS = {"embed_dim", "num_heads", "d_model", "nhead", "dim_feedforward", "d_k", "d_v",
                   "embedding_dim", "attention_dim", "num_layers", "image_size", "patch_size",
@@ -375,6 +378,16 @@ _IGNORED = {"llama": {"multiple_of", "dropout"}}
 _ACTIVATIONS = ("relu", "gelu")  # gelu is the exact (erf) GELU, F.gelu's default
 VIT_NORM_EPS = 1e-6  # torchvision's norm_layer default, the only one attnrt's vit implements
 VIT_CHANNELS = 3
+
+
+def key_type(key):
+    """The JSON type a config key takes: "int", "float", "bool" or "string" (the names `attnrt
+    architectures` gives the runtime's types)."""
+    if key in _POSITIVE_INTS:
+        return "int"
+    if key in _BOOLS:
+        return "bool"
+    return "float" if key in _FLOATS else "string"
 
 
 def resolve_config(arch, config):
@@ -396,7 +409,7 @@ def resolve_config(arch, config):
                          f"(allowed: {', '.join(keys)})")
     resolved = {}
     for key, default in keys.items():
-        if key not in config and default is _REQUIRED:
+        if key not in config and default is REQUIRED:
             raise ValueError(f"missing required config key {key!r} for {arch}")
         resolved[key] = _check_value(key, config.get(key, default), default)
     _check_combination(arch, resolved)
@@ -426,7 +439,7 @@ def _check_value(key, value, default):
 
 
 def _check_combination(arch, c):
-    for key in _FIXED & set(c):
+    for key in FIXED_KEYS & set(c):
         default = CONFIG_KEYS[arch][key]
         if c[key] != default and not (key in ("kdim", "vdim") and c[key] == c["embed_dim"]):
             allowed = "null or embed_dim" if key in ("kdim", "vdim") else json_name(default)
@@ -477,7 +490,7 @@ def written_config(arch, resolved):
     sliding_window when None."""
     ignored = _IGNORED.get(arch, ())
     return {k: v for k, v in resolved.items()
-            if k not in _FIXED and k not in ignored and not (k == "is_causal" and not v)
+            if k not in FIXED_KEYS and k not in ignored and not (k == "is_causal" and not v)
             and not (k == "sliding_window" and v is None)}
 
 

@@ -3,7 +3,7 @@ package): an unsigned 64-bit little-endian header length N, N bytes of compact J
 spaces to a multiple of 8 (so the data buffer starts 8-byte aligned, as the reference writer
 pads it), then the tensors' bytes back to back in the header's order.
 
-Standard library only: tools/export_torch.py writes checkpoints with it, and the fuzz corpus
+Standard library only: tools/python/export_torch.py writes checkpoints with it, and the fuzz corpus
 generator (tests/fuzz/make_convert_corpus.py) builds seeds with it without importing torch."""
 import json
 

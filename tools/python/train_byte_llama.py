@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Trains a tiny byte-level Llama (vocab 256: token = byte) on the King James Bible with PyTorch
 on the CPU and writes it for attnrt: OUT_DIR/model.safetensors, OUT_DIR/config.json (through
-tools/export_torch.py's export_state_dict, float32, tied embeddings) and OUT_DIR/README.md (text,
+tools/python/export_torch.py's export_state_dict, float32, tied embeddings) and OUT_DIR/README.md (text,
 command, steps, losses, wall time, CPU, a greedy sample).
 
   train_byte_llama.py [--out-dir models/lm] [--text FILE] [--train-seconds 560] [--steps N]
@@ -46,11 +46,11 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_REPO = os.path.dirname(_HERE)
+_REPO = os.path.dirname(os.path.dirname(_HERE))
 sys.path.insert(0, _HERE)
 from machine_info import cpu_model  # noqa: E402
 import export_torch  # noqa: E402
-import output_files  # noqa: E402  (tools/export_torch.py; loads tests/python/torch_modules.py)
+import output_files  # noqa: E402  (tools/python/export_torch.py; loads tools/python/torch_modules.py)
 
 tm = export_torch.tm
 
@@ -250,8 +250,8 @@ def write_readme(path, info):
     text = f"""# models/lm: a tiny byte-level Llama trained on the King James Bible
 
 A decoder-only Llama (`architecture` `llama`, llama2.c's module names) over bytes: vocabulary
-256, token = byte. Written by `tools/train_byte_llama.py` (which also wrote this file) through
-`tools/export_torch.py`'s `export_state_dict`: float32 `model.safetensors`
+256, token = byte. Written by `tools/python/train_byte_llama.py` (which also wrote this file) through
+`tools/python/export_torch.py`'s `export_state_dict`: float32 `model.safetensors`
 ({size / 1e6:.2f} MB, tied embeddings: no `output.weight`, the output uses
 `tok_embeddings.weight`) and `config.json`.
 
@@ -333,11 +333,11 @@ def main(argv=None):
     log(f"greedy sample: {SAMPLE_PROMPT}{sample!r}")
     os.makedirs(args.out_dir, exist_ok=True)
     export_torch.export_state_dict(model.state_dict(), "llama", config, args.out_dir,
-                                   {"source": "tools/train_byte_llama.py", "seed": args.seed,
+                                   {"source": "tools/python/train_byte_llama.py", "seed": args.seed,
                                     "steps": steps})
     file_bytes = os.path.getsize(os.path.join(args.out_dir, "model.safetensors"))
     wall = time.monotonic() - run_started
-    command = "nice -n 5 /usr/bin/python3 tools/train_byte_llama.py " + " ".join(
+    command = "nice -n 5 /usr/bin/python3 tools/python/train_byte_llama.py " + " ".join(
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
     steps_note = (f"`--steps {steps}` reproduces these weights exactly (same torch and threads)."
                   if args.steps is not None else
