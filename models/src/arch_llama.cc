@@ -7,11 +7,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "architecture_record.h"
+#include "arch_llama.h"
 #include "config_reader.h"
 
 namespace attnrt {
-namespace {
 
 // llama2.c's ModelArgs. n_kv_heads null (absent) means n_heads; multiple_of only
 // derives hidden_dim when hidden_dim is None, so with hidden_dim required it is
@@ -19,40 +18,41 @@ namespace {
 // Mistral's (a query sees itself and the W - 1 positions before it); null or
 // absent is full causal attention and leaves no record in the file, so files
 // written before the key existed read as they always did.
-constexpr ConfigKey kLlamaKeys[] = {
-    {"dim", ConfigType::kInt, true, 0, nullptr},
-    {"n_layers", ConfigType::kInt, true, 0, nullptr},
-    {"n_heads", ConfigType::kInt, true, 0, nullptr},
-    {"n_kv_heads", ConfigType::kInt, false, 0, nullptr},
-    {"vocab_size", ConfigType::kInt, true, 0, nullptr},
-    {"hidden_dim", ConfigType::kInt, true, 0, nullptr},
-    {"norm_eps", ConfigType::kFloat, false, 1e-5, nullptr},
-    {"max_seq_len", ConfigType::kInt, true, 0, nullptr},
-    {"rope_theta", ConfigType::kFloat, false, 10000, nullptr},
+// The last field is the key's name in a Hugging Face LlamaConfig (config.json).
+const ConfigKey kLlamaKeys[] = {
+    {"dim", ConfigType::kInt, true, 0, nullptr, false, "hidden_size"},
+    {"n_layers", ConfigType::kInt, true, 0, nullptr, false, "num_hidden_layers"},
+    {"n_heads", ConfigType::kInt, true, 0, nullptr, false, "num_attention_heads"},
+    {"n_kv_heads", ConfigType::kInt, false, 0, nullptr, false, "num_key_value_heads"},
+    {"vocab_size", ConfigType::kInt, true, 0, nullptr, false, "vocab_size"},
+    {"hidden_dim", ConfigType::kInt, true, 0, nullptr, false, "intermediate_size"},
+    {"norm_eps", ConfigType::kFloat, false, 1e-5, nullptr, false, "rms_norm_eps"},
+    {"max_seq_len", ConfigType::kInt, true, 0, nullptr, false, "max_position_embeddings"},
+    {"rope_theta", ConfigType::kFloat, false, 10000, nullptr, false, "rope_theta"},
     {"rope_style", ConfigType::kString, false, 0, "interleaved"},
     {"multiple_of", ConfigType::kInt, false, 256, nullptr},
-    {"dropout", ConfigType::kFloat, false, 0, nullptr},
-    {"sliding_window", ConfigType::kInt, false, 0, "null"},
+    {"dropout", ConfigType::kFloat, false, 0, nullptr, false, "attention_dropout"},
+    {"sliding_window", ConfigType::kInt, false, 0, "null", false, "sliding_window"},
 };
+const size_t kLlamaKeyCount = CountOf(kLlamaKeys);
 
-constexpr TensorRecord kLlamaLayerTensors[] = {
-    {"attention_norm.weight", 1, {Dim::kModel}, When::kAlways, Slot::kNorm1Weight},
-    {"attention.wq.weight", 2, {Dim::kQkAll, Dim::kModel}, When::kAlways, Slot::kQWeight},
-    {"attention.wk.weight", 2, {Dim::kKvAll, Dim::kModel}, When::kAlways, Slot::kKWeight},
-    {"attention.wv.weight", 2, {Dim::kKvAll, Dim::kModel}, When::kAlways, Slot::kVWeight},
-    {"attention.wo.weight", 2, {Dim::kModel, Dim::kQkAll}, When::kAlways, Slot::kOutWeight},
-    {"ffn_norm.weight", 1, {Dim::kModel}, When::kAlways, Slot::kNorm2Weight},
-    {"feed_forward.w1.weight", 2, {Dim::kFf, Dim::kModel}, When::kAlways, Slot::kFf1Weight},
-    {"feed_forward.w2.weight", 2, {Dim::kModel, Dim::kFf}, When::kAlways, Slot::kFf2Weight},
-    {"feed_forward.w3.weight", 2, {Dim::kFf, Dim::kModel}, When::kAlways, Slot::kFf3Weight},
-};
+namespace {
+
+constexpr TensorRecord kLlamaLayerTensors[] = {ATTNRT_LLAMA_LAYER_TENSORS};
+
+}  // namespace
 
 // Without output.weight the output layer shares tok_embeddings (tied embeddings).
-constexpr TensorRecord kLlamaTensors[] = {
-    {"tok_embeddings.weight", 2, {Dim::kVocab, Dim::kModel}, When::kAlways, Slot::kTokenEmbedding},
-    {"norm.weight", 1, {Dim::kModel}, When::kAlways, Slot::kFinalNormWeight},
-    {"output.weight", 2, {Dim::kVocab, Dim::kModel}, When::kOptional, Slot::kHeadWeight},
+const TensorRecord kLlamaTensors[] = {
+    {"tok_embeddings.weight", 2, {Dim::kVocab, Dim::kModel}, When::kAlways, Slot::kTokenEmbedding,
+     "model.embed_tokens.weight"},
+    {"norm.weight", 1, {Dim::kModel}, When::kAlways, Slot::kFinalNormWeight, "model.norm.weight"},
+    {"output.weight", 2, {Dim::kVocab, Dim::kModel}, When::kOptional, Slot::kHeadWeight,
+     "lm_head.weight"},
 };
+const size_t kLlamaTensorCount = CountOf(kLlamaTensors);
+
+namespace {
 
 Status ReadKvHeads(const WeightFile& file, ModelConfig* c) {
   int64_t kv;
@@ -94,6 +94,8 @@ Status ReadRope(const WeightFile& file, ModelConfig* c) {
   return Status::Ok();
 }
 
+}  // namespace
+
 Status ReadLlamaConfig(const WeightFile& file, ModelConfig* c) {
   size_t dim, heads;
   ATTNRT_RETURN_IF_ERROR(ReadDim(file, "dim", &dim));
@@ -119,16 +121,13 @@ Status ReadLlamaConfig(const WeightFile& file, ModelConfig* c) {
   return Status::Ok();
 }
 
-// RMSNorm, SwiGLU, RoPE, pre-norm residuals: every other recipe field at its default.
-constexpr LmRecipe kLlamaRecipe = {NormKind::kRms, MlpKind::kSwiGlu, PositionKind::kRope,
-                                   ResidualKind::kPreNorm, EmbeddingScale::kNone, false};
-
-}  // namespace
+const LmRecipe kLlamaRecipe = {NormKind::kRms, MlpKind::kSwiGlu, PositionKind::kRope,
+                               ResidualKind::kPreNorm, EmbeddingScale::kNone, false};
 
 const ArchitectureRecord kLlamaRecord = {
     "Llama (Meta reference / llama2.c Transformer)", kLlamaKeys,
     CountOf(kLlamaKeys), ReadLlamaConfig, "layers.{i}.", kLlamaLayerTensors,
     CountOf(kLlamaLayerTensors), kLlamaTensors, CountOf(kLlamaTensors), nullptr, false,
-    &kLlamaRecipe};
+    &kLlamaRecipe, "model.layers.{i}."};
 
 }  // namespace attnrt

@@ -100,6 +100,9 @@ struct TensorRecord {
   Dim dims[4];
   When when;
   Slot slot;
+  // The same tensor's name in the family's Hugging Face checkpoints (relative to
+  // hf_layer_prefix for layer tensors), for importers; nullptr where there is none.
+  const char* hf_name = nullptr;
 };
 
 // The enumerator and name come from architectures.inc, the one list.
@@ -121,6 +124,8 @@ struct ArchitectureRecord {
   // Language models (token ids in, logits out, a KV cache): how the one forward
   // pass of language_model.cc computes this family. Null for the others.
   const LmRecipe* lm_recipe = nullptr;
+  // The layer prefix of the family's Hugging Face tensor names (e.g. "model.layers.{i}.").
+  const char* hf_layer_prefix = nullptr;
 };
 
 // The attention tensors of nn.MultiheadAttention, under `prefix` ("" or "self_attn.").

@@ -78,6 +78,10 @@ const char* PresentWhen(When when) {
 
 const char* ArchitectureLayerPrefix(Architecture arch) { return RecordFor(arch).layer_prefix; }
 
+const char* ArchitectureHfLayerPrefix(Architecture arch) {
+  return RecordFor(arch).hf_layer_prefix;
+}
+
 size_t ArchitectureTensorPatternCount(Architecture arch) {
   const ArchitectureRecord& r = RecordFor(arch);
   return r.layer_tensor_count + r.model_tensor_count;
@@ -95,6 +99,7 @@ bool ArchitectureTensorPatternAt(Architecture arch, size_t i, TensorPattern* pat
   if (t == nullptr) return false;
   pattern->name = t->name;
   pattern->present_when = PresentWhen(t->when);
+  pattern->hf_name = t->hf_name;
   return true;
 }
 

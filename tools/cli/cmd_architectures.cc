@@ -52,6 +52,7 @@ Json ConfigKeysJson(Architecture arch) {
                 {"required", keys[i].required},
                 {"default", DefaultValue(keys[i])},
                 {"fixed", keys[i].fixed}};
+    if (keys[i].hf_name != nullptr) key["hf_name"] = keys[i].hf_name;
     if (keys[i].type == ConfigType::kInt && keys[i].default_number == -1) {
       key["default_same_as"] = keys[0].name;
     }
@@ -64,9 +65,11 @@ Json ArchitectureJson(Architecture arch) {
   Json layer = Json::array(), model = Json::array();
   TensorPattern t;
   for (size_t i = 0; ArchitectureTensorPatternAt(arch, i, &t); ++i) {
-    (t.per_layer ? layer : model).push_back({{"name", t.name}, {"present_when", t.present_when}});
+    Json tensor = {{"name", t.name}, {"present_when", t.present_when}};
+    if (t.hf_name != nullptr) tensor["hf_name"] = t.hf_name;
+    (t.per_layer ? layer : model).push_back(tensor);
   }
-  return {{"name", ArchitectureName(arch)},
+  Json json = {{"name", ArchitectureName(arch)},
           {"torch_module", ArchitectureModule(arch)},
           {"language_model", ArchitectureIsLanguageModel(arch)},
           {"image_input", ArchitectureTakesImages(arch)},
@@ -74,6 +77,8 @@ Json ArchitectureJson(Architecture arch) {
           {"layer_prefix", ArchitectureLayerPrefix(arch)},
           {"layer_tensors", layer},
           {"model_tensors", model}};
+  if (const char* hf_prefix = ArchitectureHfLayerPrefix(arch)) json["hf_layer_prefix"] = hf_prefix;
+  return json;
 }
 
 // "name (int, required)", "bias (bool, default true)", "kdim (int, default embed_dim, fixed)".

@@ -40,6 +40,9 @@ struct ConfigKey {
   // null) key is not recorded in the weight file; with `fixed`, only null is accepted.
   const char* default_string;
   bool fixed = false;
+  // The key's name in a Hugging Face config.json of the family (e.g. "hidden_size"
+  // for llama's "dim"), for importers; nullptr where the family has none.
+  const char* hf_name = nullptr;
 };
 
 struct ModelConfig {

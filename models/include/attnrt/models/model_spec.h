@@ -31,10 +31,15 @@ struct TensorPattern {
   const char* name;          // per-layer names are relative to the layer prefix
   bool per_layer;            // repeated for every layer under ArchitectureLayerPrefix
   const char* present_when;  // "always", "bias", "final_norm", "final_norm and bias", "optional"
+  // Its name in the family's Hugging Face checkpoints (per-layer names relative to
+  // ArchitectureHfLayerPrefix); nullptr where there is none.
+  const char* hf_name;
 };
 
 // Prefix of the per-layer tensors, "{i}" standing for the layer index ("" for one layer).
 const char* ArchitectureLayerPrefix(Architecture arch);
+// The same prefix in the family's Hugging Face checkpoints; nullptr where there is none.
+const char* ArchitectureHfLayerPrefix(Architecture arch);
 // The per-layer patterns first, then the whole-model ones.
 size_t ArchitectureTensorPatternCount(Architecture arch);
 // The i-th of them (0 <= i < ArchitectureTensorPatternCount); false when out of range.
