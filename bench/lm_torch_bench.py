@@ -41,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_CONFIG = os.path.join(HERE, "configs", "stories15m.json")
 sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
-from output_files import clashing_paths, write_text_atomically  # noqa: E402
+from output_files import clashing_paths  # noqa: E402
 
 
 def load_by_path(name, path):
@@ -99,10 +99,7 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     model = tm.Llama(config, tie_embeddings=True).eval()  # nn.Linear's U(+-1/sqrt(in)), norms 1
     blas = peer.blas_report(torch)
-    if not blas["openblas_loaded"] and not args.allow_reference_blas:
-        print("lm_torch_bench.py: error: libopenblas is not loaded, so torch runs on the "
-              "reference BLAS; install libopenblas0-pthread (or pass --allow-reference-blas)",
-              file=sys.stderr)
+    if peer.reference_blas_refused(blas, args.allow_reference_blas, "lm_torch_bench.py"):
         return 2
     gen = torch.Generator().manual_seed(args.seed)
     prompt = torch.randint(0, c["vocab_size"], (1, prompt_len), generator=gen)
@@ -161,9 +158,7 @@ def main(argv=None):
           file=sys.stderr)
     print(f"  decode at context {decode_prompt + 1}..{context}: {decode_ms:.3f} ms/token "
           f"({len(steps)} steps), {result['decode_tokens_per_s']:.1f} tokens/s", file=sys.stderr)
-    if args.json_out:
-        write_text_atomically(args.json_out, json.dumps(result, indent=1))
-    print(json.dumps(result))
+    peer.emit_result(result, args.json_out)
     return 0
 
 

@@ -93,6 +93,24 @@ def blas_report(torch):
     }
 
 
+def reference_blas_refused(blas, allow_reference_blas, program):
+    """Says why and returns True when torch runs on the reference BLAS and that was not allowed:
+    its speed would make any comparison with attnrt meaningless."""
+    if blas["openblas_loaded"] or allow_reference_blas:
+        return False
+    print(f"{program}: error: libopenblas is not loaded, so torch runs on the reference BLAS; "
+          "install libopenblas0-pthread (or pass --allow-reference-blas)", file=sys.stderr)
+    return True
+
+
+def emit_result(result, json_out):
+    """Prints `result` as one JSON line on stdout (what the report scripts parse) and, when
+    json_out names a file, writes it there too, indented."""
+    if json_out:
+        write_text_atomically(json_out, json.dumps(result, indent=1))
+    print(json.dumps(result))
+
+
 def causal_blocked(torch, rule, L, S):
     """True where a query may NOT attend (what masked_fill takes), or None."""
     if rule == "none":
@@ -176,16 +194,12 @@ def main(argv=None):
     print(f"torch_peer: torch {torch.__version__}, {torch.get_num_threads()} thread(s), "
           f"{blas['torch_blas_info']}, BLAS libraries loaded: {', '.join(blas['libraries']) or 'none'}",
           flush=True)
-    if not blas["openblas_loaded"] and not args.allow_reference_blas:
-        print("torch_peer: error: libopenblas is not loaded, so torch runs on the reference BLAS; "
-              "install libopenblas0-pthread (or pass --allow-reference-blas)", file=sys.stderr)
+    if reference_blas_refused(blas, args.allow_reference_blas, "torch_peer"):
         return 2
     runs = [run_case(torch, args, L, rule) for rule in args.causal for L in args.seq]
     result = {"torch_version": torch.__version__, "threads": args.threads, "blas": blas,
               "runs": runs}
-    if args.json_out:
-        write_text_atomically(args.json_out, json.dumps(result, indent=1))
-    print(json.dumps(result))
+    emit_result(result, args.json_out)
     return 0
 
 

@@ -1,7 +1,8 @@
 # lm_fw / lm_fw_<dtype>: the byte-level demo language model (models/lm) generating text on
 # the board through the C API (lm_fw_main.c), checked token by token against the host
 # attnrt. Included by tests/firmware/CMakeLists.txt, which sets gen_dir and defines
-# attnrt_fw_embedded_model and attnrt_fw_device_plan.
+# attnrt_fw_embedded_model, attnrt_fw_device_plan, attnrt_fw_footprint and
+# attnrt_fw_variant_suffix.
 #
 # For each weight dtype: the host converts models/lm and embeds it in .attnrt_weights
 # (lm_data.c/.h), an lm_plan_fw image plans the session on the target under qemu
@@ -18,11 +19,7 @@ set_source_files_properties(lm_fw_main.c lm_plan_fw_main.c
   PROPERTIES COMPILE_OPTIONS "-std=c99;-Wall;-Wextra;-Werror;-pedantic")
 
 function(attnrt_add_lm_firmware dtype)
-  if(dtype STREQUAL "f32")
-    set(suffix "")
-  else()
-    set(suffix "_${dtype}")
-  endif()
+  attnrt_fw_variant_suffix(${dtype} suffix)
   set(dir "${gen_dir}/lm_${dtype}")
   set(model_file "${dir}/lm.attnrt")
   set(model_source "${dir}/lm_data.c")
@@ -43,12 +40,10 @@ function(attnrt_add_lm_firmware dtype)
     COMMENT "Generating the host's ${lm_new_tokens} greedy tokens (${dtype}) for lm_expected.h"
     VERBATIM)
 
-  attnrt_add_firmware(lm_plan_fw${suffix}
+  attnrt_fw_device_plan("${dtype} language model" lm_plan_fw${suffix} "${plan_header}"
     SOURCES lm_plan_fw_main.c "${model_source}" "${model_header}"
     LIBS attnrt::c
-    NO_TEST)
-  target_include_directories(lm_plan_fw${suffix} PRIVATE "${dir}")
-  attnrt_fw_device_plan("${dtype} language model" lm_plan_fw${suffix} "${plan_header}")
+    INCLUDE_DIRS "${dir}")
 
   # 16 KiB of stack: the C API's handles are static in the image, not on the stack.
   attnrt_add_firmware(lm_fw${suffix}
@@ -58,13 +53,8 @@ function(attnrt_add_lm_firmware dtype)
     TIMEOUT 120)
   target_include_directories(lm_fw${suffix} PRIVATE "${dir}")
 
-  add_custom_command(TARGET lm_fw${suffix} POST_BUILD
-    COMMAND "${CMAKE_COMMAND}" "-DNM=${ATTNRT_ARM_NM}" "-DSIZE=${ATTNRT_ARM_SIZE}"
-            "-DELF=$<TARGET_FILE:lm_fw${suffix}>" -DMODEL_SYMBOL=attnrt_lm_model_data
-            "-DKV_HEADER=${expected_header}"
-            "-DOUT=$<TARGET_FILE_DIR:lm_fw${suffix}>/lm_fw${suffix}.footprint.txt"
-            -P "${CMAKE_CURRENT_SOURCE_DIR}/footprint.cmake"
-    VERBATIM)
+  attnrt_fw_footprint(lm_fw${suffix} -DMODEL_SYMBOL=attnrt_lm_model_data
+                      "-DKV_HEADER=${expected_header}")
 endfunction()
 
 attnrt_add_lm_firmware(f32)

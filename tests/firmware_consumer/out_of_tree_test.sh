@@ -18,16 +18,8 @@ build=$1 src=$2 toolchain=$3 board=$4 machine=$5 cpu=$6 host_attnrt=$7 python=$8
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
-step() { echo "firmware_consumer: $*"; }
-# Runs a command quietly; on failure shows its output and names the step.
-quiet() {
-  local what=$1; shift
-  if ! "$@" >"$work/step.log" 2>&1; then
-    cat "$work/step.log"
-    echo "firmware_consumer: FAIL: $what" >&2
-    exit 1
-  fi
-}
+test_name=firmware_consumer
+. "$src/tests/firmware/script_steps.sh"  # step, quiet, demo_model_files
 
 if [ ! -x "$host_attnrt" ]; then
   echo "firmware_consumer: FAIL: no host attnrt at $host_attnrt (set ATTNRT_HOST_ATTNRT, or build the tree first)" >&2
@@ -67,14 +59,7 @@ fi
 
 step "convert and embed models/demo (host attnrt), write model_io.h"
 model=$work/model
-mkdir -p "$model"
-quiet "attnrt convert" "$host_attnrt" convert --arch encoder-layer \
-  --config "$src/models/demo/config.json" "$src/models/demo/model.safetensors" \
-  -o "$model/demo.attnrt"
-quiet "attnrt embed" "$host_attnrt" embed "$model/demo.attnrt" -o "$model/model_data.c" \
-  --section .attnrt_weights --seq 32 --batch 1
-quiet "npy_to_header.py" "$python" "$src/tests/firmware/npy_to_header.py" "$model/model_io.h" \
-  "model_input=$src/models/demo/input.npy" "model_expected=$src/models/demo/expected.npy"
+demo_model_files "$host_attnrt" "$python" "$src" "$model"
 
 step "configure and build tests/firmware_consumer against the installed package"
 # hwy_DIR names no config: a user's own toolchain file sets none (the repo's point it at

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/bit_patterns.h"
 #include "npy/npy.h"
 
 namespace attnrt {
@@ -23,15 +24,8 @@ using Bytes = std::vector<uint8_t>;
 #define EXPECT_HAS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
-uint32_t Bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-
-void AppendLE(Bytes* out, uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
+using testing::AppendLE;
+using testing::Bits;
 
 // A safetensors image: the 8-byte length, `header` (padded with spaces to a multiple of 8 when
 // `pad`), then `data`.

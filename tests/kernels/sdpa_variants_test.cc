@@ -12,6 +12,7 @@
 
 #include "attnrt/kernels/linear.h"
 #include "common/sdpa_board_cases.h"
+#include "common/steerable_targets.h"
 #include "hwy/targets.h"
 #include "kernels/sdpa_tester.h"
 
@@ -545,14 +546,7 @@ std::string TargetNames(const std::vector<int64_t>& targets) {
 // kernels, built for the same targets in the same library (and tested per
 // target in kernels_nn).
 TEST(SdpaRegistry, HighwayVariantsRunOnEveryKernelTarget) {
-  std::vector<int64_t> linear;
-  const uint64_t supported = static_cast<uint64_t>(hwy::SupportedTargets());
-  for (uint64_t bits = supported; bits != 0; bits &= bits - 1) {
-    const int64_t target = static_cast<int64_t>(bits & (~bits + 1));
-    hwy::SetSupportedTargetsForTest(target);
-    if (std::string(LinearIsa()) == hwy::TargetName(target)) linear.push_back(target);
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  const std::vector<int64_t> linear = SteerableTargets(LinearIsa);
   // Highway 1.0.3 on ARMv7 detects no targets at run time (SupportedTargets() is
   // EMU128 | SCALAR) and the kernels always run their static NEON build there:
   // the suites test that one build, not steered.

@@ -19,6 +19,37 @@ struct ModelFixture {
   Model model;
 };
 
+// The keys of a small nn.TransformerEncoderLayer (also each layer of the encoder).
+inline void SetEncoderLayerConfig(const char* activation, bool bias, bool norm_first,
+                                  WeightFileWriter* w) {
+  w->SetInt("d_model", 24);
+  w->SetInt("nhead", 2);
+  w->SetInt("dim_feedforward", 40);
+  w->SetString("activation", activation);
+  w->SetFloat("layer_norm_eps", 1e-5);
+  w->SetInt("norm_first", norm_first);
+  w->SetInt("bias", bias);
+  w->SetFloat("dropout", 0);
+  w->SetInt("batch_first", 1);
+}
+
+// Every key but "arch" of a small grouped-query llama (4 heads, 2 kv heads,
+// vocab 37, max_seq_len 48); `half_rope` picks the half RoPE style.
+inline void SetLlamaConfig(bool half_rope, WeightFileWriter* w) {
+  w->SetInt("dim", 24);
+  w->SetInt("n_layers", 2);
+  w->SetInt("n_heads", 4);
+  w->SetInt("n_kv_heads", 2);
+  w->SetInt("vocab_size", 37);
+  w->SetInt("hidden_dim", 40);
+  w->SetFloat("norm_eps", 1e-5);
+  w->SetInt("max_seq_len", 48);
+  w->SetFloat("rope_theta", 10000);
+  w->SetString("rope_style", half_rope ? "half" : "interleaved");
+  w->SetInt("multiple_of", 256);
+  w->SetFloat("dropout", 0);
+}
+
 // `arch` with small dimensions; `bias` and `norm_first` vary the encoder layer
 // (for llama: an untied output matrix, and the half RoPE style; sliding_window,
 // when not 0, is recorded for llama).
@@ -35,15 +66,7 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
       w.SetInt("batch_first", 1);
       break;
     case Architecture::kEncoderLayer:
-      w.SetInt("d_model", 24);
-      w.SetInt("nhead", 2);
-      w.SetInt("dim_feedforward", 40);
-      w.SetString("activation", "gelu");
-      w.SetFloat("layer_norm_eps", 1e-5);
-      w.SetInt("norm_first", norm_first);
-      w.SetInt("bias", bias);
-      w.SetFloat("dropout", 0);
-      w.SetInt("batch_first", 1);
+      SetEncoderLayerConfig("gelu", bias, norm_first, &w);
       break;
     case Architecture::kSelfAttention:
       w.SetInt("d_model", 20);
@@ -54,16 +77,8 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
       w.SetInt("embedding_dim", 20);
       w.SetInt("attention_dim", 9);
       break;
-    case Architecture::kEncoder:
-      w.SetInt("d_model", 24);
-      w.SetInt("nhead", 2);
-      w.SetInt("dim_feedforward", 40);
-      w.SetString("activation", "relu");
-      w.SetFloat("layer_norm_eps", 1e-5);
-      w.SetInt("norm_first", norm_first);
-      w.SetInt("bias", bias);
-      w.SetFloat("dropout", 0);
-      w.SetInt("batch_first", 1);
+    case Architecture::kEncoder:  // a stack of the layer above, with the other activation
+      SetEncoderLayerConfig("relu", bias, norm_first, &w);
       w.SetInt("num_layers", 3);
       w.SetInt("final_norm", 1);
       w.SetFloat("final_norm_eps", 1e-5);
@@ -79,19 +94,8 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
       w.SetFloat("attention_dropout", 0);
       w.SetInt("num_classes", 5);
       break;
-    case Architecture::kLlama:  // grouped-query (4 heads, 2 kv heads); `bias`: untied output
-      w.SetInt("dim", 24);
-      w.SetInt("n_layers", 2);
-      w.SetInt("n_heads", 4);
-      w.SetInt("n_kv_heads", 2);
-      w.SetInt("vocab_size", 37);
-      w.SetInt("hidden_dim", 40);
-      w.SetFloat("norm_eps", 1e-5);
-      w.SetInt("max_seq_len", 48);
-      w.SetFloat("rope_theta", 10000);
-      w.SetString("rope_style", norm_first ? "half" : "interleaved");
-      w.SetInt("multiple_of", 256);
-      w.SetFloat("dropout", 0);
+    case Architecture::kLlama:  // `bias`: untied output
+      SetLlamaConfig(/*half_rope=*/norm_first, &w);
       if (sliding_window != 0) w.SetInt("sliding_window", static_cast<int64_t>(sliding_window));
       break;
   }

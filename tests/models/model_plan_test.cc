@@ -179,6 +179,34 @@ std::vector<int32_t> Slice(const LmFixture& lm, size_t batch, size_t t0, size_t 
   return out;
 }
 
+// A session shape that returns the logits of every position, as the agreement tests compare.
+LmShape AllLogitsShape(size_t batch, size_t max_seq, size_t chunk) {
+  LmShape shape;
+  shape.batch = batch;
+  shape.max_seq = max_seq;
+  shape.chunk = chunk;
+  shape.all_logits = true;
+  return shape;
+}
+
+// A session started in an arena of exactly its plan, the way a caller uses the
+// plan; it holds the arena the session points at, so it stays where it is made.
+struct PlannedSession {
+  LmPlan plan;
+  AlignedBuffer buffer{0};
+  Arena arena{nullptr, 0};
+  LmSession session;
+};
+
+// Plans `shape` for `m` and starts out->session in an arena of exactly the plan.
+void StartPlanned(const Model& m, const LmShape& shape, size_t workers, PlannedSession* out) {
+  ASSERT_TRUE(PlanLm(m, shape, workers, &out->plan).ok());
+  out->buffer = AlignedBuffer(out->plan.arena_bytes);
+  out->arena = Arena(out->buffer.data(), out->plan.arena_bytes);
+  const Status st = out->session.Start(m, shape, &out->arena);
+  ASSERT_TRUE(st.ok()) << st.message();
+}
+
 // The plan of a session (window 0: none) has exactly the documented KV cache
 // (R = max_seq, or min(max_seq, W - 1 + chunk) rows) and is the high-water mark
 // of the worst chunk; one byte less fails clearly; Feed never touches the heap.
@@ -293,32 +321,23 @@ TEST(LanguageModelSession, SlidingWindowMovingRowsMatchesKeepingThemAll) {
     const std::vector<int32_t> tokens = Slice(lm, batch, 0, n);
     // Logits of every position, fed in pieces of `piece` tokens with chunk `chunk`.
     const auto run = [&](const Model& model, size_t chunk, size_t piece, size_t* rows) {
-      LmShape shape;
-      shape.batch = batch;
-      shape.max_seq = n;
-      shape.chunk = chunk;
-      shape.all_logits = true;
-      LmPlan plan;
-      EXPECT_TRUE(PlanLm(model, shape, pool.workers(), &plan).ok());
-      *rows = plan.cache_rows;
-      AlignedBuffer buffer(plan.arena_bytes);
-      Arena arena(buffer.data(), plan.arena_bytes);
-      LmSession session;
-      EXPECT_TRUE(session.Start(model, shape, &arena).ok());
+      PlannedSession s;
+      StartPlanned(model, AllLogitsShape(batch, n, chunk), pool.workers(), &s);
+      *rows = s.plan.cache_rows;
       std::vector<float> logits(batch * n * vocab), part;
       for (size_t t0 = 0; t0 < n; t0 += piece) {
         const size_t len = std::min(piece, n - t0);
         part.assign(batch * len * vocab, 0.0f);
         const std::vector<int32_t> ids = Slice(lm, batch, t0, len);
-        const Status st = session.Feed(ids.data(), len, part.data(), &pool);
+        const Status st = s.session.Feed(ids.data(), len, part.data(), &pool);
         EXPECT_TRUE(st.ok()) << st.message();
         for (size_t b = 0; b < batch; ++b) {
           std::copy(part.begin() + b * len * vocab, part.begin() + (b + 1) * len * vocab,
                     logits.begin() + (b * n + t0) * vocab);
         }
       }
-      EXPECT_EQ(session.position(), n);
-      EXPECT_LE(arena.high_water(), plan.arena_bytes);
+      EXPECT_EQ(s.session.position(), n);
+      EXPECT_LE(s.arena.high_water(), s.plan.arena_bytes);
       return logits;
     };
     size_t rows;
@@ -360,18 +379,7 @@ TEST(LanguageModelConfig, SlidingWindowIsReadAndBadValuesAreRefused) {
   const auto read = [](const std::function<void(WeightFileWriter*)>& set, ModelConfig* c) {
     WeightFileWriter w;
     w.SetString("arch", "llama");
-    w.SetInt("dim", 16);
-    w.SetInt("n_layers", 1);
-    w.SetInt("n_heads", 2);
-    w.SetInt("n_kv_heads", 0);
-    w.SetInt("vocab_size", 10);
-    w.SetInt("hidden_dim", 32);
-    w.SetFloat("norm_eps", 1e-5);
-    w.SetInt("max_seq_len", 64);
-    w.SetFloat("rope_theta", 10000);
-    w.SetString("rope_style", "interleaved");
-    w.SetInt("multiple_of", 256);
-    w.SetFloat("dropout", 0);
+    SetLlamaConfig(/*half_rope=*/false, &w);
     set(&w);
     std::vector<uint8_t> bytes;
     std::string error;
@@ -414,25 +422,16 @@ TEST(LanguageModelSession, ChunkedPrefillAndDecodeStepsAgree) {
     ThreadPool pool(2);
     std::vector<std::vector<float>> results;
     for (size_t chunk : {size_t{23}, size_t{5}, size_t{1}}) {
-      LmShape shape;
-      shape.batch = batch;
-      shape.max_seq = n;
-      shape.chunk = chunk;
-      shape.all_logits = true;
-      LmPlan plan;
-      ASSERT_TRUE(PlanLm(m, shape, pool.workers(), &plan).ok());
-      AlignedBuffer buffer(plan.arena_bytes);
-      Arena arena(buffer.data(), plan.arena_bytes);
-      LmSession session;
-      ASSERT_TRUE(session.Start(m, shape, &arena).ok());
+      PlannedSession s;
+      ASSERT_NO_FATAL_FAILURE(StartPlanned(m, AllLogitsShape(batch, n, chunk), pool.workers(), &s));
       std::vector<float> logits(batch * n * vocab);
       const std::vector<int32_t> tokens = Slice(lm, batch, 0, n);
-      ASSERT_TRUE(session.Feed(tokens.data(), n, logits.data(), &pool).ok());
+      ASSERT_TRUE(s.session.Feed(tokens.data(), n, logits.data(), &pool).ok());
       results.push_back(logits);
       // Reset and feed again: the same numbers, bit for bit.
-      session.Reset();
+      s.session.Reset();
       std::vector<float> again(logits.size());
-      ASSERT_TRUE(session.Feed(tokens.data(), n, again.data(), &pool).ok());
+      ASSERT_TRUE(s.session.Feed(tokens.data(), n, again.data(), &pool).ok());
       EXPECT_EQ(again, logits);
     }
     for (size_t r = 1; r < results.size(); ++r) {
@@ -445,15 +444,11 @@ TEST(LanguageModelSession, ChunkedPrefillAndDecodeStepsAgree) {
     LmShape shape;
     shape.batch = batch;
     shape.max_seq = n;
-    LmPlan plan;
-    ASSERT_TRUE(PlanLm(m, shape, pool.workers(), &plan).ok());
-    AlignedBuffer buffer(plan.arena_bytes);
-    Arena arena(buffer.data(), plan.arena_bytes);
-    LmSession session;
-    ASSERT_TRUE(session.Start(m, shape, &arena).ok());
+    PlannedSession s;
+    ASSERT_NO_FATAL_FAILURE(StartPlanned(m, shape, pool.workers(), &s));
     std::vector<float> last(batch * vocab);
     const std::vector<int32_t> tokens = Slice(lm, batch, 0, n);
-    ASSERT_TRUE(session.Feed(tokens.data(), n, last.data(), &pool).ok());
+    ASSERT_TRUE(s.session.Feed(tokens.data(), n, last.data(), &pool).ok());
     for (size_t b = 0; b < batch; ++b) {
       for (size_t v = 0; v < vocab; ++v) {
         EXPECT_NEAR(last[b * vocab + v], results[0][(b * n + n - 1) * vocab + v], 1e-5f);
@@ -468,13 +463,10 @@ TEST(LanguageModelSession, RefusesBadTokensAndOverflowBeforeAnyWork) {
   const Model& m = lm.fx.model;
   LmShape shape;
   shape.max_seq = 8;
-  LmPlan plan;
   ThreadPool pool(1);
-  ASSERT_TRUE(PlanLm(m, shape, 1, &plan).ok());
-  AlignedBuffer buffer(plan.arena_bytes);
-  Arena arena(buffer.data(), plan.arena_bytes);
-  LmSession session;
-  ASSERT_TRUE(session.Start(m, shape, &arena).ok());
+  PlannedSession planned;
+  ASSERT_NO_FATAL_FAILURE(StartPlanned(m, shape, 1, &planned));
+  LmSession& session = planned.session;
   std::vector<float> logits(m.config.vocab_size);
   const int32_t good[3] = {1, 2, 3};
   ASSERT_TRUE(session.Feed(good, 3, logits.data(), &pool).ok());
@@ -493,6 +485,7 @@ TEST(LanguageModelSession, RefusesBadTokensAndOverflowBeforeAnyWork) {
   // Longer than the model's max_seq_len (48), a non-language model, batch 0.
   LmShape too_long;
   too_long.max_seq = 49;
+  LmPlan plan;
   EXPECT_NE(std::string(PlanLm(m, too_long, 1, &plan).message()).find("max_seq_len 48"),
             std::string::npos);
   ModelFixture mha;
@@ -506,7 +499,7 @@ TEST(LanguageModelSession, RefusesBadTokensAndOverflowBeforeAnyWork) {
   in.seq = 2;
   float x[48] = {};
   in.x = x;
-  st = RunModel(m, in, x, &arena, &pool);
+  st = RunModel(m, in, x, &planned.arena, &pool);
   EXPECT_NE(std::string(st.message()).find("language model"), std::string::npos) << st.message();
 }
 

@@ -15,26 +15,17 @@
 
 #include <unistd.h>
 
+#include "common/bit_patterns.h"
+
 namespace attnrt {
 namespace npy {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-uint32_t Bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-float FromBits(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
-
-void AppendLE(Bytes* out, uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
+using attnrt::testing::AppendLE;
+using attnrt::testing::Bits;
+using attnrt::testing::FloatFromBits;
 
 // A .npy image with the given header dict text (padded with spaces + '\n' to 64 bytes, as
 // numpy does) followed by `payload`.
@@ -93,7 +84,7 @@ std::vector<float> Pattern(size_t n) {
   uint32_t x = 0x9e3779b9u;
   for (size_t i = 0; i < n; ++i) {
     x = x * 1664525u + 1013904223u;
-    v[i] = FromBits(x);  // every bit pattern, NaN payloads included, must survive
+    v[i] = FloatFromBits(x);  // every bit pattern, NaN payloads included, must survive
   }
   return v;
 }
@@ -523,9 +514,9 @@ TEST(NpyGolden, Rejections) {
 // The writer lays files out byte for byte as np.save does (numpy 1.24 as shipped by Debian 12).
 TEST(NpyGolden, WriterMatchesNpSaveBytes) {
   const std::vector<float> f32_2d = ExpectedF32_2d();
-  const std::vector<float> f32_1d = {FromBits(0x80000000u), FromBits(0x7f800000u),
-                                     FromBits(0xff800000u), FromBits(0x00000001u),
-                                     FromBits(0x7fc00000u)};
+  const std::vector<float> f32_1d = {FloatFromBits(0x80000000u), FloatFromBits(0x7f800000u),
+                                     FloatFromBits(0xff800000u), FloatFromBits(0x00000001u),
+                                     FloatFromBits(0x7fc00000u)};
   const float scalar = 3.5f;
   const struct {
     const char* leaf;

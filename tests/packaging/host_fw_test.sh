@@ -26,16 +26,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 host_fw=$src/tests/packaging/host_fw
-step() { echo "firmware_c_on_host: $*"; }
-# Runs a command quietly; on failure shows its output and names the step.
-quiet() {
-  local what=$1; shift
-  if ! "$@" >"$work/step.log" 2>&1; then
-    cat "$work/step.log"
-    echo "firmware_c_on_host: FAIL: $what" >&2
-    exit 1
-  fi
-}
+test_name=firmware_c_on_host
+. "$src/tests/firmware/script_steps.sh"  # step, quiet, demo_model_files
 
 step "install $build -> $prefix"
 quiet "cmake --install" cmake --install "$build" --prefix "$prefix"
@@ -106,15 +98,8 @@ done
 
 # The converted demo encoder layer, as tests/firmware_consumer/out_of_tree_test.sh makes it.
 gen=$work/demo
-mkdir -p "$gen"
 step "demo encoder: convert, embed, model_io.h"
-quiet "attnrt convert" "$attnrt" convert --arch encoder-layer \
-  --config "$src/models/demo/config.json" "$src/models/demo/model.safetensors" \
-  -o "$gen/demo.attnrt"
-quiet "attnrt embed" "$attnrt" embed "$gen/demo.attnrt" -o "$gen/model_data.c" \
-  --section .attnrt_weights --seq 32 --batch 1
-quiet "npy_to_header.py" "$python" "$src/tests/firmware/npy_to_header.py" "$gen/model_io.h" \
-  "model_input=$src/models/demo/input.npy" "model_expected=$src/models/demo/expected.npy"
+demo_model_files "$attnrt" "$python" "$src" "$gen"
 step "demo encoder: build tests/firmware_consumer/main.c against the installed package"
 build_c "$work/consumer_fw" "$gen" "$src/tests/firmware_consumer/main.c" "$gen/model_data.c"
 run_c "$work/consumer_fw" "consumer_fw: PASS"

@@ -23,16 +23,14 @@ import subprocess
 import sys
 import tempfile
 
-try:
+from script_setup import ROOT, import_tools_python, skip_without_modules
+
+with skip_without_modules():
     import numpy  # noqa: F401
     import torch  # noqa: F401
-except ImportError:
-    sys.exit(77)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from failure_report import report  # noqa: E402
-sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
+import_tools_python()
 import export_torch  # noqa: E402
 
 tm = export_torch.tm

@@ -1,4 +1,6 @@
-# Runs the attnrt CLI from python tests: kernel listing and `attnrt sdpa` on numpy arrays.
+# Runs the attnrt CLI from python tests: kernel listing, `attnrt sdpa` on numpy arrays, model
+# conversion and runs, and the command line the model parity scripts share.
+import argparse
 import dataclasses
 import json
 import os
@@ -113,6 +115,32 @@ def run_cli(cmd, timeout=120):
 # Largest relative error (max |got - want| / max(1, max |want|)) allowed against float64 PyTorch
 # on the f32 weights, by the type `attnrt convert --dtype` stores weight matrices in.
 DTYPE_TOLERANCE = {"f32": 1e-4, "f16": 5e-3, "bf16": 3e-2, "q8": 5e-2}
+
+
+def parse_parity_arguments():
+    """The command line of the model parity scripts: --attnrt BIN, --threads N for attnrt, and
+    --dtype, the type weight matrices are converted to (DTYPE_TOLERANCE gives its tolerance)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attnrt", required=True)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--dtype", choices=sorted(DTYPE_TOLERANCE), default="f32",
+                    help="convert weight matrices to this type; the tolerance follows it")
+    return ap.parse_args()
+
+
+class CaseContext:
+    """What a parity script's cases share: the attnrt binary, its --threads, and a scratch
+    folder with one numbered subfolder a case (new_dir), so a failure's files are easy to find."""
+
+    def __init__(self, attnrt, threads, workdir):
+        self.attnrt, self.threads, self.workdir = attnrt, threads, workdir
+        self.count = 0
+
+    def new_dir(self, label):
+        self.count += 1
+        d = os.path.join(self.workdir, f"{self.count:03d}_{label}")
+        os.makedirs(d)
+        return d
 
 
 def convert_model(attnrt, directory, out=None, arch=None, dtype="f32"):

@@ -26,11 +26,10 @@ import subprocess
 import sys
 import tempfile
 
-try:
+from script_setup import skip_without_modules
+
+with skip_without_modules():
     import numpy as np
-except ImportError:
-    print("cli_behaviour_test: numpy missing, skipped")
-    sys.exit(77)
 
 failures = []
 

@@ -21,14 +21,12 @@ import subprocess
 import sys
 import tempfile
 
-try:
+from script_setup import ROOT, skip_without_modules
+
+with skip_without_modules():
     import numpy  # noqa: F401
     import torch  # noqa: F401
-except ImportError:
-    sys.exit(77)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from failure_report import report  # noqa: E402
 EXAMPLE = re.compile(r"^<!-- example: (\S+) -->\n```sh\n(.*?)^```\n(?:\n?```text\n(.*?)^```\n)?",
                      re.M | re.S)

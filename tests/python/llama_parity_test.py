@@ -36,7 +36,6 @@ exactly max_seq_len is accepted); float tokens.npy; a tokens.npy that is not (ba
 
 Usage: llama_parity_test.py --attnrt PATH [--threads N]. Exits 77 (CTest skip) without torch.
 The last line is "N passed, N failed"."""
-import argparse
 import copy
 import importlib.util
 import json
@@ -46,16 +45,12 @@ import sys
 import tempfile
 import time
 
-try:
+from script_setup import ROOT, skip_without_modules
+
+with skip_without_modules():
     import numpy as np
     import torch
-except ImportError as e:
-    print(f"skipped: {e}")
-    sys.exit(77)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 import attnrt_cli  # noqa: E402
 
 EXPORT = os.path.join(ROOT, "tools", "python", "export_torch.py")
@@ -513,32 +508,15 @@ def refusal_cases(ctx, stats, model_file, resolved):
 
 # ---- driver --------------------------------------------------------------------------------
 
-class Context:
-    def __init__(self, attnrt, threads, workdir):
-        self.attnrt, self.threads, self.workdir = attnrt, threads, workdir
-        self.count = 0
-
-    def new_dir(self, label):
-        self.count += 1
-        d = os.path.join(self.workdir, f"{self.count:03d}_{label}")
-        os.makedirs(d)
-        return d
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--attnrt", required=True)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--dtype", choices=sorted(attnrt_cli.DTYPE_TOLERANCE), default="f32",
-                    help="convert weight matrices to this type; the tolerance follows it")
-    args = ap.parse_args()
+    args = attnrt_cli.parse_parity_arguments()
     global DTYPE, TOLERANCE
     DTYPE, TOLERANCE = args.dtype, attnrt_cli.DTYPE_TOLERANCE[args.dtype]
     torch.set_num_threads(1)
     started = time.monotonic()
     stats = Stats()
     with tempfile.TemporaryDirectory(prefix="attnrt_llama_") as workdir:
-        ctx = Context(args.attnrt, args.threads, workdir)
+        ctx = attnrt_cli.CaseContext(args.attnrt, args.threads, workdir)
         checks, index, first = [], 0, {}
         for label, config, seq, prompt_len in SHAPES:
             for rope_style in tm.ROPE_STYLES:

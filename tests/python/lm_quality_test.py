@@ -19,16 +19,12 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-except ImportError as e:
-    print(f"skipped: {e}")
-    sys.exit(77)
+from script_setup import ROOT, SKIP_RETURN_CODE, import_tools_python, skip_without_modules
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
+with skip_without_modules():
+    import numpy as np
+
+import_tools_python()
 import attnrt_cli  # noqa: E402
 
 # (weights, kv cache) -> the largest mean KL allowed against f32 / f32; None: reported only.
@@ -69,10 +65,10 @@ def main():
         text = held_out_text()
     except ImportError as e:
         print(f"skipped: {e}")
-        return 77
+        return SKIP_RETURN_CODE
     if text is None:
         print("skipped: `bible` (bible-kjv) is not installed")
-        return 77
+        return SKIP_RETURN_CODE
     with open(os.path.join(args.lm_dir, "config.json")) as f:
         seq = json.load(f)["max_seq_len"]
     if len(text) < args.segments * seq:

@@ -25,7 +25,6 @@ produces no NaN anywhere, not even at padded positions that later layers read.
 
 Usage: model_parity_test.py --attnrt PATH [--threads N]. Exits 77 (CTest skip) when torch or
 torchvision is missing."""
-import argparse
 import contextlib
 import copy
 import importlib.util
@@ -37,18 +36,15 @@ import sys
 import tempfile
 import time
 
-try:
+from script_setup import ROOT, skip_without_modules
+
+with skip_without_modules():
     import numpy as np
     import torch
     import torch.nn.functional as F
     import torchvision  # noqa: F401  (the vit cases)
     from torch import nn
-except ImportError as e:
-    print(f"skipped: {e}")
-    sys.exit(77)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attnrt_cli  # noqa: E402
 EXPORT = os.path.join(ROOT, "tools", "python", "export_torch.py")
 TOLERANCE = 1e-4  # f32 weights; --dtype sets attnrt_cli.DTYPE_TOLERANCE[dtype]
@@ -132,16 +128,8 @@ def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
-class Context:
-    def __init__(self, attnrt, threads, workdir):
-        self.attnrt, self.threads, self.workdir = attnrt, threads, workdir
-        self.count = 0
-
-    def new_dir(self, label):
-        self.count += 1
-        d = os.path.join(self.workdir, f"{self.count:03d}_{label}")
-        os.makedirs(d)
-        return d
+class Context(attnrt_cli.CaseContext):
+    """A case's context, with the conversions and runs the model cases share."""
 
     def convert(self, d, arch=None):
         """Converts d/model.safetensors with d/config.json (weight matrices as --dtype); without
@@ -566,12 +554,7 @@ def all_checks():
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--attnrt", required=True)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--dtype", choices=sorted(attnrt_cli.DTYPE_TOLERANCE), default="f32",
-                    help="convert weight matrices to this type; the tolerance follows it")
-    args = ap.parse_args()
+    args = attnrt_cli.parse_parity_arguments()
     global DTYPE, TOLERANCE
     DTYPE, TOLERANCE = args.dtype, attnrt_cli.DTYPE_TOLERANCE[args.dtype]
     torch.set_num_threads(1)  # tiny shapes: threads only add overhead beside attnrt's

@@ -22,16 +22,13 @@ import re
 import sys
 import tempfile
 
-SKIP_RETURN_CODE = 77  # tests/python/CMakeLists.txt maps this to a CTest skip
-try:
+from script_setup import skip_without_modules
+
+with skip_without_modules():
     import numpy as np
     import torch
     import torch.nn.functional as F
-except ImportError as missing:
-    print(f"SKIP: {missing}", file=sys.stderr)
-    sys.exit(SKIP_RETURN_CODE)
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attnrt_cli import list_kernels, max_abs_error, run_sdpa, write_npy  # noqa: E402
 from sdpa_reference import sdpa_reference  # noqa: E402
 

@@ -15,18 +15,14 @@ Every kernel `attnrt kernels` lists is checked. Prints failures and
 """
 import argparse
 import decimal
-import os
 import sys
 import tempfile
 
-SKIP_RETURN_CODE = 77  # tests/python/CMakeLists.txt maps this to a CTest skip
-try:
-    import numpy as np
-except ImportError as missing:
-    print(f"SKIP: {missing}", file=sys.stderr)
-    sys.exit(SKIP_RETURN_CODE)
+from script_setup import skip_without_modules
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+with skip_without_modules():
+    import numpy as np
+
 from attnrt_cli import list_kernels, max_abs_error, run_sdpa  # noqa: E402
 
 # pos_encoded_embeddings from the seed, shape (1, 10 tokens, 10 features).

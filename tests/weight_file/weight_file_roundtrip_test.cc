@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attnrt/runtime/weight_file.h"
+#include "common/bit_patterns.h"
 #include "convert/weight_file_writer.h"
 #include "weight_file/weight_file_test_util.h"
 
@@ -22,16 +23,7 @@ namespace attnrt {
 namespace weight_file_test {
 namespace {
 
-uint32_t Bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-uint64_t Bits(double d) {
-  uint64_t b;
-  std::memcpy(&b, &d, sizeof b);
-  return b;
-}
+using testing::Bits;
 
 struct TensorSpec {
   std::string name;

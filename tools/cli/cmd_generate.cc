@@ -15,6 +15,7 @@
 
 #include "attnrt/kernels/linear.h"
 #include "attnrt/models/sampling.h"
+#include "cli/chunk_option.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
@@ -225,11 +226,7 @@ void AddGenerateCommand(CLI::App& app, int* exit_code) {
       ->check(WholeNumber(0, UINT64_MAX));
   AddThreadsOption(*cmd, &o->threads);
   AddKvDtypeOption(cmd, &o->kv_dtype, "attention reads it widened");
-  cmd->add_option("--chunk", o->chunk,
-                  "Most prompt tokens per pass through the layers (default 256; capped at "
-                  "prompt + new tokens); with a sliding window W the KV cache keeps W - 1 + "
-                  "chunk positions and moves its newest W - 1 to the front when full")
-      ->check(WholeNumber(1, kMaxDim));
+  AddChunkOption(cmd, &o->chunk, "prompt + new tokens");
   cmd->add_flag("--json", o->json,
                 "Stream tokens to stderr and print one JSON object on stdout: tokens (the "
                 "generated ids), prefill_ms, decode_ms_per_token, tokens_per_s (decode)");

@@ -9,6 +9,7 @@
 
 #include "attnrt/runtime/sdpa.h"
 #include "attnrt/runtime/checked_math.h"
+#include "cli/chunk_option.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
@@ -225,9 +226,7 @@ void AddPlanCommand(CLI::App& app, int* exit_code) {
                   "Language models: positions the KV cache holds (default: the model's max_seq_len)")
       ->check(WholeNumber(1, kMaxDim));
   AddKvDtypeOption(cmd, &mo->kv_dtype, "language models only");
-  cmd->add_option("--chunk", mo->chunk,
-                  "Language models: most prompt tokens per pass (default: min(max-seq, 256))")
-      ->check(WholeNumber(1, kMaxDim));
+  AddChunkOption(cmd, &mo->chunk, "--max-seq");
   AddThreadsOption(*cmd, &mo->threads);
   cmd->add_option("--kernel", mo->kernel,
                   "Plan for `run --kernel NAME` (see `attnrt kernels`), or auto")

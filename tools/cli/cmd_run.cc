@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cli/chunk_option.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
@@ -280,11 +281,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                   "as firmware with a fixed arena would)")
       ->check(WholeNumber(1, uint64_t{1} << 48));
   AddKvDtypeOption(cmd, &o->kv_dtype, "language models (--tokens) only");
-  cmd->add_option("--chunk", o->chunk,
-                  "Language models: most tokens per pass through the layers (default 256; "
-                  "capped at seq); with a sliding window W the KV cache keeps W - 1 + chunk "
-                  "positions")
-      ->check(WholeNumber(1, kMaxDim));
+  AddChunkOption(cmd, &o->chunk, "seq");
   cmd->callback([o, exit_code] { *exit_code = RunModelCommand(*o); });
 }
 
