@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -46,6 +47,45 @@ TEST(ThreadPool, EveryItemOnceInBackToBackJobs) {
 TEST(ThreadPool, EveryItemOnceAfterWorkersWentToSleep) {
   ThreadPool pool(3);
   RunJobs(pool, 20, true);
+}
+
+// A late worker (woken after its job finished, or descheduled between reading a
+// job and claiming a chunk) must never run a chunk of a finished job: every call
+// names the job that is current, and items run exactly once. More workers than
+// cores, with items of uneven length, make workers late all the time.
+struct CurrentJob {
+  size_t id;  // jobs on the stack may share an address: ids tell them apart
+  std::atomic<size_t>* current;
+  std::vector<std::atomic<int>>* hits;
+  std::atomic<int>* stale_calls;
+};
+
+void CountItemsOfTheCurrentJob(void* context, size_t begin, size_t end, size_t) {
+  auto& job = *static_cast<CurrentJob*>(context);
+  if (job.current->load() != job.id) job.stale_calls->fetch_add(1);
+  for (size_t i = begin; i < end; ++i) {
+    if (i % 13 == 0) std::this_thread::yield();
+    (*job.hits)[i].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+TEST(ThreadPool, LateWorkersNeverTouchAFinishedJob) {
+  const size_t workers = 3 * std::max<size_t>(1, std::thread::hardware_concurrency());
+  ThreadPool pool(workers);
+  std::atomic<size_t> current{0};
+  std::atomic<int> stale_calls{0};
+  for (size_t j = 0; j < 3000; ++j) {
+    const size_t items = 1 + (j * 2654435761u) % 61;
+    std::vector<std::atomic<int>> hits(items);
+    CurrentJob job{j + 1, &current, &hits, &stale_calls};
+    current.store(job.id);
+    pool.ParallelFor(items, CountItemsOfTheCurrentJob, &job);
+    current.store(0);  // from here on, a call for this job is a stale one
+    for (size_t i = 0; i < items; ++i) {
+      ASSERT_EQ(hits[i].load(), 1) << "job " << j << " item " << i << " of " << items;
+    }
+  }
+  EXPECT_EQ(stale_calls.load(), 0);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Fixed thread pool with dynamic chunking (see thread_pool.h). Chunks are handed
-// out from an atomic counter so uneven items (causal rows) balance themselves.
+// Fixed thread pool with dynamic chunking (see thread_pool.h). Chunks are claimed
+// from one atomic word, so uneven items (causal rows) balance themselves and a
+// worker that is not running costs the job nothing.
 #include "host/thread_pool.h"
 
 #include <chrono>
@@ -12,6 +13,11 @@ namespace {
 // About 50 microseconds of polling: longer than the gap between the jobs of one
 // decode step, far shorter than anything a person notices on an idle pool.
 constexpr auto kSpinTime = std::chrono::microseconds(50);
+
+// Jobs hold at most this many items (the claim word keeps the next item in 32
+// bits); a larger one runs on the calling thread. Work items are rows, panels or
+// key chunks: nowhere near it.
+constexpr size_t kMaxJobItems = 0xFFFFFFFFu;
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -35,6 +41,12 @@ bool SpinUntil(Ready ready) {
     if (std::chrono::steady_clock::now() >= deadline) return ready();
     std::this_thread::yield();
   }
+}
+
+constexpr uint32_t GenerationOf(uint64_t claim) { return static_cast<uint32_t>(claim >> 32); }
+constexpr size_t NextOf(uint64_t claim) { return static_cast<size_t>(claim & 0xFFFFFFFFu); }
+constexpr uint64_t Claim(uint32_t generation, size_t next) {
+  return (static_cast<uint64_t>(generation) << 32) | static_cast<uint64_t>(next);
 }
 
 }  // namespace
@@ -69,20 +81,42 @@ void ThreadPool::StopWorkers() {
   threads_.clear();
 }
 
-void ThreadPool::Drain(size_t worker) {
+size_t ThreadPool::Drain(uint32_t generation, size_t worker) {
+  const JobSlot& slot = slots_[generation & 1];
+  size_t ran = 0;
+  uint64_t claim = claim_.load(std::memory_order_acquire);
   for (;;) {
-    const size_t begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
-    if (begin >= items_) return;
-    const size_t end = begin + chunk_ < items_ ? begin + chunk_ : items_;
-    fn_(context_, begin, end, worker);
+    if (GenerationOf(claim) != generation) return ran;  // the job is finished and gone
+    // Read before claiming; a failed claim below discards whatever was read.
+    const size_t items = slot.items.load(std::memory_order_relaxed);
+    const size_t chunk = slot.chunk.load(std::memory_order_relaxed);
+    const WorkFn fn = slot.fn.load(std::memory_order_relaxed);
+    void* const context = slot.context.load(std::memory_order_relaxed);
+    const size_t begin = NextOf(claim);
+    if (begin >= items) return ran;  // all claimed: what is left is others' running chunks
+    const size_t end = items - begin > chunk ? begin + chunk : items;
+    if (!claim_.compare_exchange_weak(claim, Claim(generation, end), std::memory_order_acquire,
+                                      std::memory_order_acquire)) {
+      continue;  // `claim` now holds the current word
+    }
+    fn(context, begin, end, worker);
+    ran += end - begin;
+    // seq_cst here and on the caller's side: either the caller sees the count or
+    // this worker sees that the caller sleeps (a store-load pair in both threads).
+    const size_t done = finished_.fetch_add(end - begin) + (end - begin);
+    if (done == items && worker != 0 && caller_sleeps_.load()) {
+      std::lock_guard<std::mutex> lock(mutex_);  // the caller may be between its check and its wait
+      done_.notify_one();
+    }
+    claim = claim_.load(std::memory_order_acquire);
   }
 }
 
 void ThreadPool::WorkerLoop(size_t worker) {
-  uint64_t seen = 0;
+  uint32_t seen = 0;
   const auto job = [&] {
     return stop_.load(std::memory_order_acquire) ||
-           generation_.load(std::memory_order_acquire) != seen;
+           GenerationOf(claim_.load(std::memory_order_acquire)) != seen;
   };
   for (;;) {
     if (!SpinUntil(job)) {
@@ -90,39 +124,41 @@ void ThreadPool::WorkerLoop(size_t worker) {
       start_.wait(lock, job);
     }
     if (stop_.load(std::memory_order_acquire)) return;
-    seen = generation_.load(std::memory_order_acquire);
-    Drain(worker);
-    if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard<std::mutex> lock(mutex_);  // the caller may be between its check and its wait
-      done_.notify_one();
-    }
+    seen = GenerationOf(claim_.load(std::memory_order_acquire));
+    Drain(seen, worker);
   }
 }
 
 void ThreadPool::ParallelFor(size_t items, WorkFn fn, void* context) {
   if (items == 0) return;
-  if (threads_.empty()) {
+  if (threads_.empty() || items > kMaxJobItems) {
     fn(context, 0, items, 0);
     return;
   }
+  // The previous job is finished (every claimed chunk ran), so no worker writes
+  // finished_ or reads this slot for it any more (thread_pool.h, JobSlot).
+  const uint32_t generation = ++generation_;
+  JobSlot& slot = slots_[generation & 1];
+  slot.fn.store(fn, std::memory_order_relaxed);
+  slot.context.store(context, std::memory_order_relaxed);
+  slot.items.store(items, std::memory_order_relaxed);
+  // About 8 chunks per worker: enough to balance, few enough to stay cheap.
+  const size_t per = items / (workers() * 8);
+  slot.chunk.store(per == 0 ? 1 : per, std::memory_order_relaxed);
+  finished_.store(0, std::memory_order_relaxed);
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    fn_ = fn;
-    context_ = context;
-    items_ = items;
-    // About 8 chunks per worker: enough to balance, few enough to stay cheap.
-    const size_t per = items / (workers() * 8);
-    chunk_ = per == 0 ? 1 : per;
-    next_.store(0, std::memory_order_relaxed);
-    busy_.store(threads_.size(), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);  // publishes the job to spinners
+    std::lock_guard<std::mutex> lock(mutex_);  // sleepers check the word under it
+    claim_.store(Claim(generation, 0), std::memory_order_release);  // publishes the slot
   }
   start_.notify_all();
-  Drain(0);
-  const auto finished = [&] { return busy_.load(std::memory_order_acquire) == 0; };
+  Drain(generation, 0);
+  // Every item is claimed; wait only for chunks that other workers are running.
+  const auto finished = [&] { return finished_.load() == items; };
   if (SpinUntil(finished)) return;
   std::unique_lock<std::mutex> lock(mutex_);
+  caller_sleeps_.store(true);
   done_.wait(lock, finished);
+  caller_sleeps_.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace attnrt

@@ -1,10 +1,17 @@
 // ThreadPool: the host Executor. Threads start once and wait for jobs, so a run
 // spawns nothing and allocates nothing; the calling thread is worker 0.
 //
+// A job is done when its items are done. Workers claim chunks of items from one
+// atomic word that holds the job's generation and its next item, so a worker
+// that wakes late (descheduled by another program on a busy machine) either
+// takes what is left or finds the job gone and never touches it; the caller
+// takes chunks too and then waits only for chunks other workers have started,
+// never for a worker that took nothing.
+//
 // Waiting spins briefly before it sleeps: a decode step hands the pool dozens of
 // jobs a few tens of microseconds apart, and a condition-variable wake-up costs
-// about as much as such a job, so workers (and the caller, waiting for them)
-// poll for a short while first and only then block.
+// about as much as such a job, so workers (and the caller, waiting for a started
+// chunk) poll for a short while first and only then block.
 #pragma once
 
 #include <atomic>
@@ -31,25 +38,39 @@ class ThreadPool final : public Executor {
   void ParallelFor(size_t items, WorkFn fn, void* context) override;
 
  private:
+  // What a worker needs to run a chunk of job `generation`. Two slots, indexed by
+  // the generation's low bit: job g + 1 is published (into the other slot) only
+  // after job g is done, so a slot is rewritten only once its job is finished and
+  // the next one too; a worker that read a slot of a finished job fails its claim
+  // (the generation in `claim_` moved on) and discards what it read. Atomic fields,
+  // so such a stale read is not a data race.
+  struct JobSlot {
+    std::atomic<WorkFn> fn{nullptr};
+    std::atomic<void*> context{nullptr};
+    std::atomic<size_t> items{0};
+    std::atomic<size_t> chunk{1};
+  };
+
   void WorkerLoop(size_t worker);
   void StopWorkers();
-  // Takes chunks of the current job until none are left.
-  void Drain(size_t worker);
+  // Claims and runs chunks of job `generation` until none are left or the job
+  // is gone; returns the items this call ran.
+  size_t Drain(uint32_t generation, size_t worker);
 
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable start_;
   std::condition_variable done_;
-  // Written under mutex_ (so sleepers cannot miss them), read by spinners without it.
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<size_t> busy_{0};
   std::atomic<bool> stop_{false};
 
-  WorkFn fn_ = nullptr;
-  void* context_ = nullptr;
-  size_t items_ = 0;
-  size_t chunk_ = 1;
-  std::atomic<size_t> next_{0};
+  JobSlot slots_[2];
+  // (generation << 32) | next unclaimed item of that generation's job.
+  std::atomic<uint64_t> claim_{0};
+  // Items of the current job that have finished running (by any worker).
+  std::atomic<size_t> finished_{0};
+  // True while the caller sleeps on done_ (so the finisher knows to wake it).
+  std::atomic<bool> caller_sleeps_{false};
+  uint32_t generation_ = 0;  // the caller's: the current job's generation
 };
 
 // Worker count for "--threads 0" or an unset option: the machine's hardware threads.
