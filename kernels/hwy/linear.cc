@@ -21,7 +21,7 @@
 // row (from L3 or DRAM in a decode step), so it prefetches the next 8 W rows and
 // aims at the bandwidth of a plain sequential read.
 //
-// Typed weights (f16, bf16, q8; element_type.h) are read in their stored type:
+// Typed weights (f16, bf16, q8; weight_types.inc) are read in their stored type:
 // the dot path widens them in registers (linear_dot-inl.h), so a decode step reads
 // 2 bytes per f16/bf16 weight and 1 + 1/16 per q8 weight instead of 4; the packed
 // path widens 4 rows of a depth block at a time into scratch (4 * kc floats; 1 row
@@ -92,7 +92,7 @@ HWY_INLINE LinearLayout MakeLayout(const LinearParams& p) {
   layout.stage = layout.tile + AlignFloats(kTileRows * nr);
   // Typed weights: kStageRows widened rows of one depth block (f32 packs straight from W).
   const size_t stage =
-      p.w_type == ElementType::kF32 ? 0 : kStageRows * HWY_MIN(p.in, DepthBlock());
+      p.w_type == WeightType::kF32 ? 0 : kStageRows * HWY_MIN(p.in, DepthBlock());
   layout.total = layout.stage + AlignFloats(stage);
   return layout;
 }
@@ -132,7 +132,7 @@ void PanelRows(const LinearParams& p, size_t r0, size_t r1, size_t n0, size_t co
 void PackPanel(const LinearParams& p, size_t n0, size_t cols, size_t k0, size_t depth,
                float* stage, float* panel) {
   const size_t nr = PanelCols();
-  if (p.w_type == ElementType::kF32) {
+  if (p.w_type == WeightType::kF32) {
     PackColumns(static_cast<const float*>(p.w) + n0 * p.in + k0, p.in, cols, depth, nr, panel);
   } else {
     for (size_t j = 0; j < cols; j += kStageRows) {
@@ -234,10 +234,10 @@ void DotPanelQ8(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t
 
 void DotColumns(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {
   switch (p.w_type) {
-    case ElementType::kF32: return DotPanel<F32Weights>(p, n0, cols, r0, r1);
-    case ElementType::kF16: return DotPanel<F16Weights>(p, n0, cols, r0, r1);
-    case ElementType::kBF16: return DotPanel<BF16Weights>(p, n0, cols, r0, r1);
-    case ElementType::kQ8: return DotPanelQ8(p, n0, cols, r0, r1);
+    case WeightType::kF32: return DotPanel<F32Weights>(p, n0, cols, r0, r1);
+    case WeightType::kF16: return DotPanel<F16Weights>(p, n0, cols, r0, r1);
+    case WeightType::kBF16: return DotPanel<BF16Weights>(p, n0, cols, r0, r1);
+    case WeightType::kQ8: return DotPanelQ8(p, n0, cols, r0, r1);
   }
 }
 
@@ -251,8 +251,8 @@ HWY_INLINE size_t RowBlocks(const LinearParams& p) { return DivCeil(p.rows, kRow
 constexpr size_t kDotGroup = 8;
 
 size_t LinearWorkItems(const LinearParams& p) {
-  // A code outside ElementType has no work: callers check types where they load them.
-  if (p.rows == 0 || ElementTypeName(p.w_type) == nullptr) return 0;
+  // A code outside WeightType has no work: callers check types where they load them.
+  if (p.rows == 0 || WeightTypeName(p.w_type) == nullptr) return 0;
   if (p.rows <= kDotMaxRows) return DivCeil(p.out, kDotGroup);
   return DivCeil(p.out, PanelCols()) * RowBlocks(p);
 }
@@ -260,7 +260,7 @@ size_t LinearWorkItems(const LinearParams& p) {
 void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   const size_t nr = PanelCols();
   const size_t blocks = RowBlocks(p);
-  if (blocks == 0 || ElementTypeName(p.w_type) == nullptr) return;  // no items
+  if (blocks == 0 || WeightTypeName(p.w_type) == nullptr) return;  // no items
   if (p.rows <= kDotMaxRows) {
     // One pass over the range's columns: the prefetches run ahead across groups.
     const size_t n0 = begin * kDotGroup;

@@ -32,7 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_q8.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "kernels/hwy/linear_weights-inl.h"

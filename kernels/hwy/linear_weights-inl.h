@@ -3,7 +3,7 @@
 //
 // Elementwise types (f32, f16, bf16) are policies with a vector Load and a scalar
 // Widen, so one dot-product template serves all three; q8 adds its per-block scale
-// (element_type.h) and has its own block-structured loops (linear_dot-inl.h).
+// (weight_q8.h) and has its own block-structured loops (linear_dot-inl.h).
 // Bytes per weight: 4, 2, 2 and 1 + 2/32; for the memory-bound decode GEMV that
 // ratio is the speed-up to expect.
 //
@@ -20,7 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_q8.h"
 #include "attnrt/kernels/linear.h"
 #include "hwy/highway.h"
 
@@ -74,7 +74,7 @@ HWY_INLINE hn::Vec<D> LoadQ8(D d, const int8_t* HWY_RESTRICT p) {
   return hn::ConvertTo(d, hn::PromoteTo(d32, hn::LoadU(d8, p)));
 }
 
-// The planes of a q8 N x K matrix (layout in element_type.h).
+// The planes of a q8 N x K matrix (layout in weight_q8.h).
 struct Q8Matrix {
   const int8_t* values;    // row n at values + n * K
   const uint16_t* scales;  // f16 bits; row n at scales + n * blocks
@@ -84,7 +84,7 @@ struct Q8Matrix {
 HWY_INLINE Q8Matrix Q8Planes(const LinearParams& p) {
   const auto* bytes = static_cast<const uint8_t*>(p.w);
   return {reinterpret_cast<const int8_t*>(bytes),
-          LinearQ8Scales(p),
+          LinearScalePlane(p),
           Q8BlocksPerRow(p.in)};
 }
 
@@ -120,16 +120,16 @@ HWY_INLINE void WidenRow(const LinearParams& p, size_t n, size_t k0, size_t dept
                          float* HWY_RESTRICT dst) {
   const size_t at = n * p.in + k0;
   switch (p.w_type) {
-    case ElementType::kF32:
+    case WeightType::kF32:
       WidenElements<F32Weights>(static_cast<const float*>(p.w) + at, depth, dst);
       return;
-    case ElementType::kF16:
+    case WeightType::kF16:
       WidenElements<F16Weights>(static_cast<const uint16_t*>(p.w) + at, depth, dst);
       return;
-    case ElementType::kBF16:
+    case WeightType::kBF16:
       WidenElements<BF16Weights>(static_cast<const uint16_t*>(p.w) + at, depth, dst);
       return;
-    case ElementType::kQ8: {
+    case WeightType::kQ8: {
       const Q8Matrix m = Q8Planes(p);
       WidenQ8(m.values + n * p.in, m.scales + n * m.blocks, k0, depth, dst);
       return;

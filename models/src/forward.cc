@@ -94,7 +94,7 @@ Status Forward::Linear(const LinearWeights& w, const float* x, size_t x_stride, 
   p.x_stride = x_stride;
   p.w = w.weight;
   p.w_type = w.type;
-  p.w_scales = w.q8_scales;
+  p.w_scales = w.scale_plane;
   p.bias = w.bias;
   p.y = y;
   p.y_stride = y_stride;

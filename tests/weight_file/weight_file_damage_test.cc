@@ -287,8 +287,8 @@ Bytes TypedFile() {
   WeightFileWriter w;
   std::string error;
   const std::vector<float> h = SampleValues(1.0f, 15), q = SampleValues(-5.0f, 80);
-  EXPECT_TRUE(w.AddTensor("h", {3, 5}, h.data(), ElementType::kF16, &error)) << error;
-  EXPECT_TRUE(w.AddTensor("q", {2, 40}, q.data(), ElementType::kQ8, &error)) << error;
+  EXPECT_TRUE(w.AddTensor("h", {3, 5}, h.data(), WeightType::kF16, &error)) << error;
+  EXPECT_TRUE(w.AddTensor("q", {2, 40}, q.data(), WeightType::kQ8, &error)) << error;
   Bytes out;
   EXPECT_TRUE(w.Serialize(&out, &error)) << error;
   return out;
