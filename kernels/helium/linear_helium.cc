@@ -37,6 +37,7 @@
 #include <cstdint>
 
 #include "attnrt/kernels/weight_q8.h"
+#include "attnrt/kernels/linear_kernel.h"
 #include "kernels/helium/f16_mve.h"
 
 namespace attnrt {
@@ -298,6 +299,19 @@ void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) 
 const char* LinearIsa() { return "MVE"; }
 
 }  // namespace helium
+
+namespace {
+// The types the loops above read; any other falls to the next-ranked kernel (Highway).
+bool HeliumSupports(WeightType t) {
+  return t == WeightType::kF32 || t == WeightType::kF16 || t == WeightType::kBF16 ||
+         t == WeightType::kQ8;
+}
+}  // namespace
+
+// linear_variants.inc. Rank 2: above Highway, whose code on an M55 is SCALAR.
+extern const LinearKernel kLinearHelium = {
+    "helium", 2, HeliumSupports, helium::LinearScratchFloats, helium::LinearWorkItems,
+    helium::LinearRun, helium::LinearIsa};
 }  // namespace attnrt
 
 #endif  // ATTNRT_HELIUM

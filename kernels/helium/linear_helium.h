@@ -1,7 +1,7 @@
 // The Helium (MVE) Linear of the Cortex-M55: the same four entry points and contract as
-// attnrt/kernels/linear.h (kernels/hwy/linear.cc forwards to them under ATTNRT_HELIUM,
-// since Highway 1.0.3 has no MVE target and would run its SCALAR code). Declared only
-// when compiled with MVE float.
+// attnrt/kernels/linear.h, listed as kLinearHelium in kernels/linear_variants.inc, where
+// it outranks Highway (Highway 1.0.3 has no MVE target and would run its SCALAR code).
+// Declared only when compiled with MVE float.
 #pragma once
 
 #include <cstddef>

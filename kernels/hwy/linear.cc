@@ -51,6 +51,7 @@
 #include <cstddef>
 
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
 #include "hwy/highway.h"
 #include "kernels/hwy/linear_tiles-inl.h"
@@ -60,7 +61,6 @@
 #include "kernels/hwy/codec_f16-inl.h"
 #include "kernels/hwy/codec_f32-inl.h"
 #include "kernels/hwy/codec_q8-inl.h"
-#include "kernels/helium/linear_helium.h"  // ATTNRT_HELIUM: the M55 Linear
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -288,31 +288,30 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace attnrt {
+namespace {
 
-#if ATTNRT_HELIUM
-// Cortex-M55: Highway has no MVE target (its SCALAR code would run); the Helium Linear
-// (kernels/helium/linear_helium.cc) takes every call.
-size_t LinearScratchFloats(const LinearParams& p) { return helium::LinearScratchFloats(p); }
-size_t LinearWorkItems(const LinearParams& p) { return helium::LinearWorkItems(p); }
-void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
-  helium::LinearRun(p, begin, end, scratch);
-}
-const char* LinearIsa() { return helium::LinearIsa(); }
-#else
 HWY_EXPORT(LinearScratchFloats);
 HWY_EXPORT(LinearWorkItems);
 HWY_EXPORT(LinearRun);
 HWY_EXPORT(LinearIsa);
 
-size_t LinearScratchFloats(const LinearParams& p) {
+size_t HwyScratchFloats(const LinearParams& p) {
   return HWY_DYNAMIC_DISPATCH(LinearScratchFloats)(p);
 }
-size_t LinearWorkItems(const LinearParams& p) { return HWY_DYNAMIC_DISPATCH(LinearWorkItems)(p); }
-void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
+size_t HwyWorkItems(const LinearParams& p) { return HWY_DYNAMIC_DISPATCH(LinearWorkItems)(p); }
+void HwyRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   HWY_DYNAMIC_DISPATCH(LinearRun)(p, begin, end, scratch);
 }
-const char* LinearIsa() { return HWY_DYNAMIC_DISPATCH(LinearIsa)(); }
-#endif  // ATTNRT_HELIUM
+const char* HwyIsa() { return HWY_DYNAMIC_DISPATCH(LinearIsa)(); }
+// Every type of the list: DotColumns and PackPanel have a codec for each.
+bool HwySupports(WeightType t) { return IsKnownWeightType(static_cast<uint8_t>(t)); }
+
+}  // namespace
+
+// linear_variants.inc. Rank 1: above the reference; the Cortex-M55's Helium Linear
+// outranks it there (Highway 1.0.3 has no MVE target and would run SCALAR code).
+extern const LinearKernel kLinearHwy = {"hwy",        1,      HwySupports, HwyScratchFloats,
+                                        HwyWorkItems, HwyRun, HwyIsa};
 
 }  // namespace attnrt
 #endif  // HWY_ONCE

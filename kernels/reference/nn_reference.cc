@@ -9,6 +9,7 @@
 #include "attnrt/kernels/elementwise.h"
 #include "attnrt/kernels/layer_norm.h"
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/kernels/rope.h"
 #include "attnrt/kernels/weight_codecs.h"
 
@@ -27,6 +28,26 @@ void ReferenceLinear(const LinearParams& p) {
     }
   }
 }
+
+namespace {
+
+bool ReferenceSupports(WeightType t) { return IsKnownWeightType(static_cast<uint8_t>(t)); }
+size_t ReferenceScratchFloats(const LinearParams&) { return 0; }
+// One item, the whole call: the oracle is not split.
+size_t ReferenceWorkItems(const LinearParams& p) {
+  return p.rows != 0 && ReferenceSupports(p.w_type) ? 1 : 0;
+}
+void ReferenceRun(const LinearParams& p, size_t begin, size_t end, float*) {
+  if (begin == 0 && end >= 1 && ReferenceWorkItems(p) == 1) ReferenceLinear(p);
+}
+const char* ReferenceIsa() { return "scalar"; }
+
+}  // namespace
+
+// linear_variants.inc. Rank 0: `auto` takes it only for a type no other kernel reads.
+extern const LinearKernel kLinearReference = {"reference",  0, ReferenceSupports,
+                                              ReferenceScratchFloats, ReferenceWorkItems,
+                                              ReferenceRun, ReferenceIsa};
 
 void ReferenceLayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n,
                             const float* gamma, const float* beta, float eps, float* y,
