@@ -167,15 +167,17 @@ class LinearTester {
   // reference likewise). Widening is exact, so f16 and bf16 sum the same products
   // in the same order: identical bits. So does q8 on the packed path (it widens
   // q * scale exactly before the tiles); the dot path scales each 32-value block's
-  // partial sum instead, which rounds differently: tolerance there.
+  // partial sum instead, which rounds differently: tolerance there (any block type).
   void ExpectMatchesDecodedF32(const GuardedFloats& typed_got) const {
     GuardedFloats f32_got = NewOutput();
     ASSERT_EQ(RunKernel({}, &f32_got, false), "") << c_.Describe();
     GuardedFloats typed_want = RunReference(), f32_want = NewOutput();
     ReferenceLinear(Params(&f32_want, false));
     EXPECT_TRUE(typed_want.SameBitsAs(f32_want)) << "reference " << c_.Describe();
-    const bool q8_dot_path = c_.w_type == WeightType::kQ8 && c_.M < 20;
-    if (!q8_dot_path) {
+    // A block type (q8) on the dot path sums per block: tolerance there.
+    const bool block_dot_path =
+        FindWeightType(c_.w_type)->scales != WeightScales::kNone && c_.M < 20;
+    if (!block_dot_path) {
       EXPECT_TRUE(typed_got.SameBitsAs(f32_got)) << c_.Describe();
     }
     std::string problem;

@@ -269,7 +269,9 @@ TEST(WeightFileHeader, SectionsOverlap) {
 // --- Tensor entries (entry 0 is "a" (2, 3), entry 1 is "b" (4)) ---------------------------------
 
 TEST(WeightFileTensor, DTypes) {
-  for (uint8_t d : {0, 5, 255}) {
+  // 0, the first code after the list's last (weight_types.inc), and 255 are no type.
+  const uint8_t next = static_cast<uint8_t>(kWeightTypes[kWeightTypeCount - 1].type) + 1;
+  for (uint8_t d : {uint8_t{0}, next, uint8_t{255}}) {
     EXPECT_TRUE(Refused(Corrupted([d](Bytes* b) { (*b)[TensorEntry(*b, 0) + kDType] = d; }),
                         "tensor 'a': unknown dtype " + std::to_string(d)));
   }
