@@ -301,11 +301,8 @@ const char* LinearIsa() { return "MVE"; }
 }  // namespace helium
 
 namespace {
-// The types the loops above read; any other falls to the next-ranked kernel (Highway).
-bool HeliumSupports(WeightType t) {
-  return t == WeightType::kF32 || t == WeightType::kF16 || t == WeightType::kBF16 ||
-         t == WeightType::kQ8;
-}
+// Any other type falls to the next-ranked kernel (Highway).
+bool HeliumSupports(WeightType t) { return helium::ReadsWeightType(t); }
 }  // namespace
 
 // linear_variants.inc. Rank 2: above Highway, whose code on an M55 is SCALAR.
