@@ -30,7 +30,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/kernels/linear.h"
 #include "host/aligned_buffer.h"
 #include "host/memory_read.h"
@@ -54,17 +54,14 @@ constexpr Shape kClassifier = {32000, 288};
 constexpr Shape kGemvShapes[] = {{288, 288}, {768, 288}, {288, 768}, {32000, 288}};
 constexpr size_t kPrefillRows = 256;
 
-constexpr ElementType kTypes[] = {ElementType::kF32, ElementType::kF16, ElementType::kBF16,
-                                  ElementType::kQ8};
-
-size_t Bytes(ElementType t, const Shape& s) {
+size_t Bytes(WeightType t, const Shape& s) {
   size_t bytes = 0;
   MatrixBytes(t, s.out, s.in, &bytes);
   return bytes;
 }
 
 // A random N(0, 0.05) weight matrix stored as `type`.
-std::unique_ptr<TypedMatrix> RandomWeights(ElementType type, const Shape& s, std::mt19937* rng) {
+std::unique_ptr<TypedMatrix> RandomWeights(WeightType type, const Shape& s, std::mt19937* rng) {
   std::normal_distribution<float> normal(0.0f, 0.05f);
   std::vector<float> values(s.out * s.in);
   for (float& v : values) v = normal(*rng);
@@ -77,7 +74,7 @@ struct LinearCall {
   std::vector<float> x, y;
   LinearParams p{};
 
-  LinearCall(ElementType type, const Shape& s, size_t rows, std::mt19937* rng)
+  LinearCall(WeightType type, const Shape& s, size_t rows, std::mt19937* rng)
       : w(RandomWeights(type, s, rng)), x(rows * s.in), y(rows * s.out) {
     std::normal_distribution<float> normal(0.0f, 1.0f);
     for (float& v : x) v = normal(*rng);
@@ -133,7 +130,7 @@ void TimeCalls(benchmark::State& state, std::vector<LinearCall>& calls) {
       benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BenchGemv(benchmark::State& state, ElementType type, Shape s, int64_t target) {
+void BenchGemv(benchmark::State& state, WeightType type, Shape s, int64_t target) {
   ForcedTarget forced(target);
   std::mt19937 rng(1);
   std::vector<LinearCall> calls;
@@ -141,7 +138,7 @@ void BenchGemv(benchmark::State& state, ElementType type, Shape s, int64_t targe
   TimeCalls(state, calls);
 }
 
-void BenchPrefill(benchmark::State& state, ElementType type, int64_t target) {
+void BenchPrefill(benchmark::State& state, WeightType type, int64_t target) {
   ForcedTarget forced(target);
   std::mt19937 rng(1);
   std::vector<LinearCall> calls;
@@ -149,7 +146,7 @@ void BenchPrefill(benchmark::State& state, ElementType type, int64_t target) {
   TimeCalls(state, calls);
 }
 
-std::vector<LinearCall> TokenCalls(ElementType type) {
+std::vector<LinearCall> TokenCalls(WeightType type) {
   std::mt19937 rng(1);
   std::vector<LinearCall> calls;
   for (size_t l = 0; l < kLayers; ++l) {
@@ -159,7 +156,7 @@ std::vector<LinearCall> TokenCalls(ElementType type) {
   return calls;
 }
 
-void BenchToken(benchmark::State& state, ElementType type, int64_t target) {
+void BenchToken(benchmark::State& state, WeightType type, int64_t target) {
   ForcedTarget forced(target);
   std::vector<LinearCall> calls = TokenCalls(type);
   TimeCalls(state, calls);
@@ -176,7 +173,7 @@ void TimeReads(benchmark::State& state, const std::vector<LinearCall>& calls) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
 }
 
-void BenchReadGemv(benchmark::State& state, ElementType type, Shape s, int64_t target) {
+void BenchReadGemv(benchmark::State& state, WeightType type, Shape s, int64_t target) {
   ForcedTarget forced(target);
   std::mt19937 rng(1);
   std::vector<LinearCall> calls;
@@ -184,7 +181,7 @@ void BenchReadGemv(benchmark::State& state, ElementType type, Shape s, int64_t t
   TimeReads(state, calls);
 }
 
-void BenchReadToken(benchmark::State& state, ElementType type, int64_t target) {
+void BenchReadToken(benchmark::State& state, WeightType type, int64_t target) {
   ForcedTarget forced(target);
   TimeReads(state, TokenCalls(type));
 }
@@ -202,8 +199,9 @@ void RegisterAll(bool all_isas) {
       ForcedTarget forced(target);
       isa = LinearIsa();
     }
-    for (ElementType t : kTypes) {
-      const std::string suffix = std::string(ElementTypeName(t)) + "/" + isa;
+    for (const WeightTypeInfo& info : kWeightTypes) {  // every type of weight_types.inc
+      const WeightType t = info.type;
+      const std::string suffix = std::string(WeightTypeName(t)) + "/" + isa;
       for (const Shape& s : kGemvShapes) {
         benchmark::RegisterBenchmark(("linear/" + suffix + "/" + ShapeName(s)).c_str(), BenchGemv,
                                      t, s, target)

@@ -12,7 +12,7 @@
 //                                       bytes a decode step reads (its floor).
 //   decode_kv/<variant>/<isa>/kv:<t>/shape:<s>
 //                                       one decode step over a KV cache of S = 4096
-//                                       keys stored as kv type t (ElementType code:
+//                                       keys stored as kv type t (KvType code:
 //                                       1 f32, 2 f16, 4 q8), shape 0: Hq 8, Hkv 4,
 //                                       E = Ev = 64; shape 1: stories15M, Hq = Hkv = 6,
 //                                       E = Ev = 48. Variants that read a typed cache.
@@ -119,7 +119,7 @@ void BenchSdpa(benchmark::State& state, const SdpaKernel* kernel, int64_t target
 void BenchKvDecode(benchmark::State& state, const SdpaKernel* kernel, int64_t target,
                    size_t threads) {
   if (target != 0) hwy::SetSupportedTargetsForTest(target);
-  const ElementType type = static_cast<ElementType>(state.range(0));
+  const KvType type = static_cast<KvType>(state.range(0));
   ThreadPool pool(threads);
   const bool stories = state.range(1) != 0;
   SdpaProblemShape shape;
@@ -135,7 +135,7 @@ void BenchKvDecode(benchmark::State& state, const SdpaKernel* kernel, int64_t ta
     problem.DropF32KeysAndValues();
     TimeProblem(&problem, *kernel, &pool, &state);
   }
-  state.SetLabel(std::string(kernel->isa()) + " " + ElementTypeName(type));
+  state.SetLabel(std::string(kernel->isa()) + " " + KvTypeName(type));
   const SdpaParams& p = problem.params();
   const size_t kv_bytes = p.kv_heads * p.kv_len * (p.qk_dim + p.v_dim) * KvElementBytes(type);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(kv_bytes));
@@ -203,7 +203,7 @@ void RegisterAll(const SuiteOptions& o) {
         auto* kv = benchmark::RegisterBenchmark(("decode_kv/" + prefix).c_str(), BenchKvDecode,
                                                 kernel, target, o.threads);
         for (int64_t shape : {0, 1}) {
-          for (ElementType t : {ElementType::kF32, ElementType::kF16, ElementType::kQ8}) {
+          for (KvType t : {KvType::kF32, KvType::kF16, KvType::kQ8}) {
             kv->Args({static_cast<int64_t>(t), shape});
           }
         }

@@ -61,7 +61,7 @@ inline FlashLayout MakeFlashLayout(size_t panel_width, const SdpaParams& p) {
   f.alpha = f.l + AlignFloats(f.ldq);
   f.kw = f.alpha + AlignFloats(f.ldq);
   // An f32 call needs no widened key tile (and keeps its scratch size).
-  f.ldk = p.kv_type == ElementType::kF32 ? 0 : AlignFloats(p.qk_dim);
+  f.ldk = p.kv_type == KvType::kF32 ? 0 : AlignFloats(p.qk_dim);
   f.qh = f.kw + AlignFloats(kFlashKeys * f.ldk);
   // Only a causal call has tiles the diagonal or the window cuts (see FlashBlock), but
   // the scratch size must not depend on the causal rule: a model plans its attention
@@ -132,8 +132,8 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
   const size_t share = (next_lines + tiles - 1) / tiles;
   size_t prefetched = 0;
   // Typed KV: key 0 of (b, g) in bytes, and q8's scales of key 0.
-  const bool typed = p.kv_type != ElementType::kF32;
-  const size_t elem = p.kv_type == ElementType::kF16 ? 2 : 1;
+  const bool typed = p.kv_type != KvType::kF32;
+  const size_t elem = p.kv_type == KvType::kF16 ? 2 : 1;
   const size_t k_row = p.k_strides.row, v_row = p.v_strides.row;
   const size_t k_scale_row = p.k_scale_strides.row, v_scale_row = p.v_scale_strides.row;
   float* kw = scratch + f.kw;
@@ -144,7 +144,7 @@ ATTNRT_SDPA_DRIVER void FlashBlock(const SdpaTileOps& ops, const SdpaParams& p, 
   if (typed && key_begin < key_end) {  // the pointers may be null when nothing is read
     k_data = static_cast<const char*>(p.k_data) + in.k_offset * elem;
     v_data = static_cast<const char*>(p.v_data) + in.v_offset * elem;
-    if (p.kv_type == ElementType::kQ8) {
+    if (p.kv_type == KvType::kQ8) {
       const size_t b = in.block.batch, g = in.kv_head;
       k_scales = p.k_scales + b * p.k_scale_strides.batch + g * p.k_scale_strides.head;
       v_scales = p.v_scales + b * p.v_scale_strides.batch + g * p.v_scale_strides.head;

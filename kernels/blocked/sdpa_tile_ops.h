@@ -15,7 +15,7 @@
 
 #include <cstddef>
 
-#include "attnrt/kernels/element_type_code.h"
+#include "attnrt/kernels/kv_type.h"
 
 namespace attnrt {
 
@@ -63,7 +63,7 @@ struct SdpaTileOps {
   // is the row of `type` at src + r * row_stride elements and scale_r =
   // scales[r * scale_stride] for q8 (1 otherwise). nullptr: the family reads f32 K/V
   // only (its kernels set SdpaKernel::reads_typed_kv false).
-  void (*widen_rows)(ElementType type, const void* src, size_t row_stride, const float* scales,
+  void (*widen_rows)(KvType type, const void* src, size_t row_stride, const float* scales,
                      size_t scale_stride, size_t rows, size_t dim, size_t ld, float* dst);
 };
 

@@ -36,7 +36,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_q8.h"
+#include "attnrt/kernels/linear_kernel.h"
 #include "kernels/helium/f16_mve.h"
 
 namespace attnrt {
@@ -216,7 +217,7 @@ ATTNRT_HELIUM_NOINLINE void ColumnsQ8(const LinearParams& p, size_t n0, size_t n
   const size_t K = p.in;
   const size_t blocks = Q8BlocksPerRow(K);
   const int8_t* q = static_cast<const int8_t*>(p.w);
-  const uint16_t* scales = LinearQ8Scales(p);
+  const uint16_t* scales = LinearScalePlane(p);
   float* scale4 = scratch + kPartial;
   Columns(p, n0, n1, scratch, [&](const float* x, size_t n, size_t cols, float* part) {
     const int8_t* q0 = q + n * K;
@@ -270,14 +271,14 @@ ATTNRT_HELIUM_NOINLINE void ColumnsF16(const LinearParams& p, size_t n0, size_t 
 // Scratch: the 16 floats the transposing reload goes through; f16 adds 4 widened rows,
 // q8 the 4 rows' scales as f32.
 size_t LinearScratchFloats(const LinearParams& p) {
-  if (p.w_type == ElementType::kF16) return kPartial + kGroup * p.in;
-  if (p.w_type == ElementType::kQ8) return kPartial + kGroup * Q8BlocksPerRow(p.in);
+  if (p.w_type == WeightType::kF16) return kPartial + kGroup * p.in;
+  if (p.w_type == WeightType::kQ8) return kPartial + kGroup * Q8BlocksPerRow(p.in);
   return kPartial;
 }
 
 size_t LinearWorkItems(const LinearParams& p) {
-  // A code outside ElementType has no work: callers check types where they load them.
-  if (p.rows == 0 || ElementTypeName(p.w_type) == nullptr) return 0;
+  // A code outside WeightType has no work: callers check types where they load them.
+  if (p.rows == 0 || WeightTypeName(p.w_type) == nullptr) return 0;
   return (p.out + kGroup - 1) / kGroup;
 }
 
@@ -288,16 +289,26 @@ void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) 
   const size_t n0 = begin * kGroup;
   const size_t n1 = end * kGroup < p.out ? end * kGroup : p.out;
   switch (p.w_type) {
-    case ElementType::kF32: return ColumnsOf<F32W>(p, n0, n1, scratch);
-    case ElementType::kF16: return ColumnsF16(p, n0, n1, scratch);
-    case ElementType::kBF16: return ColumnsOf<BF16W>(p, n0, n1, scratch);
-    case ElementType::kQ8: return ColumnsQ8(p, n0, n1, scratch);
+    case WeightType::kF32: return ColumnsOf<F32W>(p, n0, n1, scratch);
+    case WeightType::kF16: return ColumnsF16(p, n0, n1, scratch);
+    case WeightType::kBF16: return ColumnsOf<BF16W>(p, n0, n1, scratch);
+    case WeightType::kQ8: return ColumnsQ8(p, n0, n1, scratch);
   }
 }
 
 const char* LinearIsa() { return "MVE"; }
 
 }  // namespace helium
+
+namespace {
+// Any other type falls to the next-ranked kernel (Highway).
+bool HeliumSupports(WeightType t) { return helium::ReadsWeightType(t); }
+}  // namespace
+
+// linear_variants.inc. Rank 2: above Highway, whose code on an M55 is SCALAR.
+extern const LinearKernel kLinearHelium = {
+    "helium", 2, HeliumSupports, helium::LinearScratchFloats, helium::LinearWorkItems,
+    helium::LinearRun, helium::LinearIsa};
 }  // namespace attnrt
 
 #endif  // ATTNRT_HELIUM

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/float16.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -67,14 +67,14 @@ HWY_INLINE void WidenRowsTyped(const T* HWY_RESTRICT src, size_t row_stride,
 }
 
 // WidenRowsTyped for a KV type chosen at run time (SdpaTileOps::widen_rows).
-HWY_INLINE void WidenRows(ElementType type, const void* src, size_t row_stride,
+HWY_INLINE void WidenRows(KvType type, const void* src, size_t row_stride,
                           const float* scales, size_t scale_stride, size_t rows, size_t dim,
                           size_t ld, float* dst) {
   switch (type) {
-    case ElementType::kF16:
+    case KvType::kF16:
       WidenRowsTyped(static_cast<const uint16_t*>(src), row_stride, nullptr, 0, rows, dim, ld, dst);
       break;
-    case ElementType::kQ8:
+    case KvType::kQ8:
       WidenRowsTyped(static_cast<const int8_t*>(src), row_stride, scales, scale_stride, rows, dim,
                      ld, dst);
       break;

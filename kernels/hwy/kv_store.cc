@@ -4,7 +4,7 @@
 // Runs once per token per layer (a few KiB), so it is never the bottleneck; what
 // matters is that every target stores the same bits. f16 uses the hardware
 // conversion (F16C) where Highway has it, which rounds to nearest even as the
-// scalar F32ToF16 of element_type.h does; Highway 1.0.3's emulated DemoteTo (SSE4,
+// scalar F32ToF16 of float16.h does; Highway 1.0.3's emulated DemoteTo (SSE4,
 // SCALAR, ...) truncates the mantissa, so those targets call F32ToF16 per element.
 // q8: one pass for max|x| (vector max of Abs), then x / scale rounded to nearest
 // even (NearestInt), clamped and narrowed; the tail does the same in scalar code
@@ -87,21 +87,21 @@ float StoreQ8Row(const float* HWY_RESTRICT src, size_t cols, int8_t* HWY_RESTRIC
   return scale;
 }
 
-bool StoreRows(ElementType type, const float* src, size_t src_row_stride, size_t rows,
+bool StoreRows(KvType type, const float* src, size_t src_row_stride, size_t rows,
                size_t cols, void* dst, size_t dst_row_stride, float* scales,
                size_t scale_stride) {
   for (size_t r = 0; r < rows; ++r) {
     const float* s = src + r * src_row_stride;
     switch (type) {
-      case ElementType::kF32: {
+      case KvType::kF32: {
         float* out = static_cast<float*>(dst) + r * dst_row_stride;
         for (size_t c = 0; c < cols; ++c) out[c] = s[c];
         break;
       }
-      case ElementType::kF16:
+      case KvType::kF16:
         StoreF16Row(s, cols, static_cast<uint16_t*>(dst) + r * dst_row_stride);
         break;
-      case ElementType::kQ8:
+      case KvType::kQ8:
         scales[r * scale_stride] = StoreQ8Row(s, cols, static_cast<int8_t*>(dst) + r * dst_row_stride);
         break;
       default:
@@ -122,10 +122,10 @@ namespace attnrt {
 HWY_EXPORT(StoreRows);
 HWY_EXPORT(StoreIsa);
 
-bool StoreKvRows(ElementType type, const float* src, size_t src_row_stride, size_t rows,
+bool StoreKvRows(KvType type, const float* src, size_t src_row_stride, size_t rows,
                  size_t cols, void* dst, size_t dst_row_stride, float* scales,
                  size_t scale_stride) {
-  if (!IsKvElementType(type)) return false;
+  if (!IsKvType(type)) return false;
   return HWY_DYNAMIC_DISPATCH(StoreRows)(type, src, src_row_stride, rows, cols, dst,
                                          dst_row_stride, scales, scale_stride);
 }

@@ -21,8 +21,9 @@
 // row (from L3 or DRAM in a decode step), so it prefetches the next 8 W rows and
 // aims at the bandwidth of a plain sequential read.
 //
-// Typed weights (f16, bf16, q8; element_type.h) are read in their stored type:
-// the dot path widens them in registers (linear_dot-inl.h), so a decode step reads
+// Typed weights (f16, bf16, q8; weight_types.inc) are read in their stored type:
+// the dot path widens them in registers (each type's codec, codec_<name>-inl.h, over the
+// interface of linear_weights-inl.h), so a decode step reads
 // 2 bytes per f16/bf16 weight and 1 + 1/16 per q8 weight instead of 4; the packed
 // path widens 4 rows of a depth block at a time into scratch (4 * kc floats; 1 row
 // on SCALAR) and packs those as f32, so the tiles and their summation order are
@@ -50,12 +51,16 @@
 #include <cstddef>
 
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
 #include "hwy/highway.h"
-#include "kernels/hwy/linear_dot-inl.h"
 #include "kernels/hwy/linear_tiles-inl.h"
 #include "kernels/hwy/linear_weights-inl.h"
-#include "kernels/helium/linear_helium.h"  // ATTNRT_HELIUM: the M55 Linear
+// One codec per weight type of weight_types.inc (DotColumns and PackPanel dispatch on it).
+#include "kernels/hwy/codec_bf16-inl.h"
+#include "kernels/hwy/codec_f16-inl.h"
+#include "kernels/hwy/codec_f32-inl.h"
+#include "kernels/hwy/codec_q8-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -92,7 +97,7 @@ HWY_INLINE LinearLayout MakeLayout(const LinearParams& p) {
   layout.stage = layout.tile + AlignFloats(kTileRows * nr);
   // Typed weights: kStageRows widened rows of one depth block (f32 packs straight from W).
   const size_t stage =
-      p.w_type == ElementType::kF32 ? 0 : kStageRows * HWY_MIN(p.in, DepthBlock());
+      p.w_type == WeightType::kF32 ? 0 : kStageRows * HWY_MIN(p.in, DepthBlock());
   layout.total = layout.stage + AlignFloats(stage);
   return layout;
 }
@@ -126,22 +131,42 @@ void PanelRows(const LinearParams& p, size_t r0, size_t r1, size_t n0, size_t co
   }
 }
 
-// panel[k * nr + j] = W[n0 + j, k0 + k] as f32, zero for cols <= j < nr.
-// Typed rows are widened kStageRows at a time into `stage` (L1-resident) and
+// panel[k * nr + j] = W[n0 + j, k0 + k] as f32 for j < cols (ZeroColumns clears the
+// rest). Typed rows are widened kStageRows at a time into `stage` (L1-resident) and
 // packed from there: one extra L1 round trip per weight, 1/rows of the work.
+template <class Codec>
+void PackRows(const LinearParams& p, size_t n0, size_t cols, size_t k0, size_t depth,
+              float* stage, float* panel) {
+  const size_t nr = PanelCols();
+  const typename Codec::Matrix w = Codec::Planes(p);
+  for (size_t j = 0; j < cols; j += kStageRows) {
+    const size_t count = HWY_MIN(kStageRows, cols - j);
+    for (size_t i = 0; i < count; ++i) {
+      Codec::WidenRow(w, p.in, n0 + j + i, k0, depth, stage + i * depth);
+    }
+    PackColumns(stage, depth, count, depth, nr, panel + j);
+  }
+}
+
+// f32 packs straight from W (MakeLayout gives it no stage).
+template <>
+void PackRows<F32Codec>(const LinearParams& p, size_t n0, size_t cols, size_t k0, size_t depth,
+                        float*, float* panel) {
+  PackColumns(static_cast<const float*>(p.w) + n0 * p.in + k0, p.in, cols, depth, PanelCols(),
+              panel);
+}
+
 void PackPanel(const LinearParams& p, size_t n0, size_t cols, size_t k0, size_t depth,
                float* stage, float* panel) {
-  const size_t nr = PanelCols();
-  if (p.w_type == ElementType::kF32) {
-    PackColumns(static_cast<const float*>(p.w) + n0 * p.in + k0, p.in, cols, depth, nr, panel);
-  } else {
-    for (size_t j = 0; j < cols; j += kStageRows) {
-      const size_t count = HWY_MIN(kStageRows, cols - j);
-      for (size_t i = 0; i < count; ++i) WidenRow(p, n0 + j + i, k0, depth, stage + i * depth);
-      PackColumns(stage, depth, count, depth, nr, panel + j);
-    }
+  switch (p.w_type) {
+#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales) \
+  case WeightType::k##Name:                                       \
+    PackRows<Name##Codec>(p, n0, cols, k0, depth, stage, panel);  \
+    break;
+#include "attnrt/kernels/weight_types.inc"
+#undef ATTNRT_WEIGHT_TYPE
   }
-  ZeroColumns(cols, depth, nr, panel);
+  ZeroColumns(cols, depth, PanelCols(), panel);
 }
 
 void PackedPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1,
@@ -194,50 +219,23 @@ HWY_INLINE void DotRows(const LinearParams& p, size_t n0, size_t cols, size_t r0
   }
 }
 
-template <class W>
+template <class Codec>
 void DotPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {
-  using T = typename W::T;
   const size_t K = p.in;
-  const T* w = static_cast<const T*>(p.w);
+  const typename Codec::Matrix w = Codec::Planes(p);
   const auto dot = [&](const float* x, size_t n, size_t count, bool prefetch, float* sums) {
-    Rows8<T> rows;
-    for (size_t i = 0; i < 8; ++i) rows.r[i] = w + (n + HWY_MIN(i, count - 1)) * K;
-    if (prefetch) {
-      Dot8<W, true>(x, rows, 8 * K, K, sums);
-    } else {
-      Dot8<W, false>(x, rows, 8 * K, K, sums);
-    }
-  };
-  DotRows(p, n0, cols, r0, r1, dot);
-}
-
-void DotPanelQ8(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {
-  const size_t K = p.in;
-  const Q8Matrix w = Q8Planes(p);
-  const uint16_t* s_end = w.scales + p.out * w.blocks;
-  const auto dot = [&](const float* x, size_t n, size_t count, bool prefetch, float* sums) {
-    Rows8<int8_t> q;
-    Rows8<uint16_t> s;
-    for (size_t i = 0; i < 8; ++i) {
-      const size_t row = n + HWY_MIN(i, count - 1);
-      q.r[i] = w.values + row * K;
-      s.r[i] = w.scales + row * w.blocks;
-    }
-    if (prefetch) {
-      Dot8Q8<true>(x, q, s, s_end, 8 * K, K, sums);
-    } else {
-      Dot8Q8<false>(x, q, s, s_end, 8 * K, K, sums);
-    }
+    Codec::DotGroup(w, K, x, n, count, prefetch, sums);
   };
   DotRows(p, n0, cols, r0, r1, dot);
 }
 
 void DotColumns(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {
   switch (p.w_type) {
-    case ElementType::kF32: return DotPanel<F32Weights>(p, n0, cols, r0, r1);
-    case ElementType::kF16: return DotPanel<F16Weights>(p, n0, cols, r0, r1);
-    case ElementType::kBF16: return DotPanel<BF16Weights>(p, n0, cols, r0, r1);
-    case ElementType::kQ8: return DotPanelQ8(p, n0, cols, r0, r1);
+#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales) \
+  case WeightType::k##Name:                                       \
+    return DotPanel<Name##Codec>(p, n0, cols, r0, r1);
+#include "attnrt/kernels/weight_types.inc"
+#undef ATTNRT_WEIGHT_TYPE
   }
 }
 
@@ -251,8 +249,8 @@ HWY_INLINE size_t RowBlocks(const LinearParams& p) { return DivCeil(p.rows, kRow
 constexpr size_t kDotGroup = 8;
 
 size_t LinearWorkItems(const LinearParams& p) {
-  // A code outside ElementType has no work: callers check types where they load them.
-  if (p.rows == 0 || ElementTypeName(p.w_type) == nullptr) return 0;
+  // A code outside WeightType has no work: callers check types where they load them.
+  if (p.rows == 0 || WeightTypeName(p.w_type) == nullptr) return 0;
   if (p.rows <= kDotMaxRows) return DivCeil(p.out, kDotGroup);
   return DivCeil(p.out, PanelCols()) * RowBlocks(p);
 }
@@ -260,7 +258,7 @@ size_t LinearWorkItems(const LinearParams& p) {
 void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   const size_t nr = PanelCols();
   const size_t blocks = RowBlocks(p);
-  if (blocks == 0 || ElementTypeName(p.w_type) == nullptr) return;  // no items
+  if (blocks == 0 || WeightTypeName(p.w_type) == nullptr) return;  // no items
   if (p.rows <= kDotMaxRows) {
     // One pass over the range's columns: the prefetches run ahead across groups.
     const size_t n0 = begin * kDotGroup;
@@ -290,31 +288,30 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace attnrt {
+namespace {
 
-#if ATTNRT_HELIUM
-// Cortex-M55: Highway has no MVE target (its SCALAR code would run); the Helium Linear
-// (kernels/helium/linear_helium.cc) takes every call.
-size_t LinearScratchFloats(const LinearParams& p) { return helium::LinearScratchFloats(p); }
-size_t LinearWorkItems(const LinearParams& p) { return helium::LinearWorkItems(p); }
-void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
-  helium::LinearRun(p, begin, end, scratch);
-}
-const char* LinearIsa() { return helium::LinearIsa(); }
-#else
 HWY_EXPORT(LinearScratchFloats);
 HWY_EXPORT(LinearWorkItems);
 HWY_EXPORT(LinearRun);
 HWY_EXPORT(LinearIsa);
 
-size_t LinearScratchFloats(const LinearParams& p) {
+size_t HwyScratchFloats(const LinearParams& p) {
   return HWY_DYNAMIC_DISPATCH(LinearScratchFloats)(p);
 }
-size_t LinearWorkItems(const LinearParams& p) { return HWY_DYNAMIC_DISPATCH(LinearWorkItems)(p); }
-void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
+size_t HwyWorkItems(const LinearParams& p) { return HWY_DYNAMIC_DISPATCH(LinearWorkItems)(p); }
+void HwyRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   HWY_DYNAMIC_DISPATCH(LinearRun)(p, begin, end, scratch);
 }
-const char* LinearIsa() { return HWY_DYNAMIC_DISPATCH(LinearIsa)(); }
-#endif  // ATTNRT_HELIUM
+const char* HwyIsa() { return HWY_DYNAMIC_DISPATCH(LinearIsa)(); }
+// Every type of the list: DotColumns and PackPanel have a codec for each.
+bool HwySupports(WeightType t) { return IsKnownWeightType(static_cast<uint8_t>(t)); }
+
+}  // namespace
+
+// linear_variants.inc. Rank 1: above the reference; the Cortex-M55's Helium Linear
+// outranks it there (Highway 1.0.3 has no MVE target and would run SCALAR code).
+extern const LinearKernel kLinearHwy = {"hwy",        1,      HwySupports, HwyScratchFloats,
+                                        HwyWorkItems, HwyRun, HwyIsa};
 
 }  // namespace attnrt
 #endif  // HWY_ONCE

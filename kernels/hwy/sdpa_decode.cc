@@ -588,7 +588,7 @@ void DecodeItem(const SdpaParams& p, const DecodeShape& shape, const DecodeLayou
 
   const T* k = KvRows<T>(p.k, p.k_data, p.k_strides, b, g);
   const T* v = KvRows<T>(p.v, p.v_data, p.v_strides, b, g);
-  const bool q8 = p.kv_type == ElementType::kQ8;
+  const bool q8 = p.kv_type == KvType::kQ8;
   const float* k_scales = q8 ? p.k_scales + b * p.k_scale_strides.batch + g * p.k_scale_strides.head
                              : nullptr;
   const float* v_scales = q8 ? p.v_scales + b * p.v_scale_strides.batch + g * p.v_scale_strides.head
@@ -666,8 +666,8 @@ void DecodeRunTyped(const SdpaParams& p, size_t begin, size_t end, float* scratc
 
 void DecodeRun(const SdpaParams& p, size_t begin, size_t end, float* scratch, float* shared) {
   switch (p.kv_type) {
-    case ElementType::kF16: DecodeRunTyped<uint16_t>(p, begin, end, scratch, shared); break;
-    case ElementType::kQ8: DecodeRunTyped<int8_t>(p, begin, end, scratch, shared); break;
+    case KvType::kF16: DecodeRunTyped<uint16_t>(p, begin, end, scratch, shared); break;
+    case KvType::kQ8: DecodeRunTyped<int8_t>(p, begin, end, scratch, shared); break;
     default: DecodeRunTyped<float>(p, begin, end, scratch, shared); break;
   }
 }

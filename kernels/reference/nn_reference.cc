@@ -6,49 +6,48 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/element_type.h"
 #include "attnrt/kernels/elementwise.h"
 #include "attnrt/kernels/layer_norm.h"
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/kernels/rope.h"
+#include "attnrt/kernels/weight_codecs.h"
 
 namespace attnrt {
 
-namespace {
-
-// Weight [n, k] of a typed N x K matrix, widened with the one definition of each
-// type's conversion (element_type.h), so the oracle shares no code with the kernels.
-double WeightAt(const LinearParams& p, size_t n, size_t k) {
-  const size_t i = n * p.in + k;
-  switch (p.w_type) {
-    case ElementType::kF32:
-      return static_cast<const float*>(p.w)[i];
-    case ElementType::kF16:
-      return F16ToF32(static_cast<const uint16_t*>(p.w)[i]);
-    case ElementType::kBF16:
-      return BF16ToF32(static_cast<const uint16_t*>(p.w)[i]);
-    case ElementType::kQ8: {
-      const auto* bytes = static_cast<const uint8_t*>(p.w);
-      const uint16_t* scales = LinearQ8Scales(p);
-      const double scale = F16ToF32(scales[n * Q8BlocksPerRow(p.in) + k / kQ8Block]);
-      return scale * static_cast<int8_t>(bytes[i]);
-    }
-  }
-  return 0.0;
-}
-
-}  // namespace
-
+// Weights are widened by their type's scalar codec (weight_codecs.h), so the oracle
+// shares no code with the SIMD kernels.
 void ReferenceLinear(const LinearParams& p) {
+  const WeightMatrixRef w{p.w, LinearScalePlane(p), p.in};
   for (size_t m = 0; m < p.rows; ++m) {
     const float* x = p.x + m * p.x_stride;
     for (size_t n = 0; n < p.out; ++n) {
       double acc = p.bias != nullptr ? double(p.bias[n]) : 0.0;
-      for (size_t k = 0; k < p.in; ++k) acc += double(x[k]) * WeightAt(p, n, k);
+      for (size_t k = 0; k < p.in; ++k) acc += double(x[k]) * WeightValue(p.w_type, w, n, k);
       p.y[m * p.y_stride + n] = static_cast<float>(acc);
     }
   }
 }
+
+namespace {
+
+bool ReferenceSupports(WeightType t) { return IsKnownWeightType(static_cast<uint8_t>(t)); }
+size_t ReferenceScratchFloats(const LinearParams&) { return 0; }
+// One item, the whole call: the oracle is not split.
+size_t ReferenceWorkItems(const LinearParams& p) {
+  return p.rows != 0 && ReferenceSupports(p.w_type) ? 1 : 0;
+}
+void ReferenceRun(const LinearParams& p, size_t begin, size_t end, float*) {
+  if (begin == 0 && end >= 1 && ReferenceWorkItems(p) == 1) ReferenceLinear(p);
+}
+const char* ReferenceIsa() { return "scalar"; }
+
+}  // namespace
+
+// linear_variants.inc. Rank 0: `auto` takes it only for a type no other kernel reads.
+extern const LinearKernel kLinearReference = {"reference",  0, ReferenceSupports,
+                                              ReferenceScratchFloats, ReferenceWorkItems,
+                                              ReferenceRun, ReferenceIsa};
 
 void ReferenceLayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n,
                             const float* gamma, const float* beta, float eps, float* y,

@@ -29,7 +29,7 @@ size_t ReferenceScratchFloats(const SdpaParams& p) { return 2 * p.kv_len + 2; }
 // Keys or values of one (batch, kv head), whatever their storage type: element e
 // of row j widened exactly (q8 times its row scale, in double).
 struct KvView {
-  ElementType type;
+  KvType type;
   const void* data;  // at row 0 of (b, g)
   size_t base;       // element index of row 0 of (b, g)
   size_t row;        // element stride between rows
@@ -46,12 +46,12 @@ KvView KvViewOf(const SdpaParams& p, const float* f32, const void* typed, const 
                 const float* scales, const Strides3& scale_st, size_t b, size_t g) {
   KvView view;
   view.type = p.kv_type;
-  view.data = p.kv_type == ElementType::kF32 ? static_cast<const void*>(f32) : typed;
+  view.data = p.kv_type == KvType::kF32 ? static_cast<const void*>(f32) : typed;
   view.base = b * st.batch + g * st.head;
   view.row = st.row;
   view.scales = nullptr;
   view.scale_row = scale_st.row;
-  if (p.kv_type == ElementType::kQ8) {
+  if (p.kv_type == KvType::kQ8) {
     view.scales = scales + b * scale_st.batch + g * scale_st.head;
   }
   return view;

@@ -88,7 +88,7 @@ struct ModelImpl {
   uint32_t magic = kModelMagic;
   bool open = false;
   CExecutor executor;
-  ElementType kv_type = ElementType::kF32;  // language models' cache (attnrt_model_set_kv_type)
+  KvType kv_type = KvType::kF32;  // language models' cache (attnrt_model_set_kv_type)
   WeightFile file;
   Model model;
   char message[Status::kMaxMessage] = "ok";
@@ -330,8 +330,8 @@ attnrt_status attnrt_model_set_kv_type(attnrt_model* m, attnrt_kv_type kv_type) 
   }
   // Read as the integer underneath: a C caller may pass any value.
   const long code = RawEnum(kv_type);
-  const ElementType type = static_cast<ElementType>(code);
-  if (code < 0 || code > 255 || !IsKvElementType(type)) {
+  const KvType type = static_cast<KvType>(code);
+  if (code < 0 || code > 255 || !IsKvType(type)) {
     return impl->Fail(Status::Error(StatusCode::kUnsupported,
                                     "KV-cache type %z is not one of ATTNRT_KV_F32 (1), "
                                     "ATTNRT_KV_F16 (2), ATTNRT_KV_Q8 (4)",

@@ -14,6 +14,7 @@
 #include "attnrt/kernels/layer_norm.h"
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/rope.h"
+#include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/runtime/checked_math.h"
 #include "attnrt/runtime/parallel.h"
 
@@ -95,7 +96,7 @@ Status Forward::Linear(const LinearWeights& w, const float* x, size_t x_stride, 
   p.x_stride = x_stride;
   p.w = w.weight;
   p.w_type = w.type;
-  p.w_scales = w.q8_scales;
+  p.w_scales = w.scale_plane;
   p.bias = w.bias;
   p.y = y;
   p.y_stride = y_stride;
@@ -158,12 +159,12 @@ void Forward::Gather(const LinearWeights& table, const int32_t* ids, size_t rows
                      float* y, size_t y_stride) {
   if (measuring()) return;  // a planning pass has no ids to read
   for (size_t r = 0; r < rows; ++r) {
-    WidenMatrixRow(table.type, table.weight, table.q8_scales, width, static_cast<size_t>(ids[r]),
+    WidenMatrixRow(table.type, table.weight, table.scale_plane, width, static_cast<size_t>(ids[r]),
                    y + r * y_stride);
   }
 }
 
-void Forward::StoreKv(ElementType type, const float* src, size_t src_stride, size_t rows,
+void Forward::StoreKv(KvType type, const float* src, size_t src_stride, size_t rows,
                       size_t width, void* dst, float* scales) {
   if (!measuring()) StoreKvRows(type, src, src_stride, rows, width, dst, width, scales, 1);
 }

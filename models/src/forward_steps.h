@@ -46,7 +46,7 @@ class Forward {
               float* y, size_t y_stride);
   // `rows` rows of `width` floats, `src_stride` apart, into a KV cache block of type
   // `type` (rows `width` elements apart) and its per-row scales (q8 only).
-  void StoreKv(ElementType type, const float* src, size_t src_stride, size_t rows, size_t width,
+  void StoreKv(KvType type, const float* src, size_t src_stride, size_t rows, size_t width,
                void* dst, float* scales);
   // n bytes from src to dst, which may overlap (a sliding-window cache moving its
   // newest rows to the front).

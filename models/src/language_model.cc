@@ -42,7 +42,7 @@ bool LayerCacheSize(const ModelConfig& c, const LmShape& s, size_t* value_bytes,
       !CheckedMul(*value_bytes, KvElementBytes(s.kv_type), value_bytes)) {
     return false;
   }
-  *scale_floats = s.kv_type == ElementType::kQ8 ? rows : 0;
+  *scale_floats = s.kv_type == KvType::kQ8 ? rows : 0;
   return true;
 }
 
@@ -56,7 +56,7 @@ void MoveRowsToFront(const ModelConfig& c, const LmShape& s, size_t rows, size_t
   for (size_t i = 0; i < blocks; ++i) {
     uint8_t* block = values + i * rows * row_bytes;
     f->MoveBytes(block, block + drop * row_bytes, keep * row_bytes);
-    if (s.kv_type == ElementType::kQ8) {
+    if (s.kv_type == KvType::kQ8) {
       f->MoveBytes(scales + i * rows, scales + i * rows + drop, keep * sizeof(float));
     }
   }
@@ -123,10 +123,10 @@ Status CheckLmShape(const Model& model, const LmShape& shape, LmShape* resolved)
                          "%z positions is more than the model's max_seq_len %z", shape.max_seq,
                          c.max_seq_len);
   }
-  if (!IsKvElementType(shape.kv_type)) {
+  if (!IsKvType(shape.kv_type)) {
     return Status::Error(StatusCode::kUnsupported,
-                         "a KV cache in %s is not supported (f32, f16 or q8)",
-                         ElementTypeName(shape.kv_type) ? ElementTypeName(shape.kv_type) : "?");
+                         "a KV cache of type code %z is not supported (f32, f16 or q8)",
+                         static_cast<size_t>(shape.kv_type));
   }
   LmShape s = shape;
   if (s.chunk == 0) s.chunk = s.max_seq < kDefaultLmChunk ? s.max_seq : kDefaultLmChunk;
@@ -307,7 +307,7 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
                   layer_scales_ ? value_scales + at : nullptr);
       }
     }
-    if (shape_.kv_type == ElementType::kF32) {
+    if (shape_.kv_type == KvType::kF32) {
       p.k = reinterpret_cast<const float*>(keys);
       p.v = reinterpret_cast<const float*>(values);
     } else {

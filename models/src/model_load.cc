@@ -80,17 +80,18 @@ Status BindSlot(Model* m, const TensorEntry& e, const WeightTensor& t) {
   if (LinearWeights* w = MatrixSlot(m, e)) {
     w->weight = t.raw;
     w->type = t.dtype;
-    if (t.dtype == ElementType::kQ8) {
-      w->q8_scales = static_cast<const uint8_t*>(t.raw) +
-                     Q8ScalesOffset(TensorMatrixRows(t.shape), TensorMatrixCols(t.shape));
+    const WeightTypeInfo& info = *FindWeightType(t.dtype);  // the reader checked the code
+    if (info.scales == WeightScales::kF16Plane) {
+      w->scale_plane = static_cast<const uint8_t*>(t.raw) +
+                       ScalePlaneOffset(info, TensorMatrixRows(t.shape), TensorMatrixCols(t.shape));
     }
     return Status::Ok();
   }
-  if (t.dtype != ElementType::kF32) {
+  if (t.dtype != WeightType::kF32) {
     return Status::Error(StatusCode::kBadFile,
                          "tensor '%s' is stored as %s; attnrt reads it only as f32 (only weight "
-                         "matrices and embeddings may be f16, bf16 or q8)",
-                         t.name, ElementTypeName(t.dtype));
+                         "matrices and embeddings may be stored in another type)",
+                         t.name, WeightTypeName(t.dtype));
   }
   *VectorSlot(m, e) = t.data;
   return Status::Ok();
@@ -99,10 +100,12 @@ Status BindSlot(Model* m, const TensorEntry& e, const WeightTensor& t) {
 // Rows [first, first + rows) of a stored matrix with `in` columns: the same type, pointers
 // into the parent's planes (a q8 slice keeps the parent's scale plane, offset by rows).
 LinearWeights MatrixRows(const LinearWeights& w, size_t first, size_t in) {
+  const WeightTypeInfo& info = *FindWeightType(w.type);
   LinearWeights slice = w;
-  slice.weight = static_cast<const uint8_t*>(w.weight) + first * in * ElementValueBytes(w.type);
-  if (w.type == ElementType::kQ8) {
-    slice.q8_scales = static_cast<const uint8_t*>(w.q8_scales) + first * Q8BlocksPerRow(in) * 2;
+  slice.weight = static_cast<const uint8_t*>(w.weight) + ValueRowsBytes(info, first, in);
+  if (info.scales == WeightScales::kF16Plane) {
+    slice.scale_plane =
+        static_cast<const uint8_t*>(w.scale_plane) + 2 * first * WeightBlocksPerRow(info, in);
   }
   slice.bias = w.bias != nullptr ? w.bias + first : nullptr;
   return slice;

@@ -103,13 +103,13 @@ Status CheckSdpaVariants(const SdpaParams& p) {
 // k_data / v_data (k and v null) and q8 also needs its scale rows; only kernels that
 // read typed K/V may run it.
 Status CheckSdpaKvType(const SdpaParams& p, const SdpaKernel& kernel, bool reads_kv) {
-  if (p.kv_type == ElementType::kF32) return Status::Ok();
-  const char* name = ElementTypeName(p.kv_type);
-  if (!IsKvElementType(p.kv_type)) {
+  if (p.kv_type == KvType::kF32) return Status::Ok();
+  if (!IsKvType(p.kv_type)) {
     return Status::Error(StatusCode::kUnsupported,
-                         "KV cache type %s is not supported (f32, f16 or q8)",
-                         name == nullptr ? "unknown" : name);
+                         "KV cache type code %z is not supported (f32, f16 or q8)",
+                         static_cast<size_t>(p.kv_type));
   }
+  const char* name = KvTypeName(p.kv_type);
   if (!kernel.reads_typed_kv) {
     return Status::Error(StatusCode::kUnsupported,
                          "kernel '%s' reads f32 keys and values only, not a %s KV cache; use "
@@ -127,7 +127,7 @@ Status CheckSdpaKvType(const SdpaParams& p, const SdpaKernel& kernel, bool reads
                    (rows_kv * p.v_dim != 0 && p.v_data == nullptr))) {
     return Status::Error(StatusCode::kInvalidArgument, "a key or value data pointer is null");
   }
-  if (p.kv_type == ElementType::kQ8 && reads_kv && rows_kv != 0 &&
+  if (p.kv_type == KvType::kQ8 && reads_kv && rows_kv != 0 &&
       (p.k_scales == nullptr || p.v_scales == nullptr)) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "a q8 KV cache needs its key and value scale rows (k_scales, v_scales)");
@@ -275,7 +275,7 @@ Status ValidateSdpa(const SdpaParams& p, const SdpaKernel& kernel) {
   const size_t rows_q = p.batch * p.q_heads * p.q_len, rows_kv = p.batch * p.kv_heads * p.kv_len;
   const bool reads_inputs = rows_q * p.kv_len != 0;
   ATTNRT_RETURN_IF_ERROR(CheckSdpaKvType(p, kernel, reads_inputs));
-  const bool f32_kv = p.kv_type == ElementType::kF32;
+  const bool f32_kv = p.kv_type == KvType::kF32;
   if ((rows_q * p.v_dim != 0 && p.out == nullptr) ||
       (reads_inputs && p.qk_dim != 0 && (p.q == nullptr || (f32_kv && p.k == nullptr))) ||
       (f32_kv && rows_kv * p.v_dim != 0 && p.v == nullptr)) {
@@ -303,7 +303,7 @@ const SdpaKernel& ChooseSdpaKernel(const SdpaParams& p) {
   const SdpaKernel* kernel = FindSdpaKernel(SdpaFamily::kHwy, algorithm);
   // A typed (f16 / q8) KV cache needs a variant that reads it; the materialized ones
   // and helium-flash read f32 only, the reference (first in the list) every type.
-  const bool typed_kv = p.kv_type != ElementType::kF32;
+  const bool typed_kv = p.kv_type != KvType::kF32;
   // Cortex-M55 builds list helium-flash (Helium/MVE); under qemu it ran every
   // measured call in 2.6-5.1x fewer instructions than the best Highway variant there,
   // decode (L = 1, 16) included (kernels/helium/README.md). It returns no weights.

@@ -6,9 +6,9 @@
 
 namespace attnrt {
 
-bool TypedKvBytes(ElementType type, size_t elems, size_t cols, size_t* value_bytes,
+bool TypedKvBytes(KvType type, size_t elems, size_t cols, size_t* value_bytes,
                   size_t* scale_floats) {
-  *scale_floats = type == ElementType::kQ8 && cols != 0 ? elems / cols : 0;
+  *scale_floats = type == KvType::kQ8 && cols != 0 ? elems / cols : 0;
   return CheckedMul(elems, KvElementBytes(type), value_bytes);
 }
 
@@ -23,14 +23,13 @@ Strides3 RowStrides(const Strides3& s, size_t cols) {
 
 }  // namespace
 
-Status NarrowSdpaKv(ElementType type, size_t k_elems, size_t v_elems, void* k_dst, void* v_dst,
+Status NarrowSdpaKv(KvType type, size_t k_elems, size_t v_elems, void* k_dst, void* v_dst,
                     float* k_scales, float* v_scales, SdpaParams* p) {
-  if (type == ElementType::kF32) return Status::Ok();
-  if (!IsKvElementType(type)) {
-    const char* name = ElementTypeName(type);
+  if (type == KvType::kF32) return Status::Ok();
+  if (!IsKvType(type)) {
     return Status::Error(StatusCode::kUnsupported,
-                         "KV cache type %s is not supported (f32, f16 or q8)",
-                         name == nullptr ? "unknown" : name);
+                         "KV cache type code %z is not supported (f32, f16 or q8)",
+                         static_cast<size_t>(type));
   }
   const size_t k_rows = p->qk_dim == 0 ? 0 : k_elems / p->qk_dim;
   const size_t v_rows = p->v_dim == 0 ? 0 : v_elems / p->v_dim;
@@ -40,7 +39,7 @@ Status NarrowSdpaKv(ElementType type, size_t k_elems, size_t v_elems, void* k_ds
   p->k_data = k_dst;
   p->v_data = v_dst;
   p->k = p->v = nullptr;
-  if (type == ElementType::kQ8) {
+  if (type == KvType::kQ8) {
     p->k_scales = k_scales;
     p->v_scales = v_scales;
     p->k_scale_strides = RowStrides(p->k_strides, p->qk_dim);

@@ -248,19 +248,25 @@ Status WeightFile::LocateSections() {
   return Status::Ok();
 }
 
-// A q8 scale that is not finite would turn a whole block into NaN or inf in every kernel;
-// the converter never writes one, so one here means damage. Scales are f16 bits, read
-// byte by byte like every other field.
-Status CheckQ8Scales(const WeightTensor& t) {
+// A block scale that is not finite would turn a whole block into NaN or inf in every
+// kernel; the converter never writes one, so one here means damage. Scales are f16 bits,
+// read byte by byte like every other field: where the type's layout (weight_type.h) puts
+// them, `stride` bytes apart.
+Status CheckF16Scales(const WeightTensor& t, const WeightTypeInfo& info) {
   const size_t cols = TensorMatrixCols(t.shape);
   const size_t rows = TensorMatrixRows(t.shape);
-  const uint8_t* scales = static_cast<const uint8_t*>(t.raw) + Q8ScalesOffset(rows, cols);
-  const size_t count = rows * Q8BlocksPerRow(cols);
+  const bool plane = info.scales == WeightScales::kF16Plane;
+  const uint8_t* scales = static_cast<const uint8_t*>(t.raw) +
+                          (plane ? ScalePlaneOffset(info, rows, cols) : 0);
+  const size_t stride = plane ? 2 : 2 + info.block * info.bits / 8;
+  const size_t blocks = WeightBlocksPerRow(info, cols);
+  const size_t count = rows * blocks;
   for (size_t i = 0; i < count; ++i) {
-    const uint16_t bits = static_cast<uint16_t>(scales[2 * i] | scales[2 * i + 1] << 8);
+    const uint8_t* s = scales + stride * i;
+    const uint16_t bits = static_cast<uint16_t>(s[0] | s[1] << 8);
     if ((bits & 0x7C00u) == 0x7C00u) {
-      return BadFile("weight file: tensor '%s': q8 scale %z of row %z is not finite (f16 bits %z)",
-                     t.name, i % Q8BlocksPerRow(cols), i / Q8BlocksPerRow(cols), bits);
+      return BadFile("weight file: tensor '%s': %s scale %z of row %z is not finite (f16 bits %z)",
+                     t.name, info.name, i % blocks, i / blocks, bits);
     }
   }
   return Status::Ok();
@@ -274,7 +280,8 @@ Status WeightFile::CheckTensors() const {
     WeightTensor t;
     ATTNRT_RETURN_IF_ERROR(DecodeTensor(i, &t));
     const size_t offset = static_cast<size_t>(static_cast<const uint8_t*>(t.raw) - base_);
-    if (t.dtype == WeightDType::kQ8) ATTNRT_RETURN_IF_ERROR(CheckQ8Scales(t));
+    const WeightTypeInfo& info = *FindWeightType(t.dtype);  // DecodeTensor checked the code
+    if (info.scales != WeightScales::kNone) ATTNRT_RETURN_IF_ERROR(CheckF16Scales(t, info));
     if (i > 0) {
       const int order = CompareBytes(previous.name, previous.name_len, t.name, t.name_len);
       if (order == 0) return BadFile("weight file: duplicate tensor name '%s'", t.name);
@@ -371,14 +378,14 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
   t.name_len = LoadU32(e + Layout::kEntryNameLengthAt);
   ATTNRT_RETURN_IF_ERROR(CheckString("tensor name", i, LoadU32(e + Layout::kEntryNameOffsetAt), t.name_len, false, &t.name));
   const uint8_t dtype = e[Layout::kEntryTypeAt];
-  if (!IsKnownElementType(dtype)) {
-    return BadFile("weight file: tensor '%s': unknown dtype %z (known: 1 f32, 2 f16, 3 bf16, 4 q8)",
-                   t.name, dtype);
+  if (!IsKnownWeightType(dtype)) {
+    return BadFile("weight file: tensor '%s': unknown dtype %z (known: %s)", t.name, dtype,
+                   kWeightTypeCodes);
   }
-  t.dtype = static_cast<WeightDType>(dtype);
-  if (t.dtype != WeightDType::kF32 && version_ < Layout::kFirstTypedVersion) {
+  t.dtype = static_cast<WeightType>(dtype);
+  if (t.dtype != WeightType::kF32 && version_ < Layout::kFirstTypedVersion) {
     return BadFile("weight file: tensor '%s': dtype %s needs format version %z, the header says %z",
-                   t.name, ElementTypeName(t.dtype), Layout::kFirstTypedVersion, version_);
+                   t.name, WeightTypeName(t.dtype), Layout::kFirstTypedVersion, version_);
   }
   const size_t rank = e[Layout::kTensorRankAt];
   if (rank > TensorShape::kMaxRank) {
@@ -411,9 +418,14 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
     overflow = !CheckedMulU64(cols, dims[d], &cols);
   }
   uint64_t expected_bytes = 0;
-  if (overflow || !MatrixBytes<uint64_t>(t.dtype, rows, cols, &expected_bytes)) {
+  const WeightTypeInfo& info = *FindWeightType(t.dtype);
+  if (overflow || !MatrixBytes<uint64_t>(info, rows, cols, &expected_bytes)) {
+    if (info.bits % 8 != 0) {
+      return BadFile("weight file: tensor '%s': dims product x %z bits (%s) overflows", t.name,
+                     info.bits, info.name);
+    }
     return BadFile("weight file: tensor '%s': dims product x %z bytes (%s) overflows", t.name,
-                   ElementValueBytes(t.dtype), ElementTypeName(t.dtype));
+                   info.bits / 8, info.name);
   }
   for (size_t d = 0; d < rank; ++d) {
     if (!SizeFromU64(dims[d], &t.shape.dims[d])) {
@@ -428,14 +440,14 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
   }
   if (!SizeFromU64(expected_bytes, &data_bytes)) {
     return BadFile("weight file: tensor '%s': its %s dims need %z bytes, which do not fit this "
-                   "platform's %z-bit size_t", t.name, ElementTypeName(t.dtype), expected_bytes,
+                   "platform's %z-bit size_t", t.name, WeightTypeName(t.dtype), expected_bytes,
                    kSizeBits);
   }
   const uint64_t offset = LoadU64(e + Layout::kTensorDataOffsetAt);
   const uint64_t bytes = LoadU64(e + Layout::kTensorByteSizeAt);
   if (bytes != expected_bytes) {
     return BadFile("weight file: tensor '%s': byte_size %z but its %s dims need %z bytes", t.name,
-                   bytes, ElementTypeName(t.dtype), expected_bytes);
+                   bytes, WeightTypeName(t.dtype), expected_bytes);
   }
   uint64_t end;
   if (!CheckedAddU64(offset, expected_bytes, &end)) {
@@ -452,7 +464,7 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
                    t.name, begin, alignment_);
   }
   t.raw = base_ + begin;
-  if (t.dtype == WeightDType::kF32) t.data = reinterpret_cast<const float*>(base_ + begin);
+  if (t.dtype == WeightType::kF32) t.data = reinterpret_cast<const float*>(base_ + begin);
   t.bytes = data_bytes;
   *out = t;
   return Status::Ok();

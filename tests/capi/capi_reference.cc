@@ -74,7 +74,7 @@ extern "C" int ref_lm_greedy(const void* file, size_t file_bytes, size_t max_seq
   if (Load(file, file_bytes, &loaded) != 0) return 1;
   LmShape shape;
   shape.max_seq = max_seq;
-  shape.kv_type = static_cast<ElementType>(kv_type);
+  shape.kv_type = static_cast<KvType>(kv_type);
   LmPlan plan;
   Status s = PlanLm(loaded.model, shape, 1, &plan);
   if (!s.ok()) return Fail("plan lm", s);

@@ -17,7 +17,7 @@ int ref_model_run(const void* file, size_t file_bytes, const float* x, size_t ba
                   size_t workers, float* y);
 
 /* Feeds prompt (one call), then `steps` greedy tokens one at a time, with the KV
- * cache stored as kv_type (attnrt::ElementType code: 1 f32, 2 f16, 4 q8); writes the
+ * cache stored as kv_type (attnrt::KvType code: 1 f32, 2 f16, 4 q8); writes the
  * generated tokens and, after every feed, that feed's logits to
  * logits + i * vocab (steps + 1 rows). */
 int ref_lm_greedy(const void* file, size_t file_bytes, size_t max_seq, int kv_type,

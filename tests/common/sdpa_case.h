@@ -83,7 +83,7 @@ struct SdpaCase {
 
   // Storage type of K and V: f16 / q8 narrow the f32 keys and values into a typed
   // cache (kernels/kv_store.h). The boards run f32 only.
-  ElementType kv_type = ElementType::kF32;
+  attnrt::KvType kv_type = attnrt::KvType::kF32;
   float logit_magnitude = 1.0f;  // scales q and k: 100 gives |scores| ~ 1e4
   bool misalign = false;         // every tensor one element past an aligned address
   bool want_weights = false;
@@ -132,7 +132,7 @@ struct SdpaCase {
     return Set(&SdpaCase::nonfinite_queries, on);
   }
   constexpr SdpaCase& Extreme(ExtremeKind kind) { return Set(&SdpaCase::extreme, kind); }
-  constexpr SdpaCase& KvType(ElementType type) { return Set(&SdpaCase::kv_type, type); }
+  constexpr SdpaCase& KvType(attnrt::KvType type) { return Set(&SdpaCase::kv_type, type); }
   constexpr SdpaCase& Logits(float magnitude) { return Set(&SdpaCase::logit_magnitude, magnitude); }
   constexpr SdpaCase& Misaligned(bool on = true) { return Set(&SdpaCase::misalign, on); }
   constexpr SdpaCase& Weights(bool on = true) { return Set(&SdpaCase::want_weights, on); }

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/kv_store.h"
 #include "common/sdpa_case.h"
 
 namespace attnrt::testing {
@@ -140,7 +140,7 @@ inline size_t Describe(const SdpaCase& c, char* text, size_t size) {
   if (c.nonfinite_keys) t.Text(" nonfinite-keys");
   if (c.nonfinite_queries) t.Text(" nonfinite-queries");
   if (c.extreme != ExtremeKind::kNone) t.Text(" extreme=").Text(ExtremeKindName(c.extreme));
-  if (c.kv_type != ElementType::kF32) t.Text(" kv=").Text(ElementTypeName(c.kv_type));
+  if (c.kv_type != KvType::kF32) t.Text(" kv=").Text(KvTypeName(c.kv_type));
   if (c.logit_magnitude != 1.0f) t.Text(" logits*").Number(c.logit_magnitude);
   if (c.misalign) t.Text(" misaligned");
   if (c.want_weights) t.Text(" weights");

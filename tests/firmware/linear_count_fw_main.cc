@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/kernels/linear.h"
 #include "semihost.h"
 
@@ -26,10 +26,10 @@ LINEAR_COUNT_BULK(g_y) float g_y[kMaxX];
 LINEAR_COUNT_BULK(g_scratch) float g_scratch[16 * 1024];
 char g_cmdline[256];
 
-bool ParseType(const char* text, attnrt::ElementType* t) {
+bool ParseType(const char* text, attnrt::WeightType* t) {
   for (uint8_t code = 1; code <= 4; ++code) {
-    const auto c = static_cast<attnrt::ElementType>(code);
-    if (strcmp(text, attnrt::ElementTypeName(c)) == 0) {
+    const auto c = static_cast<attnrt::WeightType>(code);
+    if (strcmp(text, attnrt::WeightTypeName(c)) == 0) {
       *t = c;
       return true;
     }
@@ -57,7 +57,7 @@ int main() {
   // values, but make the q8 scales 1/64 so nothing is special-cased).
   uint16_t* scales = reinterpret_cast<uint16_t*>(g_w + attnrt::Q8ScalesOffset(p.out, p.in));
   for (size_t i = 0; i < p.in * p.out; ++i) g_w[i] = static_cast<uint8_t>(i * 7 % 61);
-  if (p.w_type == attnrt::ElementType::kQ8) {
+  if (p.w_type == attnrt::WeightType::kQ8) {
     for (size_t i = 0; i < p.out * attnrt::Q8BlocksPerRow(p.in); ++i) scales[i] = 0x2400;
   }
   for (size_t i = 0; i < p.rows * p.in; ++i) g_x[i] = static_cast<float>(i % 13) * 0.125f;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/kernels/helium.h"
 #include "attnrt/kernels/linear.h"
 #include "semihost.h"
@@ -23,7 +23,7 @@
 
 namespace {
 
-using attnrt::ElementType;
+using attnrt::WeightType;
 
 // The boards' bulk memory, as sdpa_fw's buffers.
 #define LINEAR_FW_BULK(name) __attribute__((section(".attnrt_arena." #name), aligned(64)))
@@ -67,8 +67,8 @@ struct Case {
 // N: 1, below 4, not a multiple of 4 or 8, the lm's MLP width.
 constexpr Case kCases[] = {{0, 5},   {1, 1},   {3, 6},   {4, 4},   {32, 8},  {33, 7},
                            {37, 13}, {70, 9},  {96, 96}, {96, 384}, {100, 33}, {130, 17}};
-constexpr ElementType kTypes[] = {ElementType::kF32, ElementType::kF16, ElementType::kBF16,
-                                  ElementType::kQ8};
+constexpr WeightType kTypes[] = {WeightType::kF32, WeightType::kF16, WeightType::kBF16,
+                                  WeightType::kQ8};
 
 // Largest |got - want| / max(1, max|want|) over a call's outputs; NaN counts as infinite.
 float RelativeError(const attnrt::LinearParams& p, const float* got, const float* want) {
@@ -102,20 +102,20 @@ bool RunItems(const attnrt::LinearParams& p, size_t begin, size_t end) {
 }
 
 // The stored weight (g_w) of type t from g_w_f32.
-void StoreWeights(ElementType t, size_t K, size_t N) {
+void StoreWeights(WeightType t, size_t K, size_t N) {
   switch (t) {
-    case ElementType::kF32:
+    case WeightType::kF32:
       memcpy(g_w, g_w_f32, N * K * 4);
       return;
-    case ElementType::kF16:
-    case ElementType::kBF16: {
+    case WeightType::kF16:
+    case WeightType::kBF16: {
       uint16_t* w = reinterpret_cast<uint16_t*>(g_w);
       for (size_t i = 0; i < N * K; ++i) {
-        w[i] = t == ElementType::kF16 ? attnrt::F32ToF16(g_w_f32[i]) : attnrt::F32ToBF16(g_w_f32[i]);
+        w[i] = t == WeightType::kF16 ? attnrt::F32ToF16(g_w_f32[i]) : attnrt::F32ToBF16(g_w_f32[i]);
       }
       return;
     }
-    case ElementType::kQ8: {
+    case WeightType::kQ8: {
       int8_t* values = reinterpret_cast<int8_t*>(g_w);
       uint16_t* scales = reinterpret_cast<uint16_t*>(g_w + attnrt::Q8ScalesOffset(N, K));
       const size_t blocks = attnrt::Q8BlocksPerRow(K);
@@ -134,9 +134,9 @@ struct Totals {
 
 // Tolerance of |got - want| / max(1, max|want|) per type: the reference sums the same
 // stored weights in double, so this is float accumulation error only (K <= 130).
-float Tolerance(ElementType) { return 1e-5f; }
+float Tolerance(WeightType) { return 1e-5f; }
 
-bool RunCall(const Case& c, ElementType t, size_t rows, bool bias, Totals* totals) {
+bool RunCall(const Case& c, WeightType t, size_t rows, bool bias, Totals* totals) {
   attnrt::LinearParams p{};
   p.rows = rows;
   p.in = c.K;
@@ -182,7 +182,7 @@ bool RunCall(const Case& c, ElementType t, size_t rows, bool bias, Totals* total
   if (!pass) {
     ++totals->failed;
     Print(" ");
-    Print(attnrt::ElementTypeName(t));
+    Print(attnrt::WeightTypeName(t));
     PrintSize(" M=", rows);
     Print(bias ? " bias" : " no-bias");
     PrintSize(" items=", items);
@@ -245,7 +245,7 @@ int main() {
     PrintSize(" N=", c.N);
     Print(" |");
     bool case_pass = true;
-    for (ElementType t : kTypes) {
+    for (WeightType t : kTypes) {
       StoreWeights(t, c.K, c.N);
       for (size_t rows = 1; rows <= kMaxRows; rows += kMaxRows - 1) {  // 1 and 5
         for (int bias = 0; bias < 2; ++bias) {
@@ -262,14 +262,14 @@ int main() {
   PrintSize(" cases passed; ", totals.checks - totals.failed);
   PrintSize("/", totals.checks);
   Print(" calls passed (each: 1 worker, every item alone, 3 workers, bit-identical); max error");
-  for (ElementType t : kTypes) {
+  for (WeightType t : kTypes) {
     Print(" ");
-    Print(attnrt::ElementTypeName(t));
+    Print(attnrt::WeightTypeName(t));
     Print(" ");
     semihost_write_float(totals.max_error[static_cast<size_t>(t) - 1], 9);
   }
   Print(" (tolerance ");
-  semihost_write_float(Tolerance(ElementType::kF32), 9);
+  semihost_write_float(Tolerance(WeightType::kF32), 9);
   Print(")\n");
   const bool pass = isa_pass && cases_passed == kCount && totals.failed == 0;
   Print(pass ? "linear_fw: PASS\n" : "linear_fw: FAIL\n");

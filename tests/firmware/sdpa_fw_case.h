@@ -76,7 +76,7 @@ class Random {
 // What the boards cannot run: they hold f32 K/V in aligned static buffers and run
 // one worker. Returns nullptr when the case fits.
 inline const char* UnsupportedOnBoards(const SdpaCase& c) {
-  if (c.kv_type != attnrt::ElementType::kF32) return "a typed KV cache";
+  if (c.kv_type != attnrt::KvType::kF32) return "a typed KV cache";
   if (c.misalign) return "misaligned buffers";
   if (c.workers != 1) return "several workers";
   return nullptr;

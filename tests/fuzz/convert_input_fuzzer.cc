@@ -39,9 +39,6 @@
 namespace attnrt {
 namespace {
 
-constexpr ElementType kTypes[4] = {ElementType::kF32, ElementType::kF16, ElementType::kBF16,
-                                   ElementType::kQ8};
-
 [[noreturn]] void Die(const char* what, const std::string& detail) {
   std::fprintf(stderr, "convert_input_fuzzer: %s: %s\n", what, detail.c_str());
   std::abort();
@@ -67,14 +64,14 @@ void CheckTensor(const SafetensorsTensor& want, const WeightTensor& t) {
   Require(shape == want.shape, "stored shape differs from the checkpoint's", want.name);
   const size_t rows = TensorMatrixRows(t.shape), cols = TensorMatrixCols(t.shape);
   Require(rows * cols == want.values.size(), "stored element count differs", want.name);
-  if (t.dtype == ElementType::kF32) {
+  if (t.dtype == WeightType::kF32) {
     Require(t.bytes == want.values.size() * sizeof(float) &&
                 (t.bytes == 0 || std::memcmp(t.raw, want.values.data(), t.bytes) == 0),
             "f32 tensor does not round-trip bit-exactly", want.name);
     return;
   }
-  const bool exact = (t.dtype == ElementType::kF16 && want.source_dtype == "F16") ||
-                     (t.dtype == ElementType::kBF16 && want.source_dtype == "BF16");
+  const bool exact = (t.dtype == WeightType::kF16 && want.source_dtype == "F16") ||
+                     (t.dtype == WeightType::kBF16 && want.source_dtype == "BF16");
   const uint8_t* p = static_cast<const uint8_t*>(t.raw);
   const void* scales = p + Q8ScalesOffset(rows, cols);
   std::vector<float> row(cols);
@@ -120,7 +117,7 @@ void CheckConvertedFile(const WeightFileWriter& writer, const SafetensorsFile& s
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace attnrt;
   if (size < 3) return 0;
-  const ElementType matrix_type = kTypes[data[0] & 3];
+  const WeightType matrix_type = kWeightTypes[data[0] % kWeightTypeCount].type;
   const size_t arch_pick = (data[0] >> 2) & 7;
   const std::string arch_option =
       arch_pick != 0 && arch_pick <= ArchitectureCount()

@@ -53,7 +53,7 @@ void CheckTensors(const WeightFile& file, const uint8_t* base, size_t size,
     size_t expected = 0;
     Require(attnrt::MatrixBytes(t.dtype, rows, cols, &expected) && t.bytes == expected,
             "byte count disagrees with the shape and type");
-    Require((t.data != nullptr) == (t.dtype == attnrt::ElementType::kF32) &&
+    Require((t.data != nullptr) == (t.dtype == attnrt::WeightType::kF32) &&
                 (t.data == nullptr || static_cast<const void*>(t.data) == t.raw),
             "float view of a tensor that is not f32, or none of one that is");
     const uint8_t* p = static_cast<const uint8_t*>(t.raw);

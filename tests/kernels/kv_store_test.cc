@@ -1,5 +1,5 @@
 // StoreKvRows (kv_store.h) on every Highway target this CPU supports: f16 bits
-// equal element_type.h's scalar F32ToF16 (round to nearest even, inf, NaN,
+// equal float16.h's scalar F32ToF16 (round to nearest even, inf, NaN,
 // subnormals, overflow), q8 matches a float64 reference within rounding, strides
 // and misaligned rows are honoured, and nothing outside a row is written.
 #include <gtest/gtest.h>
@@ -64,7 +64,7 @@ TEST_P(KvStoreTest, F16BitsEqualTheScalarConversion) {
     const size_t rows = 5, src_stride = cols + 3, dst_stride = cols + 5;
     const std::vector<float> x = HardF16Values(rows * src_stride, uint32_t(cols));
     std::vector<uint16_t> dst(rows * dst_stride + 1, 0xABCD);
-    ASSERT_TRUE(StoreKvRows(ElementType::kF16, x.data(), src_stride, rows, cols, dst.data() + 1,
+    ASSERT_TRUE(StoreKvRows(KvType::kF16, x.data(), src_stride, rows, cols, dst.data() + 1,
                             dst_stride, nullptr, 0));
     for (size_t r = 0; r < rows; ++r) {
       for (size_t c = 0; c < dst_stride; ++c) {
@@ -97,7 +97,7 @@ TEST_P(KvStoreTest, Q8MatchesAFloat64ReferenceWithinRounding) {
     x[3 * src_stride + cols / 2] = -1000.0f;                          // one dominant value
     std::vector<int8_t> dst(rows * dst_stride + 1, 99);
     std::vector<float> scales(2 * rows, -1.0f);
-    ASSERT_TRUE(StoreKvRows(ElementType::kQ8, x.data(), src_stride, rows, cols, dst.data() + 1,
+    ASSERT_TRUE(StoreKvRows(KvType::kQ8, x.data(), src_stride, rows, cols, dst.data() + 1,
                             dst_stride, scales.data(), 2));
     for (size_t r = 0; r < rows; ++r) {
       double amax = 0.0;
@@ -133,7 +133,7 @@ TEST_P(KvStoreTest, Q8RowWithANonFiniteValueReadsAsNaN) {
     x[37] = bad;
     std::vector<int8_t> q(40);
     float scale = 0.0f;
-    ASSERT_TRUE(StoreKvRows(ElementType::kQ8, x.data(), 40, 1, 40, q.data(), 40, &scale, 1));
+    ASSERT_TRUE(StoreKvRows(KvType::kQ8, x.data(), 40, 1, 40, q.data(), 40, &scale, 1));
     EXPECT_TRUE(std::isnan(scale)) << bad;
   }
 }
@@ -141,10 +141,10 @@ TEST_P(KvStoreTest, Q8RowWithANonFiniteValueReadsAsNaN) {
 TEST_P(KvStoreTest, F32CopiesAndBf16IsRefused) {
   const float x[3] = {1.5f, -2.0f, 3.25f};
   float y[3] = {};
-  ASSERT_TRUE(StoreKvRows(ElementType::kF32, x, 3, 1, 3, y, 3, nullptr, 0));
+  ASSERT_TRUE(StoreKvRows(KvType::kF32, x, 3, 1, 3, y, 3, nullptr, 0));
   EXPECT_EQ(y[2], 3.25f);
   uint16_t z[3] = {7, 7, 7};
-  EXPECT_FALSE(StoreKvRows(ElementType::kBF16, x, 3, 1, 3, z, 3, nullptr, 0));
+  EXPECT_FALSE(StoreKvRows(static_cast<KvType>(3), x, 3, 1, 3, z, 3, nullptr, 0));
   EXPECT_EQ(z[0], 7);
 }
 

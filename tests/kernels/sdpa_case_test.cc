@@ -38,7 +38,7 @@ TEST(SdpaCase, KeyTellsEverySettingApart) {
       SdpaCase().Sinks(2.0f, 1.0f), SdpaCase().Poison('q', 0, kInf), SdpaCase().Poison('k', 0, kInf),
       SdpaCase().Poison('q', 1, kInf), SdpaCase().Poison('q', 0, -kInf),
       SdpaCase().NonfiniteKeys(), SdpaCase().NonfiniteQueries(),
-      SdpaCase().Extreme(ExtremeKind::kLowestMask), SdpaCase().KvType(ElementType::kQ8),
+      SdpaCase().Extreme(ExtremeKind::kLowestMask), SdpaCase().KvType(KvType::kQ8),
       SdpaCase().Logits(2.0f), SdpaCase().Misaligned(), SdpaCase().Weights(), SdpaCase().Workers(2),
       SdpaCase().Seed(2), SdpaCase().Scale(std::nextafter(1.0f, 2.0f)),
       SdpaCase().Scale(1.0f)};

@@ -24,9 +24,9 @@ namespace {
 // (relative error <= 2^-12 per element); q8 rounds each element to within
 // max|row| / 254, about 1% of a typical element. Measured worst (printed as
 // "kv error" by each test): f16 4.5e-4, q8 9.7e-3; the bounds leave about 3-4x.
-double QuantizationTolerance(ElementType t) { return t == ElementType::kF16 ? 2e-3 : 3e-2; }
+double QuantizationTolerance(KvType t) { return t == KvType::kF16 ? 2e-3 : 3e-2; }
 
-const ElementType kTypedKv[] = {ElementType::kF16, ElementType::kQ8};
+const KvType kTypedKv[] = {KvType::kF16, KvType::kQ8};
 
 class SdpaKvCacheTest : public SdpaRegistryTest {
  protected:
@@ -44,11 +44,11 @@ class SdpaKvCacheTest : public SdpaRegistryTest {
     const std::shared_ptr<const SdpaResult> f64 = Float64Result(c);
     EXPECT_LE(MaxRelativeErrorNanAware(got.out, f64->out), kSdpaTolerance)
         << "vs float64 on the typed cache, " << c;
-    const SdpaCase f32_case = SdpaCase(c).KvType(ElementType::kF32);
+    const SdpaCase f32_case = SdpaCase(c).KvType(KvType::kF32);
     const std::shared_ptr<const SdpaResult> want = ReferenceResult(f32_case);
     const double err = MaxRelativeErrorNanAware(got.out, want->out);
     EXPECT_LE(err, QuantizationTolerance(c.kv_type)) << "vs the f32 cache, " << c;
-    double& worst = worst_[c.kv_type == ElementType::kF16 ? 0 : 1];
+    double& worst = worst_[c.kv_type == KvType::kF16 ? 0 : 1];
     worst = std::max(worst, err);
   }
   void TearDown() override {
@@ -65,7 +65,7 @@ ATTNRT_INSTANTIATE_PER_VARIANT(SdpaKvCacheTest);
 TEST_P(SdpaKvCacheTest, DecodeSplitEdgesEveryCausalRule) {
   const CausalKind causals[] = {CausalKind::kNone, CausalKind::kUpperLeft, CausalKind::kLowerRight};
   uint32_t seed = 0;
-  for (ElementType t : kTypedKv) {
+  for (KvType t : kTypedKv) {
     for (size_t S : {1, 63, 64, 65, 1023, 1025, 2111}) {
       for (size_t L : {1, 3}) {
         const bool wide = seed % 2 == 0;
@@ -85,7 +85,7 @@ TEST_P(SdpaKvCacheTest, GroupedQueryHeadsAndOddDims) {
   const size_t groups[][2] = {{8, 4}, {6, 1}, {6, 6}, {3, 3}};
   const size_t dims[][2] = {{24, 24}, {33, 33}, {48, 48}, {64, 16}, {17, 40}};
   uint32_t seed = 100;
-  for (ElementType t : kTypedKv) {
+  for (KvType t : kTypedKv) {
     for (size_t d = 0; d < 5; ++d) {
       for (size_t L : {1, 4, 70}) {
         CheckTyped(SdpaCase()
@@ -103,7 +103,7 @@ TEST_P(SdpaKvCacheTest, GroupedQueryHeadsAndOddDims) {
 
 TEST_P(SdpaKvCacheTest, ScoreVariantsMasksAndWorkers) {
   uint32_t seed = 200;
-  for (ElementType t : kTypedKv) {
+  for (KvType t : kTypedKv) {
     for (size_t L : {1, 2, 65}) {
       for (int combo = 0; combo < 6; ++combo) {
         SdpaCase c =
@@ -128,7 +128,7 @@ TEST_P(SdpaKvCacheTest, ScoreVariantsMasksAndWorkers) {
 
 TEST_P(SdpaKvCacheTest, NonFiniteQueries) {
   uint32_t seed = 300;
-  for (ElementType t : kTypedKv) {
+  for (KvType t : kTypedKv) {
     for (size_t L : {1, 4, 80}) {
       CheckTyped(SdpaCase()
                      .Shape(L, 1100, 33, 24)
@@ -143,7 +143,7 @@ TEST_P(SdpaKvCacheTest, NonFiniteQueries) {
 
 TEST_P(SdpaKvCacheTest, HugeLogits) {
   // |scores| ~ 1e4: a q8 scale lost or applied twice cannot hide here.
-  for (ElementType t : kTypedKv) {
+  for (KvType t : kTypedKv) {
     for (size_t L : {1, 64}) {
       const SdpaCase c =
           SdpaCase().Shape(L, 700, 16, 16).Logits(30.0f).Causal(CausalKind::kLowerRight).KvType(t);
@@ -159,29 +159,30 @@ TEST_P(SdpaKvCacheTest, TypedCacheChangesTheResult) {
   // The typed path must really read the typed bytes: with q8 the output moves away
   // from the f32 cache's by more than float rounding.
   if (!kernel().reads_typed_kv) GTEST_SKIP() << "f32 K/V only";
-  const SdpaCase c = SdpaCase().Shape(2, 500, 32, 32).KvType(ElementType::kQ8);
+  const SdpaCase c = SdpaCase().Shape(2, 500, 32, 32).KvType(KvType::kQ8);
   SdpaTester typed(c);
-  SdpaTester f32(SdpaCase(c).KvType(ElementType::kF32));
+  SdpaTester f32(SdpaCase(c).KvType(KvType::kF32));
   SdpaResult a, b;
   ASSERT_EQ(typed.Run(kernel(), &a), "");
   ASSERT_EQ(f32.Run(kernel(), &b), "");
   EXPECT_GT(MaxRelativeError(a.out, b.out), 1e-4);
 }
 
+// bf16 (a weight type's code 3) is no KV type: refused by its code.
 TEST_P(SdpaKvCacheTest, Bf16CacheIsRefused) {
   SdpaTester tester(SdpaCase().Shape(1, 8, 8, 8));
   SdpaParams& p = const_cast<SdpaParams&>(tester.params());
-  p.kv_type = ElementType::kBF16;
+  p.kv_type = static_cast<KvType>(3);
   p.k_data = p.k;
   p.v_data = p.v;
   p.k = p.v = nullptr;
   SdpaResult got;
   const std::string msg = tester.Run(kernel(), &got);
-  EXPECT_NE(msg.find("bf16"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("type code 3 is not supported"), std::string::npos) << msg;
 }
 
 TEST(SdpaKvCacheChoice, AutoPicksAKernelThatReadsTypedKv) {
-  for (ElementType t : kTypedKv) {
+  for (KvType t : kTypedKv) {
     for (size_t L : {1, 16, 17, 500}) {
       for (bool weights : {false, true}) {
         SdpaParams p;

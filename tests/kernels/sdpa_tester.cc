@@ -91,7 +91,7 @@ SdpaTester::SdpaTester(const SdpaCase& c) : case_(c) {
   if (!WriteBadValues(c, {q, nq, k, nk, v, nv, mask_f_.data(), mask_b_.data(), nm})) {
     CaseBug(c, "a poison lies outside its tensor, or there are too many");
   }
-  if (c.kv_type != ElementType::kF32) NarrowKeysAndValues();
+  if (c.kv_type != KvType::kF32) NarrowKeysAndValues();
 }
 
 // The cache holds every (batch, kv head, key) row densely, as BindSdpaShapes'
@@ -116,7 +116,7 @@ void SdpaTester::NarrowKeysAndValues() {
   params_.k = params_.v = nullptr;
   params_.k_data = k_data;
   params_.v_data = v_data;
-  if (c.kv_type == ElementType::kQ8) {
+  if (c.kv_type == KvType::kQ8) {
     params_.k_scales = k_scales;
     params_.v_scales = v_scales;
     params_.k_scale_strides = {c.kv_heads * c.S, c.S, 1};
@@ -154,16 +154,16 @@ size_t SdpaTester::InputBytes() const {
 
 double SdpaTester::KeyAt(size_t index) const {
   const SdpaParams& p = params_;
-  if (p.kv_type == ElementType::kF32) return p.k[index];
+  if (p.kv_type == KvType::kF32) return p.k[index];
   const double x = WidenKvElement(p.kv_type, p.k_data, index);
-  return p.kv_type == ElementType::kQ8 ? x * double(p.k_scales[index / p.qk_dim]) : x;
+  return p.kv_type == KvType::kQ8 ? x * double(p.k_scales[index / p.qk_dim]) : x;
 }
 
 double SdpaTester::ValueAt(size_t index) const {
   const SdpaParams& p = params_;
-  if (p.kv_type == ElementType::kF32) return p.v[index];
+  if (p.kv_type == KvType::kF32) return p.v[index];
   const double x = WidenKvElement(p.kv_type, p.v_data, index);
-  return p.kv_type == ElementType::kQ8 ? x * double(p.v_scales[index / p.v_dim]) : x;
+  return p.kv_type == KvType::kQ8 ? x * double(p.v_scales[index / p.v_dim]) : x;
 }
 
 size_t SdpaTester::MaskIndex(size_t b, size_t h, size_t i, size_t j) const {

@@ -38,11 +38,11 @@ struct LinearCase {
   size_t x_pad = 0, y_pad = 0;  // stride - width
   float x_scale = 1.0f, w_scale = 1.0f;
   uint32_t seed = 1;
-  ElementType w_type = ElementType::kF32;
+  WeightType w_type = WeightType::kF32;
 
   std::string Describe() const {
     std::ostringstream s;
-    s << ElementTypeName(w_type) << " M=" << M << " K=" << K << " N=" << N << (bias ? " bias" : " no-bias")
+    s << WeightTypeName(w_type) << " M=" << M << " K=" << K << " N=" << N << (bias ? " bias" : " no-bias")
       << (misalign ? " misaligned" : "") << " x_stride=" << K + x_pad << " y_stride=" << N + y_pad
       << " x*" << x_scale << " w*" << w_scale << " seed=" << seed;
     return s.str();
@@ -73,7 +73,7 @@ class LinearTester {
     p.x = x_.data();
     p.x_stride = c_.K + c_.x_pad;
     p.w = typed ? typed_->data() : w_.data();
-    p.w_type = typed ? c_.w_type : ElementType::kF32;
+    p.w_type = typed ? c_.w_type : WeightType::kF32;
     p.bias = c_.bias ? bias_.data() : nullptr;
     p.y = y->data();
     p.y_stride = c_.N + c_.y_pad;
@@ -160,22 +160,24 @@ class LinearTester {
     const double err = Compare(got, RunReference(), &problem);
     EXPECT_EQ(problem, "") << c_.Describe();
     EXPECT_LE(err, kTolerance) << c_.Describe();
-    if (c_.w_type != ElementType::kF32) ExpectMatchesDecodedF32(got);
+    if (c_.w_type != WeightType::kF32) ExpectMatchesDecodedF32(got);
   }
 
   // A typed call against the kernel's f32 call on the decoded weights (and the
   // reference likewise). Widening is exact, so f16 and bf16 sum the same products
   // in the same order: identical bits. So does q8 on the packed path (it widens
   // q * scale exactly before the tiles); the dot path scales each 32-value block's
-  // partial sum instead, which rounds differently: tolerance there.
+  // partial sum instead, which rounds differently: tolerance there (any block type).
   void ExpectMatchesDecodedF32(const GuardedFloats& typed_got) const {
     GuardedFloats f32_got = NewOutput();
     ASSERT_EQ(RunKernel({}, &f32_got, false), "") << c_.Describe();
     GuardedFloats typed_want = RunReference(), f32_want = NewOutput();
     ReferenceLinear(Params(&f32_want, false));
     EXPECT_TRUE(typed_want.SameBitsAs(f32_want)) << "reference " << c_.Describe();
-    const bool q8_dot_path = c_.w_type == ElementType::kQ8 && c_.M < 20;
-    if (!q8_dot_path) {
+    // A block type (q8) on the dot path sums per block: tolerance there.
+    const bool block_dot_path =
+        FindWeightType(c_.w_type)->scales != WeightScales::kNone && c_.M < 20;
+    if (!block_dot_path) {
       EXPECT_TRUE(typed_got.SameBitsAs(f32_got)) << c_.Describe();
     }
     std::string problem;
@@ -284,8 +286,8 @@ TEST_P(LinearTest, AnySplitOfItemsGivesIdenticalBits) {
   const size_t shapes[][3] = {{2, 70, 100}, {100, 70, 100}, {61, 300, 37}, {49, 16, 200}};
   uint32_t seed = 900;
   for (const auto& s : shapes) {
-   for (ElementType w_type : {ElementType::kF32, ElementType::kF16, ElementType::kBF16,
-                              ElementType::kQ8}) {
+   for (WeightType w_type : {WeightType::kF32, WeightType::kF16, WeightType::kBF16,
+                              WeightType::kQ8}) {
     LinearCase c{s[0], s[1], s[2]};
     c.w_type = w_type;
     c.misalign = true;
@@ -345,7 +347,7 @@ TEST_P(LinearTest, ScratchDependsOnlyOnDepth) {
   EXPECT_EQ(LinearScratchFloats(a), LinearScratchFloats(b));
 }
 
-const ElementType kTypedWeights[] = {ElementType::kF16, ElementType::kBF16, ElementType::kQ8};
+const WeightType kTypedWeights[] = {WeightType::kF16, WeightType::kBF16, WeightType::kQ8};
 
 // Every stored type on both paths (1-3 rows: the dot path; 20 and 29: packed),
 // K around q8's 32-value blocks (shorter last blocks, K < 32) and vector edges, N
@@ -355,7 +357,7 @@ TEST_P(LinearTest, TypedWeightsEveryDepthBothPaths) {
   const size_t rows[] = {1, 2, 3, 20, 29};
   const size_t outs[] = {19, 40};
   uint32_t seed = 2000;
-  for (ElementType w_type : kTypedWeights) {
+  for (WeightType w_type : kTypedWeights) {
     for (size_t K : depths) {
       for (size_t i = 0; i < 5; ++i) {
         for (size_t N : outs) {
@@ -374,7 +376,7 @@ TEST_P(LinearTest, TypedWeightsEveryDepthBothPaths) {
 }
 
 TEST_P(LinearTest, TypedWeightsZeroDepthAndEmptyShapes) {
-  for (ElementType w_type : kTypedWeights) {
+  for (WeightType w_type : kTypedWeights) {
     for (size_t M : {2, 9}) {
       LinearCase c{M, 0, 35};
       c.w_type = w_type;
@@ -392,8 +394,8 @@ TEST_P(LinearTest, TypedWeightsZeroDepthAndEmptyShapes) {
 // must give the same sums.
 TEST_P(LinearTest, TypedWeightsLargeEnoughToPrefetch) {
   uint32_t seed = 3000;
-  for (ElementType w_type : kTypedWeights) {
-    const size_t N = w_type == ElementType::kQ8 ? 7401 : 3703;  // >= 2 MiB at K = 300
+  for (WeightType w_type : kTypedWeights) {
+    const size_t N = w_type == WeightType::kQ8 ? 7401 : 3703;  // >= 2 MiB at K = 300
     for (size_t M : {1, 2}) {
       LinearCase c{M, 300, N};
       c.w_type = w_type;
@@ -406,7 +408,7 @@ TEST_P(LinearTest, TypedWeightsLargeEnoughToPrefetch) {
 // Deep rows: many q8 blocks and the packed path's depth blocks (256 to 4096 k).
 TEST_P(LinearTest, TypedWeightsDeepSums) {
   uint32_t seed = 4000;
-  for (ElementType w_type : kTypedWeights) {
+  for (WeightType w_type : kTypedWeights) {
     for (size_t K : {1000, 4099}) {
       for (size_t M : {3, 21}) {
         LinearCase c{M, K, 17};
@@ -424,7 +426,7 @@ TEST_P(LinearTest, UnknownWeightTypeHasNoItems) {
   p.rows = 3;
   p.in = 8;
   p.out = 8;
-  p.w_type = static_cast<ElementType>(9);
+  p.w_type = static_cast<WeightType>(9);
   EXPECT_EQ(LinearWorkItems(p), 0u);
 }
 

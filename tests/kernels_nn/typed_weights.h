@@ -1,5 +1,5 @@
 // Test-side typed weight matrices: f32 values encoded as f16, bf16 or q8 with the
-// conversions of element_type.h (F32ToF16, F32ToBF16, QuantizeQ8Row), stored in a
+// conversions of float16.h and weight_q8.h (F32ToF16, F32ToBF16, QuantizeQ8Row), stored in a
 // byte buffer with guard bytes on both sides, and the exact f32 values the
 // encoding stands for (what a kernel must compute with).
 #pragma once
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_codecs.h"
 
 namespace attnrt::testing {
 
@@ -23,31 +23,31 @@ class TypedMatrix {
   // element's natural alignment: 4 bytes for f32, 2 for the 16-bit types and q8 (whose
   // scale plane stays 2-byte aligned, as the format promises). Less would be a
   // misaligned scalar load, which is undefined behaviour (UBSan), not a test.
-  TypedMatrix(ElementType type, size_t rows, size_t cols, bool misalign, float* values)
-      : type_(type), offset_(kGuard + (misalign ? (type == ElementType::kF32 ? 4 : 2) : 0)) {
+  TypedMatrix(WeightType type, size_t rows, size_t cols, bool misalign, float* values)
+      : type_(type), offset_(kGuard + (misalign ? (type == WeightType::kF32 ? 4 : 2) : 0)) {
     MatrixBytes(type, rows, cols, &bytes_);
     storage_.assign(bytes_ + offset_ + kGuard, kGuardByte);
     uint8_t* base = storage_.data() + offset_;
     const size_t n = rows * cols;
     switch (type) {
-      case ElementType::kF32:
+      case WeightType::kF32:
         std::memcpy(base, values, n * sizeof(float));
         break;
-      case ElementType::kF16:
+      case WeightType::kF16:
         for (size_t i = 0; i < n; ++i) {
           const uint16_t h = F32ToF16(values[i]);
           std::memcpy(base + 2 * i, &h, 2);
           values[i] = F16ToF32(h);
         }
         break;
-      case ElementType::kBF16:
+      case WeightType::kBF16:
         for (size_t i = 0; i < n; ++i) {
           const uint16_t h = F32ToBF16(values[i]);
           std::memcpy(base + 2 * i, &h, 2);
           values[i] = BF16ToF32(h);
         }
         break;
-      case ElementType::kQ8: {
+      case WeightType::kQ8: {
         auto* q = reinterpret_cast<int8_t*>(base);
         auto* scales = reinterpret_cast<uint16_t*>(base + Q8ScalesOffset(rows, cols));
         const size_t blocks = Q8BlocksPerRow(cols);
@@ -64,7 +64,7 @@ class TypedMatrix {
   }
 
   const void* data() const { return storage_.data() + offset_; }
-  ElementType type() const { return type_; }
+  WeightType type() const { return type_; }
 
   bool GuardsIntact() const {
     for (size_t i = 0; i < storage_.size(); ++i) {
@@ -74,7 +74,7 @@ class TypedMatrix {
   }
 
  private:
-  ElementType type_;
+  WeightType type_;
   size_t offset_;
   size_t bytes_ = 0;
   std::vector<uint8_t> storage_;

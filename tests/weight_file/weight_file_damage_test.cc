@@ -269,7 +269,9 @@ TEST(WeightFileHeader, SectionsOverlap) {
 // --- Tensor entries (entry 0 is "a" (2, 3), entry 1 is "b" (4)) ---------------------------------
 
 TEST(WeightFileTensor, DTypes) {
-  for (uint8_t d : {0, 5, 255}) {
+  // 0, the first code after the list's last (weight_types.inc), and 255 are no type.
+  const uint8_t next = static_cast<uint8_t>(kWeightTypes[kWeightTypeCount - 1].type) + 1;
+  for (uint8_t d : {uint8_t{0}, next, uint8_t{255}}) {
     EXPECT_TRUE(Refused(Corrupted([d](Bytes* b) { (*b)[TensorEntry(*b, 0) + kDType] = d; }),
                         "tensor 'a': unknown dtype " + std::to_string(d)));
   }
@@ -287,8 +289,8 @@ Bytes TypedFile() {
   WeightFileWriter w;
   std::string error;
   const std::vector<float> h = SampleValues(1.0f, 15), q = SampleValues(-5.0f, 80);
-  EXPECT_TRUE(w.AddTensor("h", {3, 5}, h.data(), ElementType::kF16, &error)) << error;
-  EXPECT_TRUE(w.AddTensor("q", {2, 40}, q.data(), ElementType::kQ8, &error)) << error;
+  EXPECT_TRUE(w.AddTensor("h", {3, 5}, h.data(), WeightType::kF16, &error)) << error;
+  EXPECT_TRUE(w.AddTensor("q", {2, 40}, q.data(), WeightType::kQ8, &error)) << error;
   Bytes out;
   EXPECT_TRUE(w.Serialize(&out, &error)) << error;
   return out;

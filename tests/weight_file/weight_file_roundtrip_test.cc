@@ -29,7 +29,7 @@ struct TensorSpec {
   std::string name;
   std::vector<size_t> shape;
   std::vector<float> values;  // what was written, before any rounding to the stored type
-  ElementType type = ElementType::kF32;
+  WeightType type = WeightType::kF32;
 };
 
 size_t Elements(const std::vector<size_t>& shape) {
@@ -43,7 +43,7 @@ TensorSpec Sample(const std::string& name, float seed, std::vector<size_t> shape
 }
 
 // weight_files.py's typed_values: seed + 0.1234567 k, alternating sign and scale, in float64.
-TensorSpec Typed(const std::string& name, double seed, std::vector<size_t> shape, ElementType type) {
+TensorSpec Typed(const std::string& name, double seed, std::vector<size_t> shape, WeightType type) {
   std::vector<float> values(Elements(shape));
   for (size_t k = 0; k < values.size(); ++k) {
     values[k] = static_cast<float>(seed + 0.1234567 * double(k) * (k % 2 == 0 ? 1.0 : -1.5));
@@ -57,10 +57,10 @@ TensorSpec Typed(const std::string& name, double seed, std::vector<size_t> shape
 double AllowedError(const TensorSpec& t, size_t k) {
   const double x = std::fabs(double(t.values[k]));
   switch (t.type) {
-    case ElementType::kF32: return 0.0;
-    case ElementType::kF16: return std::max(x * std::ldexp(1.0, -11), std::ldexp(1.0, -25));
-    case ElementType::kBF16: return x * std::ldexp(1.0, -8);
-    case ElementType::kQ8: {
+    case WeightType::kF32: return 0.0;
+    case WeightType::kF16: return std::max(x * std::ldexp(1.0, -11), std::ldexp(1.0, -25));
+    case WeightType::kBF16: return x * std::ldexp(1.0, -8);
+    case WeightType::kQ8: {
       const size_t cols = t.shape.size() >= 2 ? Elements(t.shape) / t.shape[0] : t.values.size();
       const size_t first = k / cols * cols + (k % cols) / kQ8Block * kQ8Block;
       double amax = 0;
@@ -84,7 +84,7 @@ void ExpectTensor(const WeightFile& file, const TensorSpec& t) {
   EXPECT_EQ(got.dtype, t.type);
   ASSERT_EQ(got.shape.rank, t.shape.size());
   for (size_t d = 0; d < t.shape.size(); ++d) EXPECT_EQ(got.shape.dims[d], t.shape[d]);
-  if (t.type != ElementType::kF32) {
+  if (t.type != WeightType::kF32) {
     EXPECT_EQ(got.data, nullptr);  // only f32 tensors are handed out as floats
     const size_t rows = TensorMatrixRows(got.shape), cols = TensorMatrixCols(got.shape);
     size_t bytes = 0;
@@ -329,17 +329,17 @@ TEST(WeightFileWriter, RefusesBadInputs) {
 TEST(WeightFileWriter, RefusesValuesTheStoredTypeCannotHold) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const struct {
-    ElementType type;
+    WeightType type;
     std::vector<float> values;
     const char* message;
   } cases[] = {
-      {ElementType::kF16, {1.0f, 70000.0f, 2.0f, 3.0f},
+      {WeightType::kF16, {1.0f, 70000.0f, 2.0f, 3.0f},
        "tensor 'w' as f16: value 70000.000000 at row 0, column 1 is beyond f16's range (65504)"},
-      {ElementType::kF16, {1.0f, 2.0f, 3.0f, -65520.0f},
+      {WeightType::kF16, {1.0f, 2.0f, 3.0f, -65520.0f},
        "tensor 'w' as f16: value -65520.000000 at row 1, column 1 is beyond f16's range"},
-      {ElementType::kQ8, {1.0f, 2.0f, nan, 3.0f},
+      {WeightType::kQ8, {1.0f, 2.0f, nan, 3.0f},
        "tensor 'w' as q8: value nan at row 1, column 0 is not finite, which q8 cannot store"},
-      {ElementType::kQ8, {1.0f, 2.0f, 3.0f, 1e7f},
+      {WeightType::kQ8, {1.0f, 2.0f, 3.0f, 1e7f},
        "tensor 'w' as q8: block 0 of row 1 has values too large for an f16 q8 scale"},
   };
   for (const auto& c : cases) {
@@ -353,7 +353,7 @@ TEST(WeightFileWriter, RefusesValuesTheStoredTypeCannotHold) {
   WeightFileWriter w;
   std::string error;
   const std::vector<float> ok = {65519.0f, std::numeric_limits<float>::infinity(), nan, 0.0f};
-  EXPECT_TRUE(w.AddTensor("w", {4}, ok.data(), ElementType::kF16, &error)) << error;
+  EXPECT_TRUE(w.AddTensor("w", {4}, ok.data(), WeightType::kF16, &error)) << error;
 }
 
 TEST(WeightFileWriter, EmptyTensorWithTheLargestDimRoundTrips) {
@@ -455,14 +455,14 @@ std::vector<SampleFile> PythonSamples() {
        {{"arch", "self_attention"}}},
       {"typed.wf",
        64,
-       {Typed("bias", 0.5, {4}, ElementType::kF32),
-        Typed("bf16_vector", -3.0, {7}, ElementType::kBF16),
-        {"edges_bf16", {12}, EdgeValues(), ElementType::kBF16},
-        {"edges_f16", {12}, EdgeValues(), ElementType::kF16},
-        Typed("f16_matrix", 2.0, {3, 5}, ElementType::kF16),
-        Typed("q8_conv", 1.0, {2, 1, 3, 3}, ElementType::kQ8),
-        Typed("q8_matrix", -1.0, {3, 40}, ElementType::kQ8),
-        {"q8_zeros", {2, 3}, std::vector<float>(6, 0.0f), ElementType::kQ8}},
+       {Typed("bias", 0.5, {4}, WeightType::kF32),
+        Typed("bf16_vector", -3.0, {7}, WeightType::kBF16),
+        {"edges_bf16", {12}, EdgeValues(), WeightType::kBF16},
+        {"edges_f16", {12}, EdgeValues(), WeightType::kF16},
+        Typed("f16_matrix", 2.0, {3, 5}, WeightType::kF16),
+        Typed("q8_conv", 1.0, {2, 1, 3, 3}, WeightType::kQ8),
+        Typed("q8_matrix", -1.0, {3, 40}, WeightType::kQ8),
+        {"q8_zeros", {2, 3}, std::vector<float>(6, 0.0f), WeightType::kQ8}},
        {},
        {},
        {{"arch", "typed_test"}}},

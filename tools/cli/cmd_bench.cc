@@ -165,7 +165,7 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
   r["kv_dtype"] = o.kv_dtype;
 
   // (The plain-read floor is of f32 K and V: with a typed cache, compare --kv-dtype runs.)
-  if (seq == 1 && shape.kv_type == ElementType::kF32) {
+  if (seq == 1 && shape.kv_type == KvType::kF32) {
     // Decode reads all of K and V once (with a window, the keys it leaves: the last W
     // of each head); the plain read of the same bytes with the same workers is the
     // floor it is compared against.

@@ -23,6 +23,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
+#include "cli/weight_dtype_option.h"
 #include "cli/config_metadata.h"
 #include "cli/lm_runner.h"
 #include "cli/model_file.h"
@@ -62,7 +63,7 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 
 // Random weights at a config's shape: matrices uniform in +-1/sqrt(in), norms 1;
 // optional tensors (llama's output.weight) left out, so embeddings are tied.
-bool RandomModel(const std::string& path, unsigned seed, ElementType matrix_type, BenchModel* m,
+bool RandomModel(const std::string& path, unsigned seed, WeightType matrix_type, BenchModel* m,
                  std::string* error) {
   JsonConfig json;
   if (!LoadJsonConfig(path, &json, error)) return false;
@@ -97,7 +98,7 @@ bool RandomModel(const std::string& path, unsigned seed, ElementType matrix_type
       std::uniform_real_distribution<float> uniform(-a, a);
       for (float& v : values) v = uniform(rng);
     }
-    const ElementType type = spec.matrix ? matrix_type : ElementType::kF32;
+    const WeightType type = spec.matrix ? matrix_type : WeightType::kF32;
     if (!writer.AddTensor(spec.name, shape, values.data(), type, error)) return false;
   }
   if (!writer.Serialize(&m->bytes, error)) return false;
@@ -112,13 +113,13 @@ bool RandomModel(const std::string& path, unsigned seed, ElementType matrix_type
 
 bool OpenBenchModel(const std::string& path, unsigned seed, const std::string& dtype,
                     BenchModel* m, std::string* error) {
-  ElementType matrix_type;
-  if (!ParseElementType(dtype, &matrix_type)) {
-    *error = "--dtype " + dtype + " is not one of f32, f16, bf16, q8";
+  WeightType matrix_type;
+  if (!ParseWeightType(dtype.c_str(), &matrix_type)) {
+    *error = "--dtype " + dtype + " is not one of " + WeightTypeNames();
     return false;
   }
   if (EndsWith(path, ".json")) return RandomModel(path, seed, matrix_type, m, error);
-  if (matrix_type != ElementType::kF32) {
+  if (matrix_type != WeightType::kF32) {
     *error = "--dtype applies to a config.json's random weights; a converted model keeps the "
              "types it was converted with (attnrt convert --dtype)";
     return false;
@@ -129,13 +130,16 @@ bool OpenBenchModel(const std::string& path, unsigned seed, const std::string& d
 }
 
 // Every weight span a decode step reads (the embedding row is noise). A typed matrix
-// is its value plane, plus its scale plane for q8.
+// is its value plane, plus its scale plane for a kF16Plane type (q8).
 std::vector<ByteSpan> WeightSpans(const Model& m) {
   const ModelConfig& c = m.config;
   std::vector<ByteSpan> spans;
   const auto linear = [&](const LinearWeights& w) {
-    spans.push_back({w.weight, w.in * w.out * ElementValueBytes(w.type)});
-    if (w.type == ElementType::kQ8) spans.push_back({w.q8_scales, w.out * Q8BlocksPerRow(w.in) * 2});
+    const WeightTypeInfo& info = *FindWeightType(w.type);
+    spans.push_back({w.weight, ValueRowsBytes(info, w.out, w.in)});
+    if (info.scales == WeightScales::kF16Plane) {
+      spans.push_back({w.scale_plane, 2 * w.out * WeightBlocksPerRow(info, w.in)});
+    }
   };
   for (size_t l = 0; l < c.num_layers; ++l) {
     const LayerWeights& w = m.layers[l];
@@ -258,9 +262,9 @@ int RunBenchLm(const BenchLmOptions& o) {
   for (const ByteSpan& s : rr.spans) weight_bytes += s.bytes;
   const size_t mean_context = decode_prompt + (o.gen + 1) / 2;
   // A typed cache reads its element bytes per value plus a q8 scale per row.
-  const ElementType kv_type = KvDtype(o.kv_dtype);
+  const KvType kv_type = KvDtype(o.kv_dtype);
   const size_t kv_row_bytes = c.qk_dim * KvElementBytes(kv_type) +
-                              (kv_type == ElementType::kQ8 ? sizeof(float) : 0);
+                              (kv_type == KvType::kQ8 ? sizeof(float) : 0);
   const size_t kv_bytes = 2 * c.num_layers * c.kv_heads * mean_context * kv_row_bytes;
   rr.spans.push_back({decode.buffer->data(), kv_bytes});
   const Timing read_time = TimeRuns(ReadOnce, &rr, 2, 0, o.seconds / 2, nullptr);
@@ -287,7 +291,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["vocab"] = c.vocab_size;
   j["threads"] = pool.workers();
   j["isa"] = LinearIsa();
-  j["weight_dtype"] = ElementTypeName(model.layers[0].q.type);
+  j["weight_dtype"] = WeightTypeName(model.layers[0].q.type);
   j["kv_dtype"] = o.kv_dtype;
   j["prompt_tokens"] = prompt_len;
   j["prefill_ms"] = prefill_time.median_ms;
@@ -314,7 +318,7 @@ int RunBenchLm(const BenchLmOptions& o) {
                "bench lm: %s, dim %zu, %zu layers, %zu heads (%zu kv), hidden %zu, vocab %zu; %zu "
                "thread(s), %s; weights %s, KV cache %s\n",
                o.model.c_str(), c.model_dim, c.num_layers, c.heads, c.kv_heads, c.ff_dim,
-               c.vocab_size, pool.workers(), LinearIsa(), ElementTypeName(model.layers[0].q.type),
+               c.vocab_size, pool.workers(), LinearIsa(), WeightTypeName(model.layers[0].q.type),
                o.kv_dtype.c_str());
   std::fprintf(prose,
                "  prefill %zu tokens: %.2f ms (stddev %.2f, %zu runs; CPU %.2f ms), %.0f tokens/s, "
@@ -356,11 +360,9 @@ void AddBenchLmCommand(CLI::App& bench, int* exit_code) {
       ->capture_default_str()
       ->check(FiniteNumber(0.001, 3600));
   cmd->add_option("--seed", o->seed, "Seed of the random weights and tokens")->capture_default_str();
-  cmd->add_option("--dtype", o->dtype,
-                  "Weight matrices of a config.json's random model: f32, f16, bf16 or q8 (as "
-                  "attnrt convert --dtype)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"f32", "f16", "bf16", "q8"}));
+  AddWeightDtypeOption(cmd, &o->dtype,
+                       "Weight matrices of a config.json's random model (as attnrt convert "
+                       "--dtype)");
   AddKvDtypeOption(cmd, &o->kv_dtype, "of the prefill and decode sessions");
   cmd->add_flag("--json", o->json, "Print only a JSON object on stdout (the summary goes to stderr)");
   cmd->callback([o, exit_code] { *exit_code = RunBenchLm(*o); });

@@ -10,6 +10,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/convert_core.h"
+#include "cli/weight_dtype_option.h"
 #include "convert/tensor_encoding.h"
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
@@ -52,9 +53,9 @@ int ConvertCommand(const ConvertOptions& o) {
   SafetensorsFile st;
   if (!LoadJsonConfig(o.config, &json, &error)) return ReportError(cmd, error);
   // CLI11 has already checked --dtype; this only turns the name into the type.
-  ElementType matrix_type;
-  if (!ParseElementType(o.dtype, &matrix_type)) {
-    return ReportError(cmd, "--dtype " + o.dtype + " is not one of f32, f16, bf16, q8");
+  WeightType matrix_type;
+  if (!ParseWeightType(o.dtype.c_str(), &matrix_type)) {
+    return ReportError(cmd, "--dtype " + o.dtype + " is not one of " + WeightTypeNames());
   }
   WeightFileWriter writer;
   ModelConfig config;
@@ -70,7 +71,7 @@ int ConvertCommand(const ConvertOptions& o) {
   }
   std::printf("convert: %s, %zu layer(s), %s -> %s (%zu tensors, matrices as %s)\n",
               ArchitectureName(config.arch), config.num_layers, o.weights.c_str(), o.out.c_str(),
-              st.tensors.size(), ElementTypeName(matrix_type));
+              st.tensors.size(), WeightTypeName(matrix_type));
   return 0;
 }
 
@@ -91,11 +92,10 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--config", o->config, "JSON config: the PyTorch constructor arguments")->required();
   cmd->add_option("weights", o->weights, "Checkpoint .safetensors (state_dict names)")->required();
   cmd->add_option("-o,--out", o->out, "Model file to write")->required();
-  cmd->add_option("--dtype", o->dtype,
-                  "Storage of weight matrices and embeddings: f32 (default), f16, bf16, or q8 "
-                  "(int8, one f16 scale per 32 weights of a row; runtime/FORMAT.md). Norms, "
-                  "biases and position embeddings stay f32")
-      ->check(CLI::IsMember({"f32", "f16", "bf16", "q8"}));
+  AddWeightDtypeOption(cmd, &o->dtype,
+                       "Storage of weight matrices and embeddings (q8: int8, one f16 scale per "
+                       "32 weights of a row; runtime/FORMAT.md). Norms, biases and position "
+                       "embeddings stay f32");
   cmd->callback([o, exit_code] { *exit_code = ConvertCommand(*o); });
 }
 

@@ -103,7 +103,7 @@ int InspectJson(const std::string& path, const OpenedModel& m) {
     WeightTensor t;
     if (!f.TensorAt(i, &t).ok()) continue;
     const size_t offset = static_cast<const uint8_t*>(t.raw) - m.mapping.data();
-    tensors.push_back({{"name", t.name}, {"dtype", ElementTypeName(t.dtype)},
+    tensors.push_back({{"name", t.name}, {"dtype", WeightTypeName(t.dtype)},
                        {"shape", ToVector(t.shape)},
                        {"offset", offset}, {"bytes", t.bytes}});
   }
@@ -159,7 +159,7 @@ int InspectCommand(const std::string& path, bool json) {
     if (!f.TensorAt(i, &t).ok()) continue;
     const size_t offset = static_cast<const uint8_t*>(t.raw) - m.mapping.data();
     std::printf("  %-*s %-5s %-14s %10zu %10zu\n", w, Printable(t.name).c_str(),
-                ElementTypeName(t.dtype),
+                WeightTypeName(t.dtype),
                 npy::ShapeString(ToVector(t.shape)).c_str(), offset, t.bytes);
   }
   return 0;

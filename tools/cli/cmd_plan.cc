@@ -60,7 +60,7 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
                "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, KV cache %s, "
                "%zu thread(s)\n",
                ArchitectureName(c.arch), c.num_layers, shape.batch, shape.max_seq, shape.chunk,
-               ElementTypeName(shape.kv_type), threads);
+               KvTypeName(shape.kv_type), threads);
   if (c.sliding_window != 0) {
     std::fprintf(prose,
                  "  sliding window %zu: the cache keeps %zu of %zu positions per sequence "
@@ -75,7 +75,7 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
     j["arena_bytes"] = plan.arena_bytes;
     j["kv_cache_bytes"] = plan.kv_cache_bytes;
     j["kv_cache_rows"] = plan.cache_rows;
-    j["kv_dtype"] = ElementTypeName(shape.kv_type);
+    j["kv_dtype"] = KvTypeName(shape.kv_type);
     j["sliding_window"] = c.sliding_window == 0 ? nlohmann::ordered_json(nullptr)
                                                 : nlohmann::ordered_json(c.sliding_window);
     j["rope_table_bytes"] = plan.rope_table_bytes;

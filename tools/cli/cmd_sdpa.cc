@@ -123,10 +123,10 @@ int RunSdpaCommand(const SdpaOptions& o) {
   if (!o.weights_out.empty()) p.weights = weights.data();
   // --kv-dtype f16 / q8: K and V are narrowed as a model's KV cache stores them,
   // then the kernel reads the typed copy.
-  const ElementType kv_type = KvDtype(o.kv_dtype);
+  const KvType kv_type = KvDtype(o.kv_dtype);
   std::vector<uint8_t> k_typed, v_typed;
   std::vector<float> k_scales, v_scales;
-  if (kv_type != ElementType::kF32) {
+  if (kv_type != KvType::kF32) {
     size_t k_bytes, v_bytes, k_scale_n, v_scale_n;
     if (!TypedKvBytes(kv_type, k.f32.size(), p.qk_dim, &k_bytes, &k_scale_n) ||
         !TypedKvBytes(kv_type, v.f32.size(), p.v_dim, &v_bytes, &v_scale_n)) {

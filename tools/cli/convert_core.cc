@@ -46,7 +46,7 @@ bool PrepareConversion(const JsonConfig& json, const std::string& config_source,
 }
 
 bool AddCheckpointTensors(const ModelConfig& config, const SafetensorsFile& st,
-                          const std::string& source, ElementType matrix_type,
+                          const std::string& source, WeightType matrix_type,
                           WeightFileWriter* writer, std::string* error) {
   const size_t n = ModelTensorCount(config);
   std::vector<std::string> names;
@@ -70,7 +70,7 @@ bool AddCheckpointTensors(const ModelConfig& config, const SafetensorsFile& st,
                " but the config implies " + npy::ShapeString(want);
       return false;
     }
-    const ElementType type = spec.matrix ? matrix_type : ElementType::kF32;
+    const WeightType type = spec.matrix ? matrix_type : WeightType::kF32;
     if (!writer->AddTensor(t->name, t->shape, t->values.data(), type, error)) return false;
   }
   for (const SafetensorsTensor& t : st.tensors) {

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_type.h"
 #include "attnrt/models/model_config.h"
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
@@ -31,7 +31,7 @@ bool PrepareConversion(const JsonConfig& json, const std::string& config_source,
 // Weight matrices and embeddings are stored as `matrix_type`; every other tensor stays f32.
 // `source` (the checkpoint's path) prefixes errors.
 bool AddCheckpointTensors(const ModelConfig& config, const SafetensorsFile& st,
-                          const std::string& source, ElementType matrix_type,
+                          const std::string& source, WeightType matrix_type,
                           WeightFileWriter* writer, std::string* error);
 
 }  // namespace attnrt::cli

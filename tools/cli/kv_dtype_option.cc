@@ -10,10 +10,10 @@ void AddKvDtypeOption(CLI::App* cmd, std::string* value, const std::string& what
       ->check(CLI::IsMember({"f32", "f16", "q8"}));
 }
 
-ElementType KvDtype(const std::string& name) {
-  if (name == "f16") return ElementType::kF16;
-  if (name == "q8") return ElementType::kQ8;
-  return ElementType::kF32;
+KvType KvDtype(const std::string& name) {
+  if (name == "f16") return KvType::kF16;
+  if (name == "q8") return KvType::kQ8;
+  return KvType::kF32;
 }
 
 }  // namespace attnrt::cli

@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/kv_type.h"
 
 namespace attnrt::cli {
 
@@ -13,6 +13,6 @@ namespace attnrt::cli {
 void AddKvDtypeOption(CLI::App* cmd, std::string* value, const std::string& what);
 
 // The type of a value the option accepted.
-ElementType KvDtype(const std::string& name);
+KvType KvDtype(const std::string& name);
 
 }  // namespace attnrt::cli

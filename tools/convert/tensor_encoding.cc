@@ -1,4 +1,4 @@
-// Tensor encoding for the weight file writer: one loop per type over the element_type.h
+// Tensor encoding for the weight file writer: one loop per type over the weight_q8.h
 // scalar conversions, so the converter and the kernels' tests round the same way.
 #include "convert/tensor_encoding.h"
 
@@ -22,18 +22,7 @@ void PutU16(uint8_t* p, uint16_t v) {
 
 }  // namespace
 
-bool ParseElementType(const std::string& name, ElementType* out) {
-  for (const ElementType t :
-       {ElementType::kF32, ElementType::kF16, ElementType::kBF16, ElementType::kQ8}) {
-    if (name == ElementTypeName(t)) {
-      *out = t;
-      return true;
-    }
-  }
-  return false;
-}
-
-bool EncodeMatrix(ElementType type, size_t rows, size_t cols, const float* data,
+bool EncodeMatrix(WeightType type, size_t rows, size_t cols, const float* data,
                   std::vector<uint8_t>* out, std::string* error) {
   size_t bytes;
   if (!MatrixBytes(type, rows, cols, &bytes)) {
@@ -44,10 +33,10 @@ bool EncodeMatrix(ElementType type, size_t rows, size_t cols, const float* data,
   const size_t n = rows * cols;
   uint8_t* dst = out->data();
   switch (type) {
-    case ElementType::kF32:
+    case WeightType::kF32:
       if (n != 0) std::memcpy(dst, data, n * 4);  // little-endian host (checked by the reader)
       return true;
-    case ElementType::kF16:
+    case WeightType::kF16:
       for (size_t i = 0; i < n; ++i) {
         const uint16_t h = F32ToF16(data[i]);
         if (std::isfinite(data[i]) && (h & 0x7FFFu) == 0x7C00u) {
@@ -58,10 +47,10 @@ bool EncodeMatrix(ElementType type, size_t rows, size_t cols, const float* data,
         PutU16(dst + 2 * i, h);
       }
       return true;
-    case ElementType::kBF16:
+    case WeightType::kBF16:
       for (size_t i = 0; i < n; ++i) PutU16(dst + 2 * i, F32ToBF16(data[i]));
       return true;
-    case ElementType::kQ8: {
+    case WeightType::kQ8: {
       const size_t blocks = Q8BlocksPerRow(cols);
       std::vector<uint16_t> scales(blocks);
       uint8_t* scale_plane = dst + Q8ScalesOffset(rows, cols);

@@ -1,5 +1,5 @@
 // Encodes f32 tensor values into a stored element type (f32, f16, bf16, q8) with the byte
-// layout of kernels/include/attnrt/kernels/element_type.h (little-endian, as FORMAT.md says).
+// layouts of kernels/include/attnrt/kernels/weight_type.h and weight_q8.h (little-endian, as FORMAT.md says).
 //
 // A value the type cannot hold is refused by name instead of being stored as something else:
 // f16 overflow (|x| > 65504 would become inf), non-finite values in q8 (its block scale would be
@@ -12,17 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_codecs.h"
 
 namespace attnrt {
 
 // Encodes a rows x cols matrix (C order). On failure *error names the first bad value by its
 // row and column. `out` is resized to exactly MatrixBytes(type, rows, cols).
-bool EncodeMatrix(ElementType type, size_t rows, size_t cols, const float* data,
+bool EncodeMatrix(WeightType type, size_t rows, size_t cols, const float* data,
                   std::vector<uint8_t>* out, std::string* error);
-
-// Parses "f32" | "f16" | "bf16" | "q8"; false for anything else.
-bool ParseElementType(const std::string& name, ElementType* out);
 
 }  // namespace attnrt
 

@@ -105,23 +105,23 @@ bool WeightFileWriter::SetAlignment(size_t alignment, std::string* error) {
 
 bool WeightFileWriter::AddTensorF32(const std::string& name, const std::vector<size_t>& shape,
                                     const float* data, std::string* error) {
-  return AddTensor(name, shape, data, ElementType::kF32, error);
+  return AddTensor(name, shape, data, WeightType::kF32, error);
 }
 
 bool WeightFileWriter::AddTensor(const std::string& name, const std::vector<size_t>& shape,
-                                 const float* data, ElementType type, std::string* error) {
+                                 const float* data, WeightType type, std::string* error) {
   return AddTensorImpl(name, shape, data, type, nullptr, 0, error);
 }
 
 bool WeightFileWriter::AddTensorEncoded(const std::string& name, const std::vector<size_t>& shape,
-                                        ElementType type, const void* bytes, size_t byte_count,
+                                        WeightType type, const void* bytes, size_t byte_count,
                                         std::string* error) {
   return AddTensorImpl(name, shape, nullptr, type, bytes, byte_count, error);
 }
 
 // Exactly one of `values` (f32, to encode) and `encoded` (bytes already in `type`) is used.
 bool WeightFileWriter::AddTensorImpl(const std::string& name, const std::vector<size_t>& shape,
-                                     const float* values, ElementType type, const void* encoded,
+                                     const float* values, WeightType type, const void* encoded,
                                      size_t encoded_bytes, std::string* error) {
   if (!ValidName(name)) return Fail(error, "tensor name must be non-empty and NUL-free");
   if (tensors_.count(name) != 0) return Fail(error, "duplicate tensor name '" + name + "'");
@@ -129,7 +129,7 @@ bool WeightFileWriter::AddTensorImpl(const std::string& name, const std::vector<
     return Fail(error, "tensor '" + name + "': rank " + std::to_string(shape.size()) +
                            " exceeds the maximum " + std::to_string(TensorShape::kMaxRank));
   }
-  if (ElementTypeName(type) == nullptr) return Fail(error, "tensor '" + name + "': unknown type");
+  if (WeightTypeName(type) == nullptr) return Fail(error, "tensor '" + name + "': unknown type");
   // The matrix view of weight_file.h's TensorMatrixRows/Cols: dims[0] rows of the rest.
   const size_t rows = shape.size() >= 2 ? shape[0] : 1;
   size_t count, cols, bytes;
@@ -143,7 +143,7 @@ bool WeightFileWriter::AddTensorImpl(const std::string& name, const std::vector<
   if (source == nullptr && count != 0) return Fail(error, "tensor '" + name + "': null data");
   if (encoded != nullptr && encoded_bytes != bytes) {
     return Fail(error, "tensor '" + name + "': " + std::to_string(encoded_bytes) + " bytes, but " +
-                           ElementTypeName(type) + " needs " + std::to_string(bytes));
+                           WeightTypeName(type) + " needs " + std::to_string(bytes));
   }
   try {
     Tensor t;
@@ -155,7 +155,7 @@ bool WeightFileWriter::AddTensorImpl(const std::string& name, const std::vector<
     } else {
       std::string why;
       if (!EncodeMatrix(type, rows, cols, values, &t.bytes, &why)) {
-        return Fail(error, "tensor '" + name + "' as " + ElementTypeName(type) + ": " + why);
+        return Fail(error, "tensor '" + name + "' as " + WeightTypeName(type) + ": " + why);
       }
     }
     tensors_.emplace(name, std::move(t));
@@ -227,7 +227,7 @@ bool WeightFileWriter::SerializeImpl(std::vector<uint8_t>* out, std::string* err
   std::memcpy(h, Layout::kMagic, sizeof Layout::kMagic);
   // f32-only files stay version 1 so that readers from before the typed tensors still read them.
   bool typed = false;
-  for (const auto& entry : tensors_) typed = typed || entry.second.type != ElementType::kF32;
+  for (const auto& entry : tensors_) typed = typed || entry.second.type != WeightType::kF32;
   PutU32(h + Layout::kVersionAt, typed ? Layout::kFirstTypedVersion : 1);
   PutU32(h + Layout::kHeaderSizeAt, Layout::kHeaderSize);
   PutU64(h + Layout::kFileSizeAt, end);

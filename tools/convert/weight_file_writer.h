@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_type.h"
 
 namespace attnrt {
 
@@ -35,11 +35,11 @@ class WeightFileWriter {
   // The same, stored as `type` (tensor_encoding.h): values the type cannot hold are refused.
   // q8 blocks run along a row of the (dims[0], rest) matrix view (weight_file.h).
   bool AddTensor(const std::string& name, const std::vector<size_t>& shape, const float* data,
-                 ElementType type, std::string* error);
+                 WeightType type, std::string* error);
   // A tensor already encoded in `type` (copied from another weight file): `byte_count` must be
   // exactly the type's size for the shape (FORMAT.md); the bytes are copied as they are.
   bool AddTensorEncoded(const std::string& name, const std::vector<size_t>& shape,
-                        ElementType type, const void* bytes, size_t byte_count,
+                        WeightType type, const void* bytes, size_t byte_count,
                         std::string* error);
 
   // The whole file image, checksum included.
@@ -54,12 +54,12 @@ class WeightFileWriter {
   };
   struct Tensor {
     std::vector<size_t> shape;
-    ElementType type = ElementType::kF32;
+    WeightType type = WeightType::kF32;
     std::vector<uint8_t> bytes;  // encoded, exactly the file's byte_size
   };
   void SetValue(const std::string& key, Value value);
   bool AddTensorImpl(const std::string& name, const std::vector<size_t>& shape,
-                     const float* values, ElementType type, const void* encoded,
+                     const float* values, WeightType type, const void* encoded,
                      size_t encoded_bytes, std::string* error);
   bool SerializeImpl(std::vector<uint8_t>* out, std::string* error) const;  // may throw bad_alloc
 

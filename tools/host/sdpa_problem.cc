@@ -49,7 +49,7 @@ Status SdpaProblem::Build(const SdpaProblemShape& shape) {
   params_.k = k_.data();
   params_.v = v_.data();
   params_.out = out_.data();
-  if (s.kv_type == ElementType::kF32) return Status::Ok();
+  if (s.kv_type == KvType::kF32) return Status::Ok();
 
   size_t k_bytes, v_bytes, k_scale_n, v_scale_n;
   if (!TypedKvBytes(s.kv_type, k_count, params_.qk_dim, &k_bytes, &k_scale_n) ||
@@ -76,7 +76,7 @@ Status SdpaProblem::PlanScratch(const SdpaKernel& kernel, size_t workers) {
 }
 
 void SdpaProblem::DropF32KeysAndValues() {
-  if (params_.kv_type == ElementType::kF32) return;
+  if (params_.kv_type == KvType::kF32) return;
   std::vector<float>().swap(k_);
   std::vector<float>().swap(v_);
 }

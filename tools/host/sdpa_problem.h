@@ -28,7 +28,7 @@ struct SdpaProblemShape {
   CausalKind causal = CausalKind::kNone;
   size_t window = 0;
   float softcap = 0.0f;
-  ElementType kv_type = ElementType::kF32;  // f16 / q8: the kernel reads a typed KV cache
+  KvType kv_type = KvType::kF32;  // f16 / q8: the kernel reads a typed KV cache
   uint32_t seed = 1;
 };
 

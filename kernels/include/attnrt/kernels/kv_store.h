@@ -10,31 +10,43 @@
 //        x / scale, clamped to [-127, 127]; value = scale * q. A row holding a
 //        non-finite value gets a NaN scale (it then reads back as NaN rather than
 //        silently as something finite).
-// kBF16 is not a KV type. No allocation, no exceptions, no printing.
+// No allocation, no exceptions, no printing.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/float16.h"
+#include "attnrt/kernels/kv_type.h"
 
 namespace attnrt {
 
-// True for the storage types a KV cache may use: kF32, kF16, kQ8.
-inline bool IsKvElementType(ElementType t) {
-  return t == ElementType::kF32 || t == ElementType::kF16 || t == ElementType::kQ8;
+// True for the storage types a KV cache may use: kF32, kF16, kQ8 (a KvType may hold
+// any code: the C API and tests cast numbers to it).
+inline bool IsKvType(KvType t) {
+  return t == KvType::kF32 || t == KvType::kF16 || t == KvType::kQ8;
+}
+
+// "f32", "f16", "q8" (the CLI's --kv-dtype names); nullptr for any other code.
+inline const char* KvTypeName(KvType t) {
+  switch (t) {
+    case KvType::kF32: return "f32";
+    case KvType::kF16: return "f16";
+    case KvType::kQ8: return "q8";
+  }
+  return nullptr;
 }
 
 // Bytes of one stored element of a KV type (q8: the int8 value, scales apart).
-inline size_t KvElementBytes(ElementType t) {
-  return t == ElementType::kF32 ? 4 : (t == ElementType::kF16 ? 2 : 1);
+inline size_t KvElementBytes(KvType t) {
+  return t == KvType::kF32 ? 4 : (t == KvType::kF16 ? 2 : 1);
 }
 
 // Stores `rows` rows of `cols` floats (row r at src + r * src_row_stride) into a
 // typed cache: row r at dst + r * dst_row_stride elements of `type`, and for q8 its
 // scale at scales[r * scale_stride] (scales is unused otherwise). Returns false,
 // writing nothing, when `type` is not a KV type.
-bool StoreKvRows(ElementType type, const float* src, size_t src_row_stride, size_t rows,
+bool StoreKvRows(KvType type, const float* src, size_t src_row_stride, size_t rows,
                  size_t cols, void* dst, size_t dst_row_stride, float* scales,
                  size_t scale_stride);
 
@@ -43,10 +55,10 @@ const char* StoreKvRowsIsa();
 
 // Element `index` of a typed K or V tensor, widened exactly; for q8 the int8 value
 // without its row scale. Scalar: for the reference kernel and for tests.
-inline float WidenKvElement(ElementType type, const void* data, size_t index) {
+inline float WidenKvElement(KvType type, const void* data, size_t index) {
   switch (type) {
-    case ElementType::kF16: return F16ToF32(static_cast<const uint16_t*>(data)[index]);
-    case ElementType::kQ8: return static_cast<float>(static_cast<const int8_t*>(data)[index]);
+    case KvType::kF16: return F16ToF32(static_cast<const uint16_t*>(data)[index]);
+    case KvType::kQ8: return static_cast<float>(static_cast<const int8_t*>(data)[index]);
     default: return static_cast<const float*>(data)[index];
   }
 }

@@ -1,7 +1,7 @@
 // Linear: y = x W^T + bias with torch.nn.Linear's weight layout (out_features, in_features).
 //
 // The weight is read in place (row-major N x K, as stored in the weight file) in
-// its stored type (f32, f16, bf16 or q8; element_type.h) and widened in
+// its stored type (f32, f16, bf16 or q8; weight_types.inc) and widened in
 // registers: there is never a dequantized copy of a whole matrix. The kernel
 // packs what it needs into the caller's scratch. The call is split
 // into independent work items that the runtime spreads over workers; each worker
@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_q8.h"
 
 namespace attnrt {
 
@@ -27,19 +27,22 @@ struct LinearParams {
   float* y;           // M x N, row r at y + r * y_stride; must not overlap x, w or bias
   size_t y_stride;    // floats between rows of y (>= out)
   // Last, so positional initializers stay f32.
-  ElementType w_type = ElementType::kF32;
-  // q8 only: the f16 scale plane (out x Q8BlocksPerRow(in), row-major). nullptr = the plane
-  // at Q8ScalesOffset(out, in) after w, element_type.h's layout of a whole matrix; a slice of
-  // a stacked matrix (PyTorch's in_proj) passes its parent's plane here.
+  WeightType w_type = WeightType::kF32;
+  // kF16Plane types (q8) only: the f16 scale plane (out x WeightBlocksPerRow(in), row-major).
+  // nullptr = the plane at ScalePlaneOffset(out, in) after w, the layout of a whole matrix
+  // (weight_type.h); a slice of a stacked matrix (PyTorch's in_proj) passes its parent's
+  // plane here.
   const void* w_scales = nullptr;
 };
 
-// The f16 scale plane of a q8 weight: w_scales, or the plane of a whole matrix after w.
-inline const uint16_t* LinearQ8Scales(const LinearParams& p) {
-  const void* plane = p.w_scales != nullptr
-                          ? p.w_scales
-                          : static_cast<const uint8_t*>(p.w) + Q8ScalesOffset(p.out, p.in);
-  return static_cast<const uint16_t*>(plane);
+// The f16 scale plane of a kF16Plane weight (q8): w_scales, or the plane of a whole
+// matrix after w; nullptr for a type without one.
+inline const uint16_t* LinearScalePlane(const LinearParams& p) {
+  if (p.w_scales != nullptr) return static_cast<const uint16_t*>(p.w_scales);
+  const WeightTypeInfo* t = FindWeightType(p.w_type);
+  if (t == nullptr || t->scales != WeightScales::kF16Plane) return nullptr;
+  const uint8_t* plane = static_cast<const uint8_t*>(p.w) + ScalePlaneOffset(*t, p.out, p.in);
+  return reinterpret_cast<const uint16_t*>(plane);
 }
 
 // Floats of scratch one worker needs; depends on the target's vector width, K and
@@ -53,7 +56,7 @@ size_t LinearScratchFloats(const LinearParams& p);
 // Independent work items of this call (blocks of output columns x blocks of rows).
 // Every output element is summed in the same order however the items are split,
 // so any split of [0, items) over workers gives bit-identical results. A w_type
-// outside ElementType has no items (callers check types where they load them).
+// outside WeightType has no items (callers check types where they load them).
 size_t LinearWorkItems(const LinearParams& p);
 // Runs items [begin, end). Contiguous ranges are cheaper than single items: a
 // range shares one packing of each weight panel it touches.

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/element_type_code.h"
+#include "attnrt/kernels/kv_type.h"
 
 namespace attnrt {
 
@@ -99,12 +99,12 @@ struct SdpaParams {
   //         (0 for an all-zero row). The scale of key j of (b, g) is
   //         k_scales[b * k_scale_strides.batch + g * k_scale_strides.head +
   //                  j * k_scale_strides.row], likewise v_scales for values.
-  //         (Not the block-32 weight q8 of element_type.h: a KV row is written once
+  //         (Not the block-32 weight q8 of weight_q8.h: a KV row is written once
   //         per token, and one scale per row lets the kernels fold it into the score
   //         and the probability instead of rescaling every 32 values.)
   // kBF16 is refused. Only kernels whose SdpaKernel::reads_typed_kv is true read a
   // typed cache; the runtime refuses the others by name.
-  ElementType kv_type = ElementType::kF32;
+  KvType kv_type = KvType::kF32;
   const void* k_data = nullptr;
   const void* v_data = nullptr;
   const float* k_scales = nullptr;

@@ -51,8 +51,8 @@ struct LmShape {
   size_t chunk = 0;    // most tokens per pass through the layers; 0: min(max_seq, kDefaultLmChunk)
   // Feed returns the logits of every fed token instead of only the last one's.
   bool all_logits = false;
-  // Storage of the KV cache: kF32, kF16 or kQ8 (IsKvElementType).
-  ElementType kv_type = ElementType::kF32;
+  // Storage of the KV cache: kF32, kF16 or kQ8 (IsKvType).
+  KvType kv_type = KvType::kF32;
 };
 
 struct LmPlan {

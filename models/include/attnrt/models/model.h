@@ -8,7 +8,7 @@
 
 #include <cstddef>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/kernels/sdpa_params.h"
 #include "attnrt/models/model_config.h"
 #include "attnrt/runtime/arena.h"
@@ -26,8 +26,9 @@ struct SdpaKernel;
 // Token embeddings use it too: (vocab, dim) rows, which a tied output multiplies by.
 struct LinearWeights {
   const void* weight = nullptr;
-  ElementType type = ElementType::kF32;
-  const void* q8_scales = nullptr;  // q8: the f16 scale plane (out x Q8BlocksPerRow(in))
+  WeightType type = WeightType::kF32;
+  // kF16Plane types (q8): the f16 scale plane (out x WeightBlocksPerRow(in); weight_type.h).
+  const void* scale_plane = nullptr;
   const float* bias = nullptr;
   size_t in = 0;
   size_t out = 0;

@@ -13,7 +13,7 @@ namespace attnrt {
 
 // Bytes of the typed copy of `elems` f32 elements of rows of `cols` (values, then
 // for q8 one f32 scale per row in its own buffer: scale_floats). false on overflow.
-bool TypedKvBytes(ElementType type, size_t elems, size_t cols, size_t* value_bytes,
+bool TypedKvBytes(KvType type, size_t elems, size_t cols, size_t* value_bytes,
                   size_t* scale_floats);
 
 // Stores p->k (k_elems floats: dense rows of qk_dim, addressed by p->k_strides) and
@@ -21,7 +21,7 @@ bool TypedKvBytes(ElementType type, size_t elems, size_t cols, size_t* value_byt
 // TypedKvBytes) and points p at them: kv_type, k_data, v_data, the scales and their
 // strides (the element strides divided by the row width), k and v null. kF32 leaves
 // p as it is. kUnsupported for a type that is not a KV type.
-Status NarrowSdpaKv(ElementType type, size_t k_elems, size_t v_elems, void* k_dst, void* v_dst,
+Status NarrowSdpaKv(KvType type, size_t k_elems, size_t v_elems, void* k_dst, void* v_dst,
                     float* k_scales, float* v_scales, SdpaParams* p);
 
 }  // namespace attnrt

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/runtime/status.h"
 #include "attnrt/runtime/crc32c.h"
 #include "attnrt/runtime/tensor_shape.h"
@@ -64,10 +64,8 @@ struct WeightFileLayout {
   static constexpr size_t kMaxDataAlignment = 65536;
 };
 
-// Element type codes of the tensor table: the kernels' ElementType codes (f32 = 1, f16 = 2,
-// bf16 = 3, q8 = 4; element_type.h gives the q8 block layout). Types other than f32 need
-// format version 2.
-using WeightDType = ElementType;
+// The tensor table's dtype codes are the kernels' WeightType codes (weight_types.inc;
+// weight_type.h gives each type's layout). Types other than f32 need format version 2.
 
 // Value type codes of the metadata table.
 enum class WeightMetadataType : uint8_t { kInt = 1, kFloat = 2, kString = 3 };
@@ -75,11 +73,11 @@ enum class WeightMetadataType : uint8_t { kInt = 1, kFloat = 2, kString = 3 };
 struct WeightTensor {
   const char* name = nullptr;  // NUL-terminated inside the file; name_len excludes the NUL
   size_t name_len = 0;
-  WeightDType dtype = WeightDType::kF32;
+  WeightType dtype = WeightType::kF32;
   TensorShape shape;
   // The tensor's bytes inside the caller's buffer, `bytes` long and aligned to the file's
-  // alignment (>= 64). A q8 tensor is the TensorMatrixRows x TensorMatrixCols matrix
-  // below, laid out as element_type.h says.
+  // alignment (>= 64). A block type's tensor (q8) is the TensorMatrixRows x TensorMatrixCols
+  // matrix below, laid out as weight_type.h says.
   const void* raw = nullptr;
   // The same bytes as floats when dtype is f32; nullptr for every other type.
   const float* data = nullptr;

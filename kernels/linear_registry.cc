@@ -1,0 +1,72 @@
+// The registry of Linear kernels compiled into this build (the list is
+// kernels/linear_variants.inc) and linear.h's entry points, which run the `auto` choice.
+#include <cstring>
+
+#include "attnrt/kernels/helium.h"
+#include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
+#include "kernels/helium/linear_helium.h"  // ATTNRT_HELIUM_READS_EVERY_WEIGHT_TYPE
+
+// Hosted builds (tests, CLI) list every kernel; firmware only those `auto` may choose.
+#ifndef ATTNRT_LIST_EVERY_LINEAR_KERNEL
+#define ATTNRT_LIST_EVERY_LINEAR_KERNEL 1
+#endif
+
+namespace attnrt {
+
+#define ATTNRT_LINEAR_VARIANT(symbol, linked) extern const LinearKernel symbol;
+#include "linear_variants.inc"
+#undef ATTNRT_LINEAR_VARIANT
+
+namespace {
+// nullptr for a kernel this build does not link (its `linked` is false): a constant, so
+// no reference to the symbol is emitted and --gc-sections drops its code.
+const LinearKernel* const kLinearSlots[] = {
+#define ATTNRT_LINEAR_VARIANT(symbol, linked) (linked) ? &symbol : nullptr,
+#include "linear_variants.inc"
+#undef ATTNRT_LINEAR_VARIANT
+};
+}  // namespace
+
+size_t LinearKernelCount() {
+  size_t count = 0;
+  for (const LinearKernel* kernel : kLinearSlots) count += kernel != nullptr ? 1 : 0;
+  return count;
+}
+
+const LinearKernel& LinearKernelAt(size_t index) {
+  size_t slot = 0;
+  for (;; ++slot) {  // the index-th linked kernel; the caller keeps index < LinearKernelCount()
+    if (kLinearSlots[slot] != nullptr && index-- == 0) break;
+  }
+  return *kLinearSlots[slot];
+}
+
+const LinearKernel* FindLinearKernel(const char* name) {
+  for (const LinearKernel* kernel : kLinearSlots) {
+    if (kernel != nullptr && std::strcmp(kernel->name, name) == 0) return kernel;
+  }
+  return nullptr;
+}
+
+const LinearKernel& AutoLinearKernel(WeightType type) {
+  const LinearKernel* best = nullptr;
+  const LinearKernel* best_any = nullptr;
+  for (const LinearKernel* kernel : kLinearSlots) {
+    if (kernel == nullptr) continue;
+    if (best_any == nullptr || kernel->rank > best_any->rank) best_any = kernel;
+    if (kernel->supports(type) && (best == nullptr || kernel->rank > best->rank)) best = kernel;
+  }
+  return best != nullptr ? *best : *best_any;
+}
+
+size_t LinearScratchFloats(const LinearParams& p) {
+  return AutoLinearKernel(p.w_type).scratch_floats(p);
+}
+size_t LinearWorkItems(const LinearParams& p) { return AutoLinearKernel(p.w_type).work_items(p); }
+void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
+  AutoLinearKernel(p.w_type).run(p, begin, end, scratch);
+}
+const char* LinearIsa() { return AutoLinearKernel(WeightType::kF32).isa(); }
+
+}  // namespace attnrt

@@ -1,0 +1,77 @@
+// The Linear kernel list (kernels/linear_variants.inc): `auto` takes the highest-ranked
+// kernel that reads a type, linear.h's entry points run it, and every listed kernel's
+// results match the scalar reference through the item interface alone.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "attnrt/kernels/helium.h"
+#include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
+#include "kernels_nn/typed_weights.h"
+
+namespace attnrt {
+namespace {
+
+TEST(LinearKernelList, AutoIsTheHighestRankedKernelOfEachType) {
+  ASSERT_GE(LinearKernelCount(), 2u);
+  ASSERT_NE(FindLinearKernel("reference"), nullptr);
+  ASSERT_NE(FindLinearKernel("hwy"), nullptr);
+  EXPECT_EQ(FindLinearKernel("nope"), nullptr);
+  for (const WeightTypeInfo& t : kWeightTypes) {
+    const LinearKernel& chosen = AutoLinearKernel(t.type);
+    EXPECT_TRUE(chosen.supports(t.type)) << t.name;
+    for (size_t i = 0; i < LinearKernelCount(); ++i) {
+      const LinearKernel& k = LinearKernelAt(i);
+      if (k.supports(t.type)) {
+        EXPECT_LE(k.rank, chosen.rank) << k.name << " " << t.name;
+      }
+    }
+#if ATTNRT_HELIUM
+    EXPECT_STREQ(chosen.name, "helium") << t.name;
+#else
+    EXPECT_STREQ(chosen.name, "hwy") << t.name;
+#endif
+  }
+  EXPECT_STREQ(LinearIsa(), AutoLinearKernel(WeightType::kF32).isa());
+}
+
+// Each kernel run as a caller would run it (items split in two ranges, its own scratch)
+// gives the reference's values within float rounding.
+TEST(LinearKernelList, EveryKernelMatchesTheReference) {
+  const size_t M = 5, K = 70, N = 19;
+  std::vector<float> x(M * K), bias(N);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * float(i));
+  for (size_t i = 0; i < N; ++i) bias[i] = 0.1f * float(i);
+  for (const WeightTypeInfo& t : kWeightTypes) {
+    std::vector<float> values(N * K);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = std::cos(0.11f * float(i));
+    const testing::TypedMatrix w(t.type, N, K, false, values.data());
+    LinearParams p{M, K, N, x.data(), K, w.data(), bias.data(), nullptr, N, t.type};
+    std::vector<float> want(M * N);
+    p.y = want.data();
+    ReferenceLinear(p);
+    for (size_t i = 0; i < LinearKernelCount(); ++i) {
+      const LinearKernel& k = LinearKernelAt(i);
+      if (!k.supports(t.type)) continue;
+      std::vector<float> got(M * N, -1.0f);
+      p.y = got.data();
+      std::vector<float> scratch(k.scratch_floats(p) + 64);
+      float* aligned = scratch.data();
+      while (reinterpret_cast<uintptr_t>(aligned) % 64 != 0) ++aligned;
+      const size_t items = k.work_items(p);
+      k.run(p, 0, items / 2, aligned);
+      k.run(p, items / 2, items, aligned);
+      for (size_t j = 0; j < got.size(); ++j) {
+        EXPECT_NEAR(got[j], want[j], 1e-4f * (1.0f + std::fabs(want[j])))
+            << k.name << " " << t.name << " at " << j;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attnrt
