@@ -1,6 +1,6 @@
 // libFuzzer target for what `attnrt convert` does with its two untrusted inputs: the config
 // JSON (ParseJsonConfig) and the safetensors checkpoint (ReadSafetensors), then the conversion
-// core the command calls in the command's order (cli/convert_core.h: PrepareConversion for the
+// core the command calls in the command's order (convert/convert_core.h: PrepareConversion for the
 // architecture, config metadata and derived config, AddCheckpointTensors for the tensors checked
 // against the architecture and encoded), then the weight file serialized to
 // memory and read back by the runtime (WeightFile::Open, LoadModel).
@@ -31,7 +31,7 @@
 
 #include "attnrt/models/model.h"
 #include "attnrt/runtime/weight_file.h"
-#include "cli/convert_core.h"
+#include "convert/convert_core.h"
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
 #include "host/safetensors.h"
@@ -147,13 +147,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   WeightFileWriter writer;
   ModelConfig config;
   error.clear();
-  if (!cli::PrepareConversion(json, "config.json", arch_option, &writer, &config, &error)) {
+  if (!PrepareConversion(json, "config.json", arch_option, &writer, &config, &error)) {
     RequireMessage("config metadata", error);
     return 0;
   }
   if (!st_ok) return 0;
   error.clear();
-  if (!cli::AddCheckpointTensors(config, st, "model.safetensors", matrix_type, &writer, &error)) {
+  if (!AddCheckpointTensors(config, st, "model.safetensors", matrix_type, &writer, &error)) {
     RequireMessage("tensors", error);
     return 0;
   }

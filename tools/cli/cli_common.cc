@@ -38,11 +38,6 @@ int ReportStatus(const std::string& command, const Status& status) {
   return ReportError(command, status.message());
 }
 
-std::string WithPath(const std::string& path, const std::string& message) {
-  const std::string prefix = path + ": ";
-  return message.compare(0, prefix.size(), prefix) == 0 ? message : prefix + message;
-}
-
 bool LoadNpy(const std::string& path, const std::string& role, npy::Array* out,
              std::string* error) {
   std::string detail;

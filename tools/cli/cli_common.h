@@ -7,6 +7,7 @@
 
 #include "attnrt/runtime/status.h"
 #include "attnrt/runtime/tensor_shape.h"
+#include "host/with_path.h"  // WithPath: the JSON and npy readers name their file themselves
 #include "npy/npy.h"
 
 namespace attnrt::cli {
@@ -24,9 +25,6 @@ std::string Printable(const std::string& text, bool keep_newlines = false);
 int ReportError(const std::string& command, const std::string& message);
 int ReportStatus(const std::string& command, const Status& status);
 
-// "PATH: message", unless the message already starts with "PATH: " (messages from
-// the JSON and npy readers name their file themselves).
-std::string WithPath(const std::string& path, const std::string& message);
 
 // Reads a .npy file; `role` ("query", "mask", ...) prefixes error messages.
 bool LoadNpy(const std::string& path, const std::string& role, npy::Array* out,

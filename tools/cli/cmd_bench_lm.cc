@@ -24,7 +24,7 @@
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
 #include "cli/weight_dtype_option.h"
-#include "cli/config_metadata.h"
+#include "convert/config_metadata.h"
 #include "cli/lm_runner.h"
 #include "cli/model_file.h"
 #include "cli/option_checks.h"

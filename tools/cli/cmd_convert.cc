@@ -9,7 +9,7 @@
 #include "attnrt/models/model_config.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/convert_core.h"
+#include "convert/convert_core.h"
 #include "cli/weight_dtype_option.h"
 #include "convert/tensor_encoding.h"
 #include "convert/weight_file_writer.h"

@@ -3,18 +3,18 @@
 // The config keys and expected tensors come from models/ (model_config.h,
 // model_spec.h), the same tables the runtime loader checks against, so a file
 // that converts is a file that loads.
-#include "cli/convert_core.h"
+#include "convert/convert_core.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "attnrt/models/model_spec.h"
 #include "attnrt/runtime/status.h"
-#include "cli/cli_common.h"
-#include "cli/config_metadata.h"
+#include "convert/config_metadata.h"
+#include "host/with_path.h"
 #include "npy/npy.h"
 
-namespace attnrt::cli {
+namespace attnrt {
 
 bool PrepareConversion(const JsonConfig& json, const std::string& config_source,
                        const std::string& arch_option, WeightFileWriter* writer,
@@ -57,7 +57,7 @@ bool AddCheckpointTensors(const ModelConfig& config, const SafetensorsFile& st,
       return false;
     }
     names.push_back(spec.name);
-    const std::vector<size_t> want = ToVector(spec.shape);
+    const std::vector<size_t> want(spec.shape.dims, spec.shape.dims + spec.shape.rank);
     const SafetensorsTensor* t = st.Find(spec.name);
     if (t == nullptr && spec.optional) continue;  // e.g. llama's tied output.weight
     if (t == nullptr) {
@@ -83,4 +83,4 @@ bool AddCheckpointTensors(const ModelConfig& config, const SafetensorsFile& st,
   return true;
 }
 
-}  // namespace attnrt::cli
+}  // namespace attnrt

@@ -1,11 +1,11 @@
 // Config JSON -> weight-file metadata (see config_metadata.h).
-#include "cli/config_metadata.h"
+#include "convert/config_metadata.h"
 
 #include <vector>
 
 #include "attnrt/runtime/weight_file.h"
 
-namespace attnrt::cli {
+namespace attnrt {
 namespace {
 
 // A `fixed` key (an option attnrt does not implement) is accepted only at its
@@ -110,4 +110,4 @@ bool DeriveConfig(const WeightFileWriter& metadata_only, ModelConfig* config, st
   return true;
 }
 
-}  // namespace attnrt::cli
+}  // namespace attnrt

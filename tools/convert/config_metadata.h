@@ -10,7 +10,7 @@
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
 
-namespace attnrt::cli {
+namespace attnrt {
 
 // Copies every accepted key (or its default) from the JSON config into metadata;
 // unknown keys, missing required ones and unimplemented options are refused by name.
@@ -21,4 +21,4 @@ bool WriteConfigMetadata(Architecture arch, const JsonConfig& json, WeightFileWr
 // alone and read it back through ReadModelConfig.
 bool DeriveConfig(const WeightFileWriter& metadata_only, ModelConfig* config, std::string* error);
 
-}  // namespace attnrt::cli
+}  // namespace attnrt

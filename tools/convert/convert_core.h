@@ -17,7 +17,7 @@
 #include "host/json_config.h"
 #include "host/safetensors.h"
 
-namespace attnrt::cli {
+namespace attnrt {
 
 // Picks the architecture (`arch_option`, or the config's "architecture" key when it is
 // empty), records the config as metadata in *writer and derives *config from it.
@@ -34,4 +34,4 @@ bool AddCheckpointTensors(const ModelConfig& config, const SafetensorsFile& st,
                           const std::string& source, WeightType matrix_type,
                           WeightFileWriter* writer, std::string* error);
 
-}  // namespace attnrt::cli
+}  // namespace attnrt
