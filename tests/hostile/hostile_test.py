@@ -6,7 +6,7 @@ command did not create may change; and numbers follow PyTorch's semantics.
 Each case is named after the issue item it guards. Cases build their own inputs in a temporary
 directory (header-only .npy files with huge dims cost a few bytes). Needs python3 with numpy only.
 
-Usage: hostile_test.py --attnrt PATH --model DEMO.attnrt [--sanitized]
+Usage: hostile_test.py --attnrt PATH --model DEMO.attnrt --lm LM.attnrt [--sanitized] [--only PREFIX]
 --sanitized skips the cases that need a memory limit (ulimit -v), which AddressSanitizer's
 shadow memory cannot run under. Prints one line per failure and "N passed, M failed"."""
 import argparse
@@ -37,8 +37,8 @@ class Failure(Exception):
 
 
 class Env:
-    def __init__(self, attnrt, model, work, sanitized):
-        self.attnrt, self.model, self.work, self.sanitized = attnrt, model, work, sanitized
+    def __init__(self, attnrt, model, lm, work, sanitized):
+        self.attnrt, self.model, self.lm, self.work, self.sanitized = attnrt, model, lm, work, sanitized
 
     def path(self, name):
         return os.path.join(self.work, name)
@@ -61,6 +61,19 @@ class Env:
                           f"attnrt {' '.join(args)}")
         if p.returncode == 134 or "terminate called" in p.stderr:
             raise Failure(f"aborted (uncaught exception): attnrt {' '.join(args)}: {p.stderr[-300:]}")
+        return p.returncode, p.stdout + p.stderr
+
+    def run_shell(self, command, timeout=60):
+        """Runs a shell command line ({attnrt}, {model}, {lm} filled in) in the work directory;
+        returns (code, stdout + stderr). A signal or a timeout is a failure."""
+        command = command.format(attnrt=self.attnrt, model=self.model, lm=self.lm)
+        try:
+            p = subprocess.run(["/bin/bash", "-c", "set -o pipefail; " + command], cwd=self.work,
+                               capture_output=True, text=True, errors="replace", timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"hung (> {timeout} s): {command}")
+        if p.returncode > 128 or p.returncode < 0:
+            raise Failure(f"exit {p.returncode} (a signal): {command}: {p.stderr[-300:]}")
         return p.returncode, p.stdout + p.stderr
 
     def refused(self, *args, needle, limits=None, timeout=60):
@@ -374,16 +387,72 @@ def untrusted_bytes(env):
         raise Failure("the model path's newline put code into the generated files")
 
 
+# ---- issue 34: faults and hostile input found under load ----------------------------------
+
+def tiny_llama(env, nan_norm=False, vocab=16, dim=8, **overrides):
+    """Writes a 1-layer llama checkpoint (dim 8, 2 heads, vocab 16 unless given) and its config;
+    returns the config after `overrides` (a value None drops the key). nan_norm puts a NaN in
+    the final norm, so every logit is NaN."""
+    config = {"dim": dim, "n_layers": 1, "n_heads": 2, "vocab_size": vocab, "hidden_dim": 16,
+              "max_seq_len": 16}
+    config.update(overrides)
+    config = {k: v for k, v in config.items() if v is not None}
+    rng = np.random.default_rng(7)
+    d, v, f = dim, vocab, 16
+    shapes = {"tok_embeddings.weight": (v, d), "norm.weight": (d,), "output.weight": (v, d),
+              "layers.0.attention_norm.weight": (d,), "layers.0.ffn_norm.weight": (d,),
+              "layers.0.attention.wq.weight": (d, d), "layers.0.attention.wk.weight": (d, d),
+              "layers.0.attention.wv.weight": (d, d), "layers.0.attention.wo.weight": (d, d),
+              "layers.0.feed_forward.w1.weight": (f, d), "layers.0.feed_forward.w2.weight": (d, f),
+              "layers.0.feed_forward.w3.weight": (f, d)}
+    header, blobs, offset = {}, [], 0
+    for name, shape in shapes.items():
+        a = (np.ones(shape, np.float32) if name.endswith("norm.weight")
+             else rng.standard_normal(shape, dtype=np.float32) * 0.3)
+        if nan_norm and name == "norm.weight":
+            a[0] = np.nan
+        data = a.tobytes()
+        header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = __import__("json").dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(env.path("w.safetensors"), "wb") as out:
+        out.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    with open(env.path("c.json"), "w") as out:
+        __import__("json").dump(config, out)
+    return config
+
+
+def convert_llama(env, out="lm.attnrt"):
+    return ("convert", "--arch", "llama", "--config", "c.json", "w.safetensors", "-o", out)
+
+
+@case("34.10 rope_theta 5e-324: refused (the RoPE table would overflow), not NaN logits")
+def tiny_rope_theta(env):
+    # head_dim 64: theta^(-62/64) overflows double (with head_dim 4 it does not).
+    tiny_llama(env, dim=128, rope_theta=5e-324)
+    env.refused(*convert_llama(env), needle="rope_theta is too small")
+    tiny_llama(env, dim=128, rope_theta=1e-3)  # small but finite everywhere: still accepted
+    env.ok(*convert_llama(env))
+    env.ok("generate", "lm.attnrt", "--prompt-tokens", "1,2", "--max-new-tokens", "2")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)
     ap.add_argument("--model", required=True, help="the demo model (build/.../models/demo.attnrt)")
+    ap.add_argument("--lm", required=True, help="the bundled language model (build/.../models/lm.attnrt)")
     ap.add_argument("--sanitized", action="store_true")
+    ap.add_argument("--only", default="", help="run only the cases whose name starts with this")
     args = ap.parse_args()
     passed = failed = 0
     for item, fn in CASES:
+        if not item.startswith(args.only):
+            continue
         with tempfile.TemporaryDirectory(prefix="attnrt_hostile_") as work:
-            env = Env(os.path.abspath(args.attnrt), os.path.abspath(args.model), work, args.sanitized)
+            env = Env(os.path.abspath(args.attnrt), os.path.abspath(args.model),
+                      os.path.abspath(args.lm), work, args.sanitized)
             try:
                 note = fn(env)
                 passed += 1
