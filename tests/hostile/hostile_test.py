@@ -428,6 +428,26 @@ def convert_llama(env, out="lm.attnrt"):
     return ("convert", "--arch", "llama", "--config", "c.json", "w.safetensors", "-o", out)
 
 
+@case("34.4 --tokens/--input/--mask/sdpa --q /dev/zero: refused from the first bytes, not read to the end")
+def npy_stream(env):
+    limits = None if env.sanitized else {resource.RLIMIT_AS: 1 << 30}
+    q, k, v = small_sdpa_inputs(env)
+    lm = env.lm
+    for args in (("run", lm, "--tokens", "/dev/zero", "--out", "o.npy"),
+                 ("run", env.model, "--input", "/dev/zero", "--out", "o.npy"),
+                 ("sdpa", "--q", q, "--k", k, "--v", v, "--mask", "/dev/zero", "--out", "o.npy"),
+                 ("sdpa", "--q", "/dev/zero", "--k", k, "--v", v, "--out", "o.npy")):
+        env.refused(*args, needle="bad magic", limits=limits, timeout=20)
+    # A pipe holding a valid array and then endless bytes: the array's bytes, then one more.
+    code, out = env.run_shell("cat q.npy /dev/zero | {attnrt} sdpa --q /dev/stdin --k k.npy --v v.npy "
+                              "--out o.npy", timeout=20)
+    if code == 0 or "trailing data" not in out:
+        raise Failure(f"a valid header followed by endless bytes: exit {code}: {out.strip()[-300:]}")
+    code, out = env.run_shell("cat q.npy | {attnrt} sdpa --q /dev/stdin --k k.npy --v v.npy --out o.npy")
+    if code != 0:
+        raise Failure(f"an exact .npy through a pipe was refused: {out.strip()[-300:]}")
+
+
 @case("34.10 rope_theta 5e-324: refused (the RoPE table would overflow), not NaN logits")
 def tiny_rope_theta(env):
     # head_dim 64: theta^(-62/64) overflows double (with head_dim 4 it does not).
