@@ -458,6 +458,19 @@ def tiny_rope_theta(env):
     env.ok("generate", "lm.attnrt", "--prompt-tokens", "1,2", "--max-new-tokens", "2")
 
 
+@case("34.14 run LM --arena-bytes too small: the message's parts add up to its total")
+def arena_parts(env):
+    save(env, "t.npy", np.array([[1, 2, 3]], np.int32))
+    import re
+    for arena in ("1000", "5000"):
+        out = env.refused("run", env.lm, "--tokens", "t.npy", "--out", "o.npy", "--arena-bytes", arena,
+                          needle="the plan needs")
+        m = re.search(r"the plan needs (\d+) bytes \(([^)]*)\)", out)
+        parts = [int(n) for n in re.findall(r"(\d+)", m.group(2))] if m else []
+        if not m or sum(parts) != int(m.group(1)) or "rope table" not in m.group(2):
+            raise Failure(f"the parts do not add up to the total: {out.strip()[-300:]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)

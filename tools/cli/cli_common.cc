@@ -115,13 +115,19 @@ std::string RunFailureMessage(const Status& status, const PlannedArena& plan) {
   std::string detail = status.message();
   const std::string prefix = "arena too small: ";
   if (detail.compare(0, prefix.size(), prefix) == 0) detail = detail.substr(prefix.size());
+  // Every part is named, so the sum is the total the message states (issue 34).
   std::string parts;
-  if (plan.activation_bytes > 0) {
-    parts = "activations " + std::to_string(plan.activation_bytes) + " + scratch " +
-            std::to_string(plan.scratch_bytes);
-  } else {
-    parts = "scratch " + std::to_string(plan.scratch_bytes);
-  }
+  size_t sum = 0;
+  const auto add = [&](const char* name, size_t bytes, bool always) {
+    if (bytes == 0 && !always) return;
+    parts += (parts.empty() ? "" : " + ") + std::string(name) + " " + std::to_string(bytes);
+    sum += bytes;
+  };
+  add("kv cache", plan.kv_cache_bytes, false);
+  add("rope table", plan.rope_table_bytes, false);
+  add("activations", plan.activation_bytes, false);
+  add("scratch", plan.scratch_bytes, true);
+  if (sum < plan.arena_bytes) add("alignment", plan.arena_bytes - sum, true);
   return "arena too small: the plan needs " + std::to_string(plan.arena_bytes) + " bytes (" + parts +
          "), have " + std::to_string(plan.have_bytes) + " (failed allocating: " + detail + ")";
 }
