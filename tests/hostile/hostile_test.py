@@ -448,6 +448,16 @@ def npy_stream(env):
         raise Failure(f"an exact .npy through a pipe was refused: {out.strip()[-300:]}")
 
 
+@case("34.5 bench lm of a config whose weights add up to terabytes: refused up front, naming the sum")
+def bench_lm_too_big(env):
+    with open(env.path("big.json"), "w") as f:
+        f.write('{"architecture": "llama", "dim": 16384, "n_layers": 32, "n_heads": 128, '
+                '"vocab_size": 32000, "hidden_dim": 131072, "max_seq_len": 64}')
+    limits = None if env.sanitized else {resource.RLIMIT_AS: 4 << 30}
+    env.refused("bench", "lm", "big.json", needle="bytes of weights (the sum of its", limits=limits,
+                timeout=120)
+
+
 @case("34.10 rope_theta 5e-324: refused (the RoPE table would overflow), not NaN logits")
 def tiny_rope_theta(env):
     # head_dim 64: theta^(-62/64) overflows double (with head_dim 4 it does not).

@@ -79,6 +79,16 @@ TensorShape Shape4(size_t batch, size_t heads, size_t rows, size_t cols) {
   return s;
 }
 
+size_t MachineMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  size_t bytes = 0;
+  if (pages <= 0 || page_size <= 0 ||
+      !CheckedMul(static_cast<size_t>(pages), static_cast<size_t>(page_size), &bytes)) {
+    return SIZE_MAX;
+  }
+  return bytes;
+}
+
 bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
                     std::vector<float>* out, std::string* error) {
   size_t count = 0, bytes = 0;
@@ -86,8 +96,7 @@ bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
                     CheckedMul(count, sizeof(float), &bytes);
   // Zero-filling a buffer larger than the machine's memory would not fail cleanly
   // (overcommit hands out the pages, then the OOM killer ends the process): refuse it.
-  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-  const size_t memory = pages > 0 && page_size > 0 ? static_cast<size_t>(pages) * page_size : SIZE_MAX;
+  const size_t memory = MachineMemoryBytes();
   if (fits && bytes > memory) {
     *error = "cannot allocate the " + role + " " + npy::ShapeString(shape) + " float32: " +
              std::to_string(bytes) + " bytes, more than this machine's " + std::to_string(memory) +

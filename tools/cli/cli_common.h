@@ -39,6 +39,9 @@ std::vector<size_t> ToVector(const TensorShape& shape);
 // A (batch, heads, rows, cols) shape.
 TensorShape Shape4(size_t batch, size_t heads, size_t rows, size_t cols);
 
+// The machine's physical memory in bytes (SIZE_MAX when unknown).
+size_t MachineMemoryBytes();
+
 // Sizes *out to the element count of `shape`; false, with a message naming `role`,
 // the shape and its bytes, when the count overflows or the memory cannot be had.
 bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
