@@ -448,6 +448,36 @@ def npy_stream(env):
         raise Failure(f"an exact .npy through a pipe was refused: {out.strip()[-300:]}")
 
 
+def interrupted_write(env, args, temp_prefix, target):
+    """Runs attnrt with `args` and, as soon as a temporary file starting with `temp_prefix`
+    appears, sends SIGINT, SIGTERM or SIGHUP: the process must end by that signal, leave no
+    temporary and `target` as it was. Returns how many signals were caught mid-write."""
+    caught = 0
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for _attempt in range(5):
+            with open(env.path(target), "w") as f:
+                f.write("precious")
+            p = subprocess.Popen([env.attnrt, *args], cwd=env.work, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            seen = []
+            while p.poll() is None and not seen:
+                seen = [n for n in os.listdir(env.work) if n.startswith(temp_prefix)]
+            if seen:
+                p.send_signal(sig)
+            p.wait(timeout=120)
+            if not seen or p.returncode != -sig:
+                continue  # finished before the signal: try again
+            caught += 1
+            left = [n for n in os.listdir(env.work) if n.startswith(temp_prefix)]
+            if left:
+                raise Failure(f"{signal.Signals(sig).name} during attnrt {' '.join(args)} left {left}")
+            with open(env.path(target)) as f:
+                if f.read() != "precious":
+                    raise Failure(f"{signal.Signals(sig).name} changed {target}")
+            break
+    return caught
+
+
 @case("34.5 bench lm of a config whose weights add up to terabytes: refused up front, naming the sum")
 def bench_lm_too_big(env):
     with open(env.path("big.json"), "w") as f:
@@ -456,6 +486,15 @@ def bench_lm_too_big(env):
     limits = None if env.sanitized else {resource.RLIMIT_AS: 4 << 30}
     env.refused("bench", "lm", "big.json", needle="bytes of weights (the sum of its", limits=limits,
                 timeout=120)
+
+
+@case("34.6 SIGINT/SIGTERM/SIGHUP during convert or embed: no .OUT.tmp-XXXXXX left behind")
+def interrupted_outputs(env):
+    tiny_llama(env, vocab=1 << 20)  # 64 MB of embeddings: the write takes a while
+    caught = interrupted_write(env, convert_llama(env), ".lm.attnrt.tmp-", "lm.attnrt")
+    caught += interrupted_write(env, ("embed", env.lm, "-o", "e.c"), ".e.", "e.c")
+    if caught == 0:
+        return "skipped: every write finished before a signal could reach it"
 
 
 @case("34.10 rope_theta 5e-324: refused (the RoPE table would overflow), not NaN logits")

@@ -4,6 +4,8 @@
 
 #include "output/output_file.h"
 
+#include "output/temp_cleanup.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -76,7 +78,7 @@ bool OutputFile::Open(const std::string& path, std::string* error) {
   std::string pattern = DirectoryOf(target_) + "/." + BaseNameOf(target_) + ".tmp-XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
-  const int fd = mkstemp(name.data());
+  const int fd = MakeRememberedTemp(name.data(), &temp_slot_);
   if (fd < 0) return Fail("cannot create a temporary file beside it", errno, error);
   temp_ = name.data();
   if (fchmod(fd, ModeFor(exists ? &st : nullptr)) != 0) {
@@ -126,6 +128,9 @@ bool OutputFile::Commit(std::string* error) {
   if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
     return Fail("cannot replace it with the written file", errno, error);
   }
+  // A signal between the rename and here unlinks a name that no longer exists: harmless.
+  ForgetTemp(temp_slot_);
+  temp_slot_ = -1;
   temp_.clear();
   return true;
 }
@@ -137,6 +142,8 @@ void OutputFile::Discard() {
   }
   if (!temp_.empty()) {
     unlink(temp_.c_str());  // only ever the temporary this object created
+    ForgetTemp(temp_slot_);
+    temp_slot_ = -1;
     temp_.clear();
   }
 }

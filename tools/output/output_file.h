@@ -39,6 +39,7 @@ class OutputFile {
   std::string path_;    // as the caller named it, for messages
   std::string target_;  // what the rename replaces (a symlink resolved)
   std::string temp_;
+  int temp_slot_ = -1;  // its TempCleanup slot: removed on SIGINT / SIGTERM / SIGHUP too
   std::FILE* stream_ = nullptr;
   int write_errno_ = 0;
   bool write_failed_ = false;
