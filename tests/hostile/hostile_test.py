@@ -203,8 +203,9 @@ def threads_cannot_start(env):
 
 @case("3 --config /dev/zero is not read without bound")
 def config_dev_zero(env):
+    # Refused by type since issue 34 (a config must be a regular file), before any read.
     env.refused("convert", "--arch", "mha", "--config", "/dev/zero", "w.safetensors", "-o", "m.attnrt",
-                needle="larger than 1048576 bytes", timeout=20)
+                needle="is a device, not a regular file", timeout=20)
 
 
 @case("3 bench --seconds nan, bench peak --seconds nan")
@@ -495,6 +496,19 @@ def interrupted_outputs(env):
     caught += interrupted_write(env, ("embed", env.lm, "-o", "e.c"), ".e.", "e.c")
     if caught == 0:
         return "skipped: every write finished before a signal could reach it"
+
+
+@case("34.7 a FIFO as MODEL, --config, weights or --plan-from is refused without blocking")
+def fifo_inputs(env):
+    os.mkfifo(env.path("fifo"))
+    tiny_llama(env)
+    env.refused("inspect", "fifo", needle="FIFO", timeout=20)
+    env.refused("run", "fifo", "--input", "x.npy", "--out", "o.npy", needle="FIFO", timeout=20)
+    env.refused("convert", "--arch", "llama", "--config", "fifo", "w.safetensors", "-o", "m.attnrt",
+                needle="FIFO", timeout=20)
+    env.refused("convert", "--arch", "llama", "--config", "c.json", "fifo", "-o", "m.attnrt",
+                needle="FIFO", timeout=20)
+    env.refused("embed", env.model, "-o", "e.c", "--plan-from", "fifo", needle="FIFO", timeout=20)
 
 
 @case("34.10 rope_theta 5e-324: refused (the RoPE table would overflow), not NaN logits")

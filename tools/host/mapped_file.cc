@@ -1,6 +1,8 @@
 // MappedFile: open + fstat + mmap(PROT_READ, MAP_PRIVATE), with a read() fallback.
 #include "host/mapped_file.h"
 
+#include "host/regular_file.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -89,21 +91,11 @@ void MappedFile::Close() {
 
 bool MappedFile::Open(const std::string& path, std::string* error) {
   Close();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return Fail(error, path, std::string("cannot open") + OverflowHint(err), err);
-  }
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Fail(error, path, std::string("cannot stat") + OverflowHint(err), err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Fail(error, path, "not a regular file", S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
-  }
+  int err = 0;
+  std::string what;
+  const int fd = OpenRegularFile(path, &st, &err, &what);
+  if (fd < 0) return Fail(error, path, what + OverflowHint(err), err);
   size_t size;
   if (!SizeFromU64(static_cast<uint64_t>(st.st_size), &size)) {  // a 32-bit size_t, 64-bit off_t
     ::close(fd);
