@@ -511,6 +511,28 @@ def fifo_inputs(env):
     env.refused("embed", env.model, "-o", "e.c", "--plan-from", "fifo", needle="FIFO", timeout=20)
 
 
+@case("34.13 embed: --seq past max_seq_len, --batch 2 of an LM, a plan with zero or absurd fields")
+def embed_shapes(env):
+    import json as json_module
+    env.refused("embed", env.lm, "-o", "e.c", "--seq", "100000", needle="max_seq_len")
+    env.refused("embed", env.lm, "-o", "e.c", "--seq", "8", "--batch", "2", needle="batch 1")
+    printed = env.ok("plan", env.lm, "--max-seq", "8", "--json", "--threads", "1")
+    plan = json_module.loads(next(line for line in printed.splitlines() if line.startswith("{")))
+    for field, value, needle in (("arena_bytes", 0, "arena_bytes 0"), ("threads", 0, "threads 0"),
+                                 ("arena_bytes", 10**18, "arena_bytes 1000000000000000000"),
+                                 ("arena_bytes", 100, "arena_bytes 100 is less than"),
+                                 ("batch", 2, "batch 2"), ("max_seq", 0, "must be at least 1"),
+                                 ("max_seq", 100000, "max_seq_len")):
+        with open(env.path("p.json"), "w") as f:
+            json_module.dump(dict(plan, **{field: value}), f)
+        env.refused("embed", env.lm, "-o", "e.c", "--plan-from", "p.json", needle=needle)
+    if os.path.exists(env.path("e.c")) or os.path.exists(env.path("e.h")):
+        raise Failure("embed wrote files for a refused shape")
+    with open(env.path("p.json"), "w") as f:
+        json_module.dump(plan, f)
+    env.ok("embed", env.lm, "-o", "e.c", "--plan-from", "p.json")
+
+
 @case("34.10 rope_theta 5e-324: refused (the RoPE table would overflow), not NaN logits")
 def tiny_rope_theta(env):
     # head_dim 64: theta^(-62/64) overflows double (with head_dim 4 it does not).

@@ -16,6 +16,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/embed_shape.h"
 #include "cli/option_checks.h"
 #include "cli/model_file.h"
 #include "host/regular_file.h"
@@ -169,6 +170,16 @@ int EmbedCommand(const EmbedOptions& o) {
   if (planned && o.seq != 0 && o.seq != (lm ? plan.max_seq : plan.seq)) {
     return ReportError(cmd, "--seq " + std::to_string(o.seq) + " differs from the plan's " +
                                 std::to_string(lm ? plan.max_seq : plan.seq));
+  }
+  // Whatever goes into the header must run on this model (embed_shape.h).
+  if (planned && !CheckEmbedShape(m.model, "plan '" + o.plan_from + "'", plan.batch,
+                                  lm ? plan.max_seq : plan.seq, plan.threads, plan.arena_bytes,
+                                  &error)) {
+    return ReportError(cmd, error);
+  }
+  if (!planned && o.seq != 0 &&
+      !CheckEmbedShape(m.model, "--seq/--batch", o.batch, o.seq, 0, 0, &error)) {
+    return ReportError(cmd, error);
   }
   std::string upper = o.name;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
