@@ -543,6 +543,16 @@ def tiny_rope_theta(env):
     env.ok("generate", "lm.attnrt", "--prompt-tokens", "1,2", "--max-new-tokens", "2")
 
 
+@case("34.12 stdout to a full disk: exit non-zero, not 0 with the output lost")
+def stdout_full(env):
+    for command in ("{attnrt} generate {lm} --prompt-tokens 1,2 --max-new-tokens 4 > /dev/full",
+                    "{attnrt} inspect {model} > /dev/full",
+                    "{attnrt} inspect {model} --json > /dev/full"):
+        code, out = env.run_shell(command)
+        if code == 0 or "cannot write standard output" not in out:
+            raise Failure(f"exit {code}: {command}: {out.strip()[-300:]}")
+
+
 @case("34.14 run LM --arena-bytes too small: the message's parts add up to its total")
 def arena_parts(env):
     save(env, "t.npy", np.array([[1, 2, 3]], np.int32))
