@@ -533,6 +533,14 @@ def embed_shapes(env):
     env.ok("embed", env.lm, "-o", "e.c", "--plan-from", "p.json")
 
 
+@case("34.9 NaN logits: generate refuses, naming the step, instead of printing token 0")
+def nan_logits(env):
+    tiny_llama(env, nan_norm=True)
+    env.ok(*convert_llama(env))
+    env.refused("generate", "lm.attnrt", "--prompt-tokens", "1,2", "--max-new-tokens", "3",
+                needle="step 0 (after the prompt): logit of token 0 is NaN")
+
+
 @case("34.10 rope_theta 5e-324: refused (the RoPE table would overflow), not NaN logits")
 def tiny_rope_theta(env):
     # head_dim 64: theta^(-62/64) overflows double (with head_dim 4 it does not).

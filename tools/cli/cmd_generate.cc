@@ -145,6 +145,14 @@ int GenerateCommand(const GenerateOptions& o) {
   double decode_ms = 0.0;
   size_t decode_steps = 0;
   while (st.ok() && generated.size() < o.max_new_tokens) {
+    // A broken model (or cache) gives logits nothing can be chosen from: say at which step.
+    const Status finite = CheckLogits(logits.data(), c.vocab_size);
+    if (!finite.ok()) {
+      std::fputc('\n', stream);
+      return ReportError(cmd, "step " + std::to_string(generated.size()) + " (" +
+                                  (generated.empty() ? "after the prompt" : "a generated token") +
+                                  "): " + finite.message());
+    }
     const int32_t next = static_cast<int32_t>(SampleToken(
         logits.data(), c.vocab_size, sampling, &rng, probabilities.data(), order.data()));
     generated.push_back(next);
