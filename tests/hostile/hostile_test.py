@@ -574,6 +574,21 @@ def arena_parts(env):
             raise Failure(f"the parts do not add up to the total: {out.strip()[-300:]}")
 
 
+@case("34.15 --prompt-tokens '1,2,'; a config {..}\\0{..}; n_kv_heads 0 refused by name")
+def lenient_parsing(env):
+    env.refused("generate", env.lm, "--prompt-tokens", "1,2,", needle="after the last comma")
+    tiny_llama(env)
+    with open(env.path("c.json"), "rb") as f:
+        text = f.read()
+    with open(env.path("c.json"), "wb") as f:
+        f.write(text + b"\0" + text)
+    env.refused(*convert_llama(env), needle="NUL byte at offset")
+    tiny_llama(env, n_kv_heads=0)
+    env.refused(*convert_llama(env), needle="'n_kv_heads': 0 is not allowed")
+    tiny_llama(env, n_kv_heads=None)  # absent: as many as the query heads
+    env.ok(*convert_llama(env))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)

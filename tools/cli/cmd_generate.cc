@@ -63,6 +63,12 @@ bool ParseTokenList(const std::string& text, std::vector<int64_t>* ids, std::str
     }
     ids->push_back(v);
   }
+  // getline drops an empty item after a final comma: "1,2," must fail as "1,,2" does.
+  const size_t last = text.find_last_not_of(" \t");
+  if (last != std::string::npos && text[last] == ',') {
+    *error = "--prompt-tokens: '' (after the last comma) is not an integer token id";
+    return false;
+  }
   if (ids->empty()) {
     *error = "--prompt-tokens: no token ids";
     return false;

@@ -76,6 +76,16 @@ bool ParseJson(const char* text, size_t size, const std::string& name, size_t ma
     }
     return true;
   };
+  // nlohmann's lexer ends the input at a NUL byte, so `{...}\0{...}` would parse as its first
+  // object while `{...} {...}` is refused. No JSON text holds a raw NUL (even inside a string
+  // it must be escaped): refuse it by offset.
+  if (const void* nul = std::memchr(text, '\0', size)) {
+    if (error) {
+      *error = name + ": invalid JSON: a NUL byte at offset " +
+               std::to_string(static_cast<const char*>(nul) - text);
+    }
+    return false;
+  }
   try {
     *out = Json::parse(text, text + size, check);
   } catch (const StrictJsonViolation& v) {
