@@ -429,6 +429,29 @@ def convert_llama(env, out="lm.attnrt"):
     return ("convert", "--arch", "llama", "--config", "c.json", "w.safetensors", "-o", out)
 
 
+@case("34.2 generate BIG.attnrt while the file is truncated: an error exit, not SIGBUS (135)")
+def truncated_while_mapped(env):
+    results = []
+    for attempt in range(3):
+        with open(env.lm, "rb") as src, open(env.path("big.attnrt"), "wb") as dst:
+            dst.write(src.read())
+        p = subprocess.Popen([env.attnrt, "generate", "big.attnrt", "--prompt-tokens", "1,2",
+                              "--max-new-tokens", "250", "--threads", "1"], cwd=env.work,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p.stdout.read(1)  # the first token: the weights are mapped and in use
+        os.truncate(env.path("big.attnrt"), 4096)
+        out, err = p.communicate(timeout=120)
+        if p.returncode < 0 or p.returncode > 128:
+            raise Failure(f"killed by a signal (exit {p.returncode}) when its model file was truncated")
+        if p.returncode == 0:
+            results.append("finished before the truncation")
+            continue  # every page was read already: try again
+        if b"shrank" not in err:
+            raise Failure(f"exit {p.returncode} without saying the file shrank: {err.decode()[-300:]}")
+        return None
+    return "skipped: " + "; ".join(results)
+
+
 @case("34.4 --tokens/--input/--mask/sdpa --q /dev/zero: refused from the first bytes, not read to the end")
 def npy_stream(env):
     limits = None if env.sanitized else {resource.RLIMIT_AS: 1 << 30}

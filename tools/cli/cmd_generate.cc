@@ -18,6 +18,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
+#include "host/mapping_guard.h"
 #include "cli/lm_runner.h"
 #include "cli/model_file.h"
 #include "cli/option_checks.h"
@@ -151,6 +152,12 @@ int GenerateCommand(const GenerateOptions& o) {
   double decode_ms = 0.0;
   size_t decode_steps = 0;
   while (st.ok() && generated.size() < o.max_new_tokens) {
+    // The model file shrank underneath its mapping: these logits came from zero pages.
+    std::string why;
+    if (!MappedInputsIntact(&why)) {
+      std::fputc('\n', stream);
+      return ReportError(cmd, "step " + std::to_string(generated.size()) + ": " + why);
+    }
     // A broken model (or cache) gives logits nothing can be chosen from: say at which step.
     const Status finite = CheckLogits(logits.data(), c.vocab_size);
     if (!finite.ok()) {

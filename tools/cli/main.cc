@@ -7,8 +7,10 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string>
 
 #include "cli/commands.h"
+#include "host/mapping_guard.h"
 
 namespace {
 
@@ -33,9 +35,18 @@ int FinishStdout(int exit_code) {
 
 int Main(int argc, char** argv);
 
+// A run whose mapped model or weights shrank underneath it computed on zeros
+// (host/mapping_guard.h): whatever it printed is wrong, so it fails.
+int CheckMappedInputs(int exit_code) {
+  std::string why;
+  if (attnrt::MappedInputsIntact(&why)) return exit_code;
+  std::fprintf(stderr, "attnrt: error: %s\n", why.c_str());
+  return exit_code != 0 ? exit_code : 1;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) { return FinishStdout(Main(argc, argv)); }
+int main(int argc, char** argv) { return FinishStdout(CheckMappedInputs(Main(argc, argv))); }
 
 namespace {
 

@@ -1,6 +1,7 @@
 // MappedFile: open + fstat + mmap(PROT_READ, MAP_PRIVATE), with a read() fallback.
 #include "host/mapped_file.h"
 
+#include "host/mapping_guard.h"
 #include "host/regular_file.h"
 
 #include <fcntl.h>
@@ -73,14 +74,18 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     data_ = other.data_;
     size_ = other.size_;
     mapped_ = other.mapped_;
+    guard_ = other.guard_;  // the guard covers the address range, which moves with it
     other.data_ = nullptr;
     other.size_ = 0;
     other.mapped_ = false;
+    other.guard_ = -1;
   }
   return *this;
 }
 
 void MappedFile::Close() {
+  UnguardMapping(guard_);
+  guard_ = -1;
   if (mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
   data_ = nullptr;
   size_ = 0;
@@ -115,6 +120,7 @@ bool MappedFile::Open(const std::string& path, std::string* error) {
     data_ = static_cast<const uint8_t*>(p);
     size_ = size;
     mapped_ = true;
+    guard_ = GuardMapping(data_, size_, path);
     return true;
   }
   const int map_err = errno;

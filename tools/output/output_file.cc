@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -51,6 +52,12 @@ mode_t ModeFor(const struct stat* existing) {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<CommitCheck> g_commit_check{nullptr};
+}  // namespace
+
+void SetCommitCheck(CommitCheck check) { g_commit_check.store(check); }
 
 bool OutputFile::Fail(const std::string& what, int err, std::string* error) {
   *error = path_ + ": " + what + (err != 0 ? std::string(": ") + std::strerror(err) : "");
@@ -118,6 +125,13 @@ bool OutputFile::Commit(std::string* error) {
     return false;
   }
   if (write_failed_) return Fail("cannot write", write_errno_, error);
+  std::string why;
+  const CommitCheck check = g_commit_check.load();
+  if (check != nullptr && !check(&why)) {
+    *error = path_ + ": not written: " + why;
+    Discard();
+    return false;
+  }
   errno = 0;
   const bool flushed = std::fflush(stream_) == 0;
   int err = errno;

@@ -45,6 +45,12 @@ class OutputFile {
   bool write_failed_ = false;
 };
 
+// A check every Commit runs before its rename; false (with *why) refuses the commit and removes
+// the temporary. The host tools set one that refuses once a mapped input lost pages
+// (host/mapping_guard.h): an output computed from zeros must not replace a file. Null: none.
+using CommitCheck = bool (*)(std::string* why);
+void SetCommitCheck(CommitCheck check);
+
 // Writes `bytes` to `path` through an OutputFile.
 bool WriteOutputFile(const std::string& path, const void* bytes, size_t n, std::string* error);
 
