@@ -87,6 +87,9 @@ Status CheckExecutor(const attnrt_executor* e) {
 struct ModelImpl {
   uint32_t magic = kModelMagic;
   bool open = false;
+  // Counts opens of this handle: a session records it at start and refuses to run
+  // on a model opened again since (its cache and arena were planned for the old one).
+  uint32_t generation = 0;
   CExecutor executor;
   KvType kv_type = KvType::kF32;  // language models' cache (attnrt_model_set_kv_type)
   WeightFile file;
@@ -104,6 +107,7 @@ struct LmImpl {
   uint32_t magic = kLmMagic;
   bool started = false;
   ModelImpl* model;
+  uint32_t model_generation = 0;  // the model's generation when the session started
   Arena arena;
   LmSession session;
   char message[Status::kMaxMessage] = "ok";
@@ -249,7 +253,10 @@ const char* attnrt_status_name(attnrt_status status) {
 
 attnrt_status attnrt_model_open(attnrt_model* m, const void* file, size_t file_bytes) {
   if (m == nullptr) return ATTNRT_INVALID_ARGUMENT;
+  const ModelImpl* before = Impl(m);
+  const uint32_t generation = before != nullptr ? before->generation + 1 : 0;
   ModelImpl* impl = new (m->opaque.bytes) ModelImpl();
+  impl->generation = generation;
   const Status opened = WeightFile::Open(file, file_bytes, &impl->file);
   if (!opened.ok()) return impl->Fail(opened);
   const Status loaded = LoadModel(impl->file, &impl->model);
@@ -380,6 +387,7 @@ attnrt_status attnrt_lm_start(attnrt_lm* lm, attnrt_model* m, size_t max_seq, vo
   }
   const Status s = impl->session.Start(model->model, ShapeFor(*model, max_seq), &impl->arena);
   if (!s.ok()) return impl->Fail(s);
+  impl->model_generation = model->generation;
   impl->started = true;
   return ATTNRT_OK;
 }
@@ -390,6 +398,12 @@ attnrt_status attnrt_lm_feed(attnrt_lm* lm, const int32_t* tokens, size_t n, flo
   if (!impl->started) {
     return impl->Fail(Status::Error(StatusCode::kInvalidArgument,
                                     "the session is not started (attnrt_lm_start failed)"));
+  }
+  if (impl->model->magic != kModelMagic || !impl->model->open ||
+      impl->model->generation != impl->model_generation) {
+    return impl->Fail(Status::Error(StatusCode::kInvalidArgument,
+                                    "the model was re-opened (or closed) after this session "
+                                    "started: call attnrt_lm_start again"));
   }
   const Status s = impl->session.Feed(tokens, n, logits, &impl->model->executor);
   return s.ok() ? ATTNRT_OK : impl->Fail(s);
@@ -432,6 +446,7 @@ attnrt_status attnrt_sample(const float* logits, size_t vocab, const attnrt_samp
   if (p.temperature > 0.0f && (state == nullptr || probabilities == nullptr || order == nullptr)) {
     return ATTNRT_INVALID_ARGUMENT;
   }
+  if (!CheckLogits(logits, vocab).ok()) return ATTNRT_INVALID_ARGUMENT;
   uint64_t unused = 0;
   *token = static_cast<int32_t>(
       SampleToken(logits, vocab, p, state != nullptr ? state : &unused, probabilities, order));

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "architecture_record.h"
+#include "rope_check.h"
 #include "attnrt/runtime/weight_file.h"
 
 namespace attnrt {
@@ -75,7 +76,8 @@ Status ReadModelConfig(const WeightFile& file, ModelConfig* c) {
   if (!st.ok()) return Status::Error(StatusCode::kBadFile, "%s", st.message());
   *c = ModelConfig{};
   c->arch = arch;
-  return RecordFor(arch).read_config(file, c);
+  ATTNRT_RETURN_IF_ERROR(RecordFor(arch).read_config(file, c));
+  return CheckRopeTable(*c);  // tables the config implies must be finite (rope_check.h)
 }
 
 }  // namespace attnrt

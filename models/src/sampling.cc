@@ -31,6 +31,21 @@ float SamplingUniform(uint64_t* state) {
   return static_cast<float>(z >> 40) * (1.0f / 16777216.0f);  // 24 bits: exact in float
 }
 
+Status CheckLogits(const float* logits, size_t vocab) {
+  bool finite = false;
+  for (size_t i = 0; i < vocab; ++i) {
+    if (std::isnan(logits[i]) || logits[i] == INFINITY) {
+      return Status::Error(StatusCode::kInvalidArgument, "logit of token %z is %s", i,
+                           std::isnan(logits[i]) ? "NaN" : "+inf");
+    }
+    finite = finite || std::isfinite(logits[i]);
+  }
+  if (!finite) {
+    return Status::Error(StatusCode::kInvalidArgument, "all %z logits are -inf", vocab);
+  }
+  return Status::Ok();
+}
+
 size_t SampleToken(const float* logits, size_t vocab, const SamplingParams& params,
                    uint64_t* state, float* probabilities, uint32_t* order) {
   if (vocab == 0) return 0;

@@ -33,6 +33,10 @@ Status WorkScratchBytes(size_t scratch_floats, size_t workers, size_t* bytes) {
 Status RunWorkItems(const WorkItems& w, Arena* arena, Executor* executor) {
   if (w.count == 0) return Status::Ok();
   const size_t workers = executor->workers();
+  // Asked on every use: a caller's executor (the C API's) may change after it was checked.
+  if (workers == 0) {
+    return Status::Error(StatusCode::kInvalidArgument, "executor: workers() returned 0");
+  }
   size_t bytes = 0;  // set on success; initialized for -Wmaybe-uninitialized on arm-none-eabi
   ATTNRT_RETURN_IF_ERROR(WorkScratchBytes(w.scratch_floats, workers, &bytes));
   const size_t mark = arena->Mark();

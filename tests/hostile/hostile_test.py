@@ -6,7 +6,7 @@ command did not create may change; and numbers follow PyTorch's semantics.
 Each case is named after the issue item it guards. Cases build their own inputs in a temporary
 directory (header-only .npy files with huge dims cost a few bytes). Needs python3 with numpy only.
 
-Usage: hostile_test.py --attnrt PATH --model DEMO.attnrt [--sanitized]
+Usage: hostile_test.py --attnrt PATH --model DEMO.attnrt --lm LM.attnrt [--sanitized] [--only PREFIX]
 --sanitized skips the cases that need a memory limit (ulimit -v), which AddressSanitizer's
 shadow memory cannot run under. Prints one line per failure and "N passed, M failed"."""
 import argparse
@@ -37,8 +37,8 @@ class Failure(Exception):
 
 
 class Env:
-    def __init__(self, attnrt, model, work, sanitized):
-        self.attnrt, self.model, self.work, self.sanitized = attnrt, model, work, sanitized
+    def __init__(self, attnrt, model, lm, work, sanitized):
+        self.attnrt, self.model, self.lm, self.work, self.sanitized = attnrt, model, lm, work, sanitized
 
     def path(self, name):
         return os.path.join(self.work, name)
@@ -61,6 +61,19 @@ class Env:
                           f"attnrt {' '.join(args)}")
         if p.returncode == 134 or "terminate called" in p.stderr:
             raise Failure(f"aborted (uncaught exception): attnrt {' '.join(args)}: {p.stderr[-300:]}")
+        return p.returncode, p.stdout + p.stderr
+
+    def run_shell(self, command, timeout=60):
+        """Runs a shell command line ({attnrt}, {model}, {lm} filled in) in the work directory;
+        returns (code, stdout + stderr). A signal or a timeout is a failure."""
+        command = command.format(attnrt=self.attnrt, model=self.model, lm=self.lm)
+        try:
+            p = subprocess.run(["/bin/bash", "-c", "set -o pipefail; " + command], cwd=self.work,
+                               capture_output=True, text=True, errors="replace", timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"hung (> {timeout} s): {command}")
+        if p.returncode > 128 or p.returncode < 0:
+            raise Failure(f"exit {p.returncode} (a signal): {command}: {p.stderr[-300:]}")
         return p.returncode, p.stdout + p.stderr
 
     def refused(self, *args, needle, limits=None, timeout=60):
@@ -190,8 +203,9 @@ def threads_cannot_start(env):
 
 @case("3 --config /dev/zero is not read without bound")
 def config_dev_zero(env):
+    # Refused by type since issue 34 (a config must be a regular file), before any read.
     env.refused("convert", "--arch", "mha", "--config", "/dev/zero", "w.safetensors", "-o", "m.attnrt",
-                needle="larger than 1048576 bytes", timeout=20)
+                needle="is a device, not a regular file", timeout=20)
 
 
 @case("3 bench --seconds nan, bench peak --seconds nan")
@@ -374,16 +388,245 @@ def untrusted_bytes(env):
         raise Failure("the model path's newline put code into the generated files")
 
 
+# ---- issue 34: faults and hostile input found under load ----------------------------------
+
+def tiny_llama(env, nan_norm=False, vocab=16, dim=8, **overrides):
+    """Writes a 1-layer llama checkpoint (dim 8, 2 heads, vocab 16 unless given) and its config;
+    returns the config after `overrides` (a value None drops the key). nan_norm puts a NaN in
+    the final norm, so every logit is NaN."""
+    config = {"dim": dim, "n_layers": 1, "n_heads": 2, "vocab_size": vocab, "hidden_dim": 16,
+              "max_seq_len": 16}
+    config.update(overrides)
+    config = {k: v for k, v in config.items() if v is not None}
+    rng = np.random.default_rng(7)
+    d, v, f = dim, vocab, 16
+    shapes = {"tok_embeddings.weight": (v, d), "norm.weight": (d,), "output.weight": (v, d),
+              "layers.0.attention_norm.weight": (d,), "layers.0.ffn_norm.weight": (d,),
+              "layers.0.attention.wq.weight": (d, d), "layers.0.attention.wk.weight": (d, d),
+              "layers.0.attention.wv.weight": (d, d), "layers.0.attention.wo.weight": (d, d),
+              "layers.0.feed_forward.w1.weight": (f, d), "layers.0.feed_forward.w2.weight": (d, f),
+              "layers.0.feed_forward.w3.weight": (f, d)}
+    header, blobs, offset = {}, [], 0
+    for name, shape in shapes.items():
+        a = (np.ones(shape, np.float32) if name.endswith("norm.weight")
+             else rng.standard_normal(shape, dtype=np.float32) * 0.3)
+        if nan_norm and name == "norm.weight":
+            a[0] = np.nan
+        data = a.tobytes()
+        header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = __import__("json").dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(env.path("w.safetensors"), "wb") as out:
+        out.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    with open(env.path("c.json"), "w") as out:
+        __import__("json").dump(config, out)
+    return config
+
+
+def convert_llama(env, out="lm.attnrt"):
+    return ("convert", "--arch", "llama", "--config", "c.json", "w.safetensors", "-o", out)
+
+
+@case("34.2 generate BIG.attnrt while the file is truncated: an error exit, not SIGBUS (135)")
+def truncated_while_mapped(env):
+    results = []
+    for attempt in range(3):
+        with open(env.lm, "rb") as src, open(env.path("big.attnrt"), "wb") as dst:
+            dst.write(src.read())
+        p = subprocess.Popen([env.attnrt, "generate", "big.attnrt", "--prompt-tokens", "1,2",
+                              "--max-new-tokens", "250", "--threads", "1"], cwd=env.work,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p.stdout.read(1)  # the first token: the weights are mapped and in use
+        os.truncate(env.path("big.attnrt"), 4096)
+        out, err = p.communicate(timeout=120)
+        if p.returncode < 0 or p.returncode > 128:
+            raise Failure(f"killed by a signal (exit {p.returncode}) when its model file was truncated")
+        if p.returncode == 0:
+            results.append("finished before the truncation")
+            continue  # every page was read already: try again
+        if b"shrank" not in err:
+            raise Failure(f"exit {p.returncode} without saying the file shrank: {err.decode()[-300:]}")
+        return None
+    return "skipped: " + "; ".join(results)
+
+
+@case("34.4 --tokens/--input/--mask/sdpa --q /dev/zero: refused from the first bytes, not read to the end")
+def npy_stream(env):
+    limits = None if env.sanitized else {resource.RLIMIT_AS: 1 << 30}
+    q, k, v = small_sdpa_inputs(env)
+    lm = env.lm
+    for args in (("run", lm, "--tokens", "/dev/zero", "--out", "o.npy"),
+                 ("run", env.model, "--input", "/dev/zero", "--out", "o.npy"),
+                 ("sdpa", "--q", q, "--k", k, "--v", v, "--mask", "/dev/zero", "--out", "o.npy"),
+                 ("sdpa", "--q", "/dev/zero", "--k", k, "--v", v, "--out", "o.npy")):
+        env.refused(*args, needle="bad magic", limits=limits, timeout=20)
+    # A pipe holding a valid array and then endless bytes: the array's bytes, then one more.
+    code, out = env.run_shell("cat q.npy /dev/zero | {attnrt} sdpa --q /dev/stdin --k k.npy --v v.npy "
+                              "--out o.npy", timeout=20)
+    if code == 0 or "trailing data" not in out:
+        raise Failure(f"a valid header followed by endless bytes: exit {code}: {out.strip()[-300:]}")
+    code, out = env.run_shell("cat q.npy | {attnrt} sdpa --q /dev/stdin --k k.npy --v v.npy --out o.npy")
+    if code != 0:
+        raise Failure(f"an exact .npy through a pipe was refused: {out.strip()[-300:]}")
+
+
+def interrupted_write(env, args, temp_prefix, target):
+    """Runs attnrt with `args` and, as soon as a temporary file starting with `temp_prefix`
+    appears, sends SIGINT, SIGTERM or SIGHUP: the process must end by that signal, leave no
+    temporary and `target` as it was. Returns how many signals were caught mid-write."""
+    caught = 0
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for _attempt in range(5):
+            with open(env.path(target), "w") as f:
+                f.write("precious")
+            p = subprocess.Popen([env.attnrt, *args], cwd=env.work, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            seen = []
+            while p.poll() is None and not seen:
+                seen = [n for n in os.listdir(env.work) if n.startswith(temp_prefix)]
+            if seen:
+                p.send_signal(sig)
+            p.wait(timeout=120)
+            if not seen or p.returncode != -sig:
+                continue  # finished before the signal: try again
+            caught += 1
+            left = [n for n in os.listdir(env.work) if n.startswith(temp_prefix)]
+            if left:
+                raise Failure(f"{signal.Signals(sig).name} during attnrt {' '.join(args)} left {left}")
+            with open(env.path(target)) as f:
+                if f.read() != "precious":
+                    raise Failure(f"{signal.Signals(sig).name} changed {target}")
+            break
+    return caught
+
+
+@case("34.5 bench lm of a config whose weights add up to terabytes: refused up front, naming the sum")
+def bench_lm_too_big(env):
+    with open(env.path("big.json"), "w") as f:
+        f.write('{"architecture": "llama", "dim": 16384, "n_layers": 32, "n_heads": 128, '
+                '"vocab_size": 32000, "hidden_dim": 131072, "max_seq_len": 64}')
+    limits = None if env.sanitized else {resource.RLIMIT_AS: 4 << 30}
+    env.refused("bench", "lm", "big.json", needle="bytes of weights (the sum of its", limits=limits,
+                timeout=120)
+
+
+@case("34.6 SIGINT/SIGTERM/SIGHUP during convert or embed: no .OUT.tmp-XXXXXX left behind")
+def interrupted_outputs(env):
+    tiny_llama(env, vocab=1 << 20)  # 64 MB of embeddings: the write takes a while
+    caught = interrupted_write(env, convert_llama(env), ".lm.attnrt.tmp-", "lm.attnrt")
+    caught += interrupted_write(env, ("embed", env.lm, "-o", "e.c"), ".e.", "e.c")
+    if caught == 0:
+        return "skipped: every write finished before a signal could reach it"
+
+
+@case("34.7 a FIFO as MODEL, --config, weights or --plan-from is refused without blocking")
+def fifo_inputs(env):
+    os.mkfifo(env.path("fifo"))
+    tiny_llama(env)
+    env.refused("inspect", "fifo", needle="FIFO", timeout=20)
+    env.refused("run", "fifo", "--input", "x.npy", "--out", "o.npy", needle="FIFO", timeout=20)
+    env.refused("convert", "--arch", "llama", "--config", "fifo", "w.safetensors", "-o", "m.attnrt",
+                needle="FIFO", timeout=20)
+    env.refused("convert", "--arch", "llama", "--config", "c.json", "fifo", "-o", "m.attnrt",
+                needle="FIFO", timeout=20)
+    env.refused("embed", env.model, "-o", "e.c", "--plan-from", "fifo", needle="FIFO", timeout=20)
+
+
+@case("34.13 embed: --seq past max_seq_len, --batch 2 of an LM, a plan with zero or absurd fields")
+def embed_shapes(env):
+    import json as json_module
+    env.refused("embed", env.lm, "-o", "e.c", "--seq", "100000", needle="max_seq_len")
+    env.refused("embed", env.lm, "-o", "e.c", "--seq", "8", "--batch", "2", needle="batch 1")
+    printed = env.ok("plan", env.lm, "--max-seq", "8", "--json", "--threads", "1")
+    plan = json_module.loads(next(line for line in printed.splitlines() if line.startswith("{")))
+    for field, value, needle in (("arena_bytes", 0, "arena_bytes 0"), ("threads", 0, "threads 0"),
+                                 ("arena_bytes", 10**18, "arena_bytes 1000000000000000000"),
+                                 ("arena_bytes", 100, "arena_bytes 100 is less than"),
+                                 ("batch", 2, "batch 2"), ("max_seq", 0, "must be at least 1"),
+                                 ("max_seq", 100000, "max_seq_len")):
+        with open(env.path("p.json"), "w") as f:
+            json_module.dump(dict(plan, **{field: value}), f)
+        env.refused("embed", env.lm, "-o", "e.c", "--plan-from", "p.json", needle=needle)
+    if os.path.exists(env.path("e.c")) or os.path.exists(env.path("e.h")):
+        raise Failure("embed wrote files for a refused shape")
+    with open(env.path("p.json"), "w") as f:
+        json_module.dump(plan, f)
+    env.ok("embed", env.lm, "-o", "e.c", "--plan-from", "p.json")
+
+
+@case("34.9 NaN logits: generate refuses, naming the step, instead of printing token 0")
+def nan_logits(env):
+    tiny_llama(env, nan_norm=True)
+    env.ok(*convert_llama(env))
+    env.refused("generate", "lm.attnrt", "--prompt-tokens", "1,2", "--max-new-tokens", "3",
+                needle="step 0 (after the prompt): logit of token 0 is NaN")
+
+
+@case("34.10 rope_theta 5e-324: refused (the RoPE table would overflow), not NaN logits")
+def tiny_rope_theta(env):
+    # head_dim 64: theta^(-62/64) overflows double (with head_dim 4 it does not).
+    tiny_llama(env, dim=128, rope_theta=5e-324)
+    env.refused(*convert_llama(env), needle="rope_theta is too small")
+    tiny_llama(env, dim=128, rope_theta=1e-3)  # small but finite everywhere: still accepted
+    env.ok(*convert_llama(env))
+    env.ok("generate", "lm.attnrt", "--prompt-tokens", "1,2", "--max-new-tokens", "2")
+
+
+@case("34.12 stdout to a full disk: exit non-zero, not 0 with the output lost")
+def stdout_full(env):
+    for command in ("{attnrt} generate {lm} --prompt-tokens 1,2 --max-new-tokens 4 > /dev/full",
+                    "{attnrt} inspect {model} > /dev/full",
+                    "{attnrt} inspect {model} --json > /dev/full"):
+        code, out = env.run_shell(command)
+        if code == 0 or "cannot write standard output" not in out:
+            raise Failure(f"exit {code}: {command}: {out.strip()[-300:]}")
+
+
+@case("34.14 run LM --arena-bytes too small: the message's parts add up to its total")
+def arena_parts(env):
+    save(env, "t.npy", np.array([[1, 2, 3]], np.int32))
+    import re
+    for arena in ("1000", "5000"):
+        out = env.refused("run", env.lm, "--tokens", "t.npy", "--out", "o.npy", "--arena-bytes", arena,
+                          needle="the plan needs")
+        m = re.search(r"the plan needs (\d+) bytes \(([^)]*)\)", out)
+        parts = [int(n) for n in re.findall(r"(\d+)", m.group(2))] if m else []
+        if not m or sum(parts) != int(m.group(1)) or "rope table" not in m.group(2):
+            raise Failure(f"the parts do not add up to the total: {out.strip()[-300:]}")
+
+
+@case("34.15 --prompt-tokens '1,2,'; a config {..}\\0{..}; n_kv_heads 0 refused by name")
+def lenient_parsing(env):
+    env.refused("generate", env.lm, "--prompt-tokens", "1,2,", needle="after the last comma")
+    tiny_llama(env)
+    with open(env.path("c.json"), "rb") as f:
+        text = f.read()
+    with open(env.path("c.json"), "wb") as f:
+        f.write(text + b"\0" + text)
+    env.refused(*convert_llama(env), needle="NUL byte at offset")
+    tiny_llama(env, n_kv_heads=0)
+    env.refused(*convert_llama(env), needle="'n_kv_heads': 0 is not allowed")
+    tiny_llama(env, n_kv_heads=None)  # absent: as many as the query heads
+    env.ok(*convert_llama(env))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)
     ap.add_argument("--model", required=True, help="the demo model (build/.../models/demo.attnrt)")
+    ap.add_argument("--lm", required=True, help="the bundled language model (build/.../models/lm.attnrt)")
     ap.add_argument("--sanitized", action="store_true")
+    ap.add_argument("--only", default="", help="run only the cases whose name starts with this")
     args = ap.parse_args()
     passed = failed = 0
     for item, fn in CASES:
+        if not item.startswith(args.only):
+            continue
         with tempfile.TemporaryDirectory(prefix="attnrt_hostile_") as work:
-            env = Env(os.path.abspath(args.attnrt), os.path.abspath(args.model), work, args.sanitized)
+            env = Env(os.path.abspath(args.attnrt), os.path.abspath(args.model),
+                      os.path.abspath(args.lm), work, args.sanitized)
             try:
                 note = fn(env)
                 passed += 1

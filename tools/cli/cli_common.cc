@@ -74,6 +74,16 @@ TensorShape Shape4(size_t batch, size_t heads, size_t rows, size_t cols) {
   return s;
 }
 
+size_t MachineMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  size_t bytes = 0;
+  if (pages <= 0 || page_size <= 0 ||
+      !CheckedMul(static_cast<size_t>(pages), static_cast<size_t>(page_size), &bytes)) {
+    return SIZE_MAX;
+  }
+  return bytes;
+}
+
 bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
                     std::vector<float>* out, std::string* error) {
   size_t count = 0, bytes = 0;
@@ -81,8 +91,7 @@ bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
                     CheckedMul(count, sizeof(float), &bytes);
   // Zero-filling a buffer larger than the machine's memory would not fail cleanly
   // (overcommit hands out the pages, then the OOM killer ends the process): refuse it.
-  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-  const size_t memory = pages > 0 && page_size > 0 ? static_cast<size_t>(pages) * page_size : SIZE_MAX;
+  const size_t memory = MachineMemoryBytes();
   if (fits && bytes > memory) {
     *error = "cannot allocate the " + role + " " + npy::ShapeString(shape) + " float32: " +
              std::to_string(bytes) + " bytes, more than this machine's " + std::to_string(memory) +
@@ -110,13 +119,19 @@ std::string RunFailureMessage(const Status& status, const PlannedArena& plan) {
   std::string detail = status.message();
   const std::string prefix = "arena too small: ";
   if (detail.compare(0, prefix.size(), prefix) == 0) detail = detail.substr(prefix.size());
+  // Every part is named, so the sum is the total the message states (issue 34).
   std::string parts;
-  if (plan.activation_bytes > 0) {
-    parts = "activations " + std::to_string(plan.activation_bytes) + " + scratch " +
-            std::to_string(plan.scratch_bytes);
-  } else {
-    parts = "scratch " + std::to_string(plan.scratch_bytes);
-  }
+  size_t sum = 0;
+  const auto add = [&](const char* name, size_t bytes, bool always) {
+    if (bytes == 0 && !always) return;
+    parts += (parts.empty() ? "" : " + ") + std::string(name) + " " + std::to_string(bytes);
+    sum += bytes;
+  };
+  add("kv cache", plan.kv_cache_bytes, false);
+  add("rope table", plan.rope_table_bytes, false);
+  add("activations", plan.activation_bytes, false);
+  add("scratch", plan.scratch_bytes, true);
+  if (sum < plan.arena_bytes) add("alignment", plan.arena_bytes - sum, true);
   return "arena too small: the plan needs " + std::to_string(plan.arena_bytes) + " bytes (" + parts +
          "), have " + std::to_string(plan.have_bytes) + " (failed allocating: " + detail + ")";
 }

@@ -37,6 +37,9 @@ std::vector<size_t> ToVector(const TensorShape& shape);
 // A (batch, heads, rows, cols) shape.
 TensorShape Shape4(size_t batch, size_t heads, size_t rows, size_t cols);
 
+// The machine's physical memory in bytes (SIZE_MAX when unknown).
+size_t MachineMemoryBytes();
+
 // Sizes *out to the element count of `shape`; false, with a message naming `role`,
 // the shape and its bytes, when the count overflows or the memory cannot be had.
 bool AllocateFloats(const std::vector<size_t>& shape, const std::string& role,
@@ -50,13 +53,16 @@ std::FILE* ProseStream(bool json);
 struct PlannedArena {
   size_t activation_bytes = 0;
   size_t scratch_bytes = 0;
-  size_t arena_bytes = 0;  // what the plan needs: activations + scratch
+  size_t arena_bytes = 0;  // what the plan needs: the parts below plus alignment
   size_t have_bytes = 0;   // the arena the run got
+  size_t kv_cache_bytes = 0;    // language models: the session's cache and RoPE table
+  size_t rope_table_bytes = 0;
 };
 // The message of a failed run. An arena too small is reported with the whole
-// plan, not only the running total at the allocation that failed:
-// "arena too small: the plan needs N bytes (activations A + scratch S), have M
-// (failed allocating: need X bytes, have M)".
+// plan, not only the running total at the allocation that failed, and its parts
+// add up to the total: "arena too small: the plan needs N bytes (kv cache K +
+// rope table R + activations A + scratch S [+ alignment P]), have M (failed
+// allocating: need X bytes, have M)"; parts that are 0 are left out.
 std::string RunFailureMessage(const Status& status, const PlannedArena& plan);
 
 // A named file argument of a command, e.g. {"--out", path}.

@@ -32,6 +32,7 @@
 #include "convert/tensor_encoding.h"
 #include "host/fma_peak.h"
 #include "host/memory_read.h"
+#include "cli/bench_model_memory.h"
 #include "host/thread_pool.h"
 
 namespace attnrt::cli {
@@ -83,6 +84,7 @@ bool RandomModel(const std::string& path, unsigned seed, WeightType matrix_type,
   if (!WriteConfigMetadata(arch, json, &writer, error) || !DeriveConfig(writer, &config, error)) {
     return false;
   }
+  if (!CheckRandomModelFits(config, matrix_type, error)) return false;
   std::mt19937 rng(seed);
   for (size_t i = 0; i < ModelTensorCount(config); ++i) {
     TensorSpec spec;

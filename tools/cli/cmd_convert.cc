@@ -14,6 +14,7 @@
 #include "convert/tensor_encoding.h"
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
+#include "host/regular_file.h"
 #include "host/safetensors.h"
 
 namespace attnrt::cli {
@@ -27,7 +28,11 @@ struct ConvertOptions {
 // torch.save writes a zip archive (or, before PyTorch 1.6, a pickle): say what to do instead
 // of reporting a safetensors header error.
 bool RefuseTorchArchive(const std::string& path, std::string* error) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
+  // Only a regular file is peeked at (a FIFO would block here); ReadSafetensorsFile then
+  // says what is wrong with anything else.
+  int err = 0;
+  std::string what;
+  std::FILE* f = OpenRegularStream(path, &err, &what);
   if (f == nullptr) return false;
   unsigned char magic[4] = {0, 0, 0, 0};
   const size_t n = std::fread(magic, 1, sizeof(magic), f);

@@ -10,15 +10,16 @@
 // target's own PlanModel/PlanLm); without it the header carries only the model
 // and, with --seq/--batch, the shape the firmware should plan for itself.
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/embed_shape.h"
 #include "cli/option_checks.h"
 #include "cli/model_file.h"
+#include "host/regular_file.h"
 #include "output/output_file.h"
 
 namespace attnrt::cli {
@@ -100,12 +101,16 @@ bool JsonSize(const nlohmann::json& j, const char* key, bool required, size_t* o
 // Reads the target's plan and checks it was made for this model file.
 bool ReadTargetPlan(const std::string& path, const OpenedModel& m, TargetPlan* plan,
                     std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read the plan '" + path + "'";
+  // Opened as a regular file only: a FIFO here would block forever (OpenRegularFile).
+  int err = 0;
+  std::string what;
+  std::FILE* in = OpenRegularStream(path, &err, &what);
+  if (in == nullptr) {
+    *error = "cannot read the plan '" + path + "': " + what;
     return false;
   }
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::fclose(in);
   if (!j.is_object()) {
     *error = "the plan '" + path + "' is not a JSON object (make it with `attnrt plan --json`)";
     return false;
@@ -165,6 +170,16 @@ int EmbedCommand(const EmbedOptions& o) {
   if (planned && o.seq != 0 && o.seq != (lm ? plan.max_seq : plan.seq)) {
     return ReportError(cmd, "--seq " + std::to_string(o.seq) + " differs from the plan's " +
                                 std::to_string(lm ? plan.max_seq : plan.seq));
+  }
+  // Whatever goes into the header must run on this model (embed_shape.h).
+  if (planned && !CheckEmbedShape(m.model, "plan '" + o.plan_from + "'", plan.batch,
+                                  lm ? plan.max_seq : plan.seq, plan.threads, plan.arena_bytes,
+                                  &error)) {
+    return ReportError(cmd, error);
+  }
+  if (!planned && o.seq != 0 &&
+      !CheckEmbedShape(m.model, "--seq/--batch", o.batch, o.seq, 0, 0, &error)) {
+    return ReportError(cmd, error);
   }
   std::string upper = o.name;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -19,6 +19,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
+#include "host/mapping_guard.h"
 #include "cli/lm_runner.h"
 #include "cli/model_file.h"
 #include "cli/option_checks.h"
@@ -63,6 +64,12 @@ bool ParseTokenList(const std::string& text, std::vector<int64_t>* ids, std::str
       return false;
     }
     ids->push_back(v);
+  }
+  // getline drops an empty item after a final comma: "1,2," must fail as "1,,2" does.
+  const size_t last = text.find_last_not_of(" \t");
+  if (last != std::string::npos && text[last] == ',') {
+    *error = "--prompt-tokens: '' (after the last comma) is not an integer token id";
+    return false;
   }
   if (ids->empty()) {
     *error = "--prompt-tokens: no token ids";
@@ -146,6 +153,20 @@ int GenerateCommand(const GenerateOptions& o) {
   double decode_ms = 0.0;
   size_t decode_steps = 0;
   while (st.ok() && generated.size() < o.max_new_tokens) {
+    // The model file shrank underneath its mapping: these logits came from zero pages.
+    std::string why;
+    if (!MappedInputsIntact(&why)) {
+      std::fputc('\n', stream);
+      return ReportError(cmd, "step " + std::to_string(generated.size()) + ": " + why);
+    }
+    // A broken model (or cache) gives logits nothing can be chosen from: say at which step.
+    const Status finite = CheckLogits(logits.data(), c.vocab_size);
+    if (!finite.ok()) {
+      std::fputc('\n', stream);
+      return ReportError(cmd, "step " + std::to_string(generated.size()) + " (" +
+                                  (generated.empty() ? "after the prompt" : "a generated token") +
+                                  "): " + finite.message());
+    }
     const int32_t next = static_cast<int32_t>(SampleToken(
         logits.data(), c.vocab_size, sampling, &rng, probabilities.data(), order.data()));
     generated.push_back(next);

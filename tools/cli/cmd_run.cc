@@ -110,9 +110,7 @@ int RunLanguageModel(const RunOptions& o, const Model& model) {
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!st.ok()) {
-    const PlannedArena planned{lm.plan.activation_bytes + lm.plan.kv_cache_bytes,
-                               lm.plan.scratch_bytes, lm.plan.arena_bytes, lm.arena->capacity()};
-    return ReportError(cmd, RunFailureMessage(st, planned));
+    return ReportError(cmd, RunFailureMessage(st, LmPlannedArena(lm.plan, lm.arena->capacity())));
   }
   if (!npy::WriteFloat32(o.out, y_shape, y.data(), &error)) return ReportError(cmd, error);
   std::printf("run: %s, %zu layer(s), tokens %s -> logits %s -> %s, %.3f ms, %zu thread(s)\n",

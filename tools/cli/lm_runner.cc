@@ -24,7 +24,7 @@ bool StartLm(const Model& model, const LmShape& shape, size_t workers, size_t ar
   r->arena = std::make_unique<Arena>(r->buffer->data(), bytes);
   st = r->session.Start(model, r->shape, r->arena.get());
   if (!st.ok()) {
-    *error = st.message();
+    *error = RunFailureMessage(st, LmPlannedArena(r->plan, bytes));
     return false;
   }
   return true;
@@ -44,6 +44,17 @@ bool TokenIds(const std::vector<int64_t>& ids, size_t tokens, size_t vocab,
     (*out)[i] = static_cast<int32_t>(ids[i]);
   }
   return true;
+}
+
+PlannedArena LmPlannedArena(const LmPlan& p, size_t have_bytes) {
+  PlannedArena a;
+  a.kv_cache_bytes = p.kv_cache_bytes;
+  a.rope_table_bytes = p.rope_table_bytes;
+  a.activation_bytes = p.activation_bytes;
+  a.scratch_bytes = p.scratch_bytes;
+  a.arena_bytes = p.arena_bytes;
+  a.have_bytes = have_bytes;
+  return a;
 }
 
 std::string LmPlanText(const LmPlan& p) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attnrt/models/language_model.h"
+#include "cli/cli_common.h"
 #include "host/aligned_buffer.h"
 
 namespace attnrt::cli {
@@ -31,5 +32,8 @@ bool TokenIds(const std::vector<int64_t>& ids, size_t tokens, size_t vocab,
 
 // The planned regions, one line each, for prose output.
 std::string LmPlanText(const LmPlan& plan);
+
+// The plan's parts, for RunFailureMessage, with `have_bytes` the arena the session got.
+PlannedArena LmPlannedArena(const LmPlan& plan, size_t have_bytes);
 
 }  // namespace attnrt::cli

@@ -69,6 +69,14 @@ bool WriteConfigMetadata(Architecture arch, const JsonConfig& json, WeightFileWr
         if (!given && k.default_string != nullptr) break;
         int64_t v = static_cast<int64_t>(k.default_number);
         if (given && !json.GetInt(k.name, &v, error)) return false;
+        // An optional key whose default 0 stands for None (llama's n_kv_heads): a given 0
+        // would be recorded as that default and read back as "absent", so a later error
+        // would blame something else (a tensor's shape). Refuse it here by name.
+        if (given && v == 0 && !k.required && k.default_number == 0 && k.default_string == nullptr) {
+          *error = json.name() + ": key '" + k.name +
+                   "': 0 is not allowed (leave the key out or null for its default)";
+          return false;
+        }
         if (v == -1 && !given) v = model_dim;  // d_k / d_v default to d_model
         if (i == 0) model_dim = v;
         w->SetInt(k.name, v);

@@ -4,6 +4,8 @@
 // string, so callers see only bool + message.
 #include "host/json_config.h"
 
+#include "host/regular_file.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -74,6 +76,16 @@ bool ParseJson(const char* text, size_t size, const std::string& name, size_t ma
     }
     return true;
   };
+  // nlohmann's lexer ends the input at a NUL byte, so `{...}\0{...}` would parse as its first
+  // object while `{...} {...}` is refused. No JSON text holds a raw NUL (even inside a string
+  // it must be escaped): refuse it by offset.
+  if (const void* nul = std::memchr(text, '\0', size)) {
+    if (error) {
+      *error = name + ": invalid JSON: a NUL byte at offset " +
+               std::to_string(static_cast<const char*>(nul) - text);
+    }
+    return false;
+  }
   try {
     *out = Json::parse(text, text + size, check);
   } catch (const StrictJsonViolation& v) {
@@ -108,14 +120,17 @@ bool LoadJsonConfig(const std::string& path, JsonConfig* out, std::string* error
   // A config is a small JSON object: reading stops past kMaxConfigBytes, so a
   // device such as /dev/zero or a huge file is refused instead of read forever.
   constexpr size_t kMaxConfigBytes = size_t{1} << 20;
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    if (error) *error = path + ": is a directory, not a JSON config file";
-    return false;
-  }
-  std::FILE* f = std::fopen(path.c_str(), "rb");
+  // A FIFO or a device is refused before anything can block on it (OpenRegularFile).
+  int err = 0;
+  std::string what;
+  std::FILE* f = OpenRegularStream(path, &err, &what);
   if (f == nullptr) {
-    if (error) *error = path + ": cannot open: " + std::strerror(errno);
+    if (error) {
+      *error = path + ": " +
+               (err == EISDIR        ? std::string("is a directory, not a JSON config file")
+                : what.rfind("cannot", 0) == 0 ? what + ": " + std::strerror(err)
+                                               : what);
+    }
     return false;
   }
   std::string text(kMaxConfigBytes + 1, '\0');

@@ -1,6 +1,9 @@
 // MappedFile: open + fstat + mmap(PROT_READ, MAP_PRIVATE), with a read() fallback.
 #include "host/mapped_file.h"
 
+#include "host/mapping_guard.h"
+#include "host/regular_file.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -71,14 +74,18 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     data_ = other.data_;
     size_ = other.size_;
     mapped_ = other.mapped_;
+    guard_ = other.guard_;  // the guard covers the address range, which moves with it
     other.data_ = nullptr;
     other.size_ = 0;
     other.mapped_ = false;
+    other.guard_ = -1;
   }
   return *this;
 }
 
 void MappedFile::Close() {
+  UnguardMapping(guard_);
+  guard_ = -1;
   if (mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
   data_ = nullptr;
   size_ = 0;
@@ -89,21 +96,11 @@ void MappedFile::Close() {
 
 bool MappedFile::Open(const std::string& path, std::string* error) {
   Close();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return Fail(error, path, std::string("cannot open") + OverflowHint(err), err);
-  }
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Fail(error, path, std::string("cannot stat") + OverflowHint(err), err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Fail(error, path, "not a regular file", S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
-  }
+  int err = 0;
+  std::string what;
+  const int fd = OpenRegularFile(path, &st, &err, &what);
+  if (fd < 0) return Fail(error, path, what + OverflowHint(err), err);
   size_t size;
   if (!SizeFromU64(static_cast<uint64_t>(st.st_size), &size)) {  // a 32-bit size_t, 64-bit off_t
     ::close(fd);
@@ -123,6 +120,7 @@ bool MappedFile::Open(const std::string& path, std::string* error) {
     data_ = static_cast<const uint8_t*>(p);
     size_ = size;
     mapped_ = true;
+    guard_ = GuardMapping(data_, size_, path);
     return true;
   }
   const int map_err = errno;

@@ -37,6 +37,7 @@ class MappedFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   bool mapped_ = false;
+  int guard_ = -1;  // its MappingGuard slot while mapped (a file that shrinks faults)
   std::vector<uint8_t> copy_;  // only when mmap was refused
 };
 

@@ -485,6 +485,37 @@ static bool ParseImpl(const uint8_t* data, size_t size, const std::string& name,
   return true;
 }
 
+// How many bytes of a stream (a pipe, /dev/zero) are worth holding, given the first `size`:
+// the preamble, then the header it announces, then the data the header declares, plus one
+// byte to notice trailing data. A stream is never read to its end, which may never come.
+// Returns `size` (stop) once the prefix is broken; parsing it then says why.
+static size_t StreamBytesToRead(const uint8_t* data, size_t size, bool integers) {
+  if (size < kMagicSize + 2) {
+    return std::memcmp(data, kMagic, size) == 0 ? kMagicSize + 2 : size;
+  }
+  if (std::memcmp(data, kMagic, kMagicSize) != 0 || (data[6] != 1 && data[6] != 2 && data[6] != 3)) {
+    return size;
+  }
+  const size_t preamble = kMagicSize + 2 + (data[6] == 1 ? 2 : 4);
+  if (size < preamble) return preamble;
+  const size_t header_len = data[6] == 1 ? size_t{data[8]} | size_t{data[9]} << 8
+                                         : static_cast<size_t>(LoadLE32(data + 8));
+  const size_t header_end = preamble + header_len;  // header_len < 2^32: no wrap on 64-bit
+  if (header_end < preamble) return size;
+  if (size < header_end) return header_end;
+  const char* header = reinterpret_cast<const char*>(data + preamble);
+  Header h;
+  std::string why;
+  DType dtype;
+  size_t item_bytes = 0, count = 0, need = 0;
+  if (!HeaderParser(header, header + header_len).Parse(&h, &why) ||
+      !ResolveDType(h.descr, integers, &dtype, &item_bytes, &why) ||
+      !CountElements(h.shape, item_bytes, &count, &need) || need >= SIZE_MAX - header_end) {
+    return size;
+  }
+  return header_end + need + 1;
+}
+
 // The public entry points catch std::bad_alloc so that nothing throws across the API; the
 // allocations themselves never exceed the input (or the caller's array) in size.
 static bool ParseChecked(const uint8_t* data, size_t size, const std::string& name,
@@ -519,7 +550,8 @@ static bool ReadAndParse(const std::string& path, bool integers, Array* out, std
     return failure("cannot stat", err);
   }
   std::vector<uint8_t> bytes;
-  // A regular file's size is known up front; other files (pipes) are read until EOF.
+  // A regular file's size is known up front; other files (pipes) are read as far as their
+  // header declares (StreamBytesToRead).
   const bool regular = S_ISREG(st.st_mode);
   if (regular && static_cast<uint64_t>(st.st_size) >= bytes.max_size()) {
     std::fclose(f);
@@ -535,6 +567,12 @@ static bool ReadAndParse(const std::string& path, bool integers, Array* out, std
     constexpr size_t kChunk = size_t{1} << 20;
     for (;;) {
       const size_t old = bytes.size();
+      size_t ask = kChunk;
+      if (!regular) {
+        const size_t want = StreamBytesToRead(bytes.data(), old, integers);
+        if (want <= old) break;
+        ask = std::min(kChunk, want - old);
+      }
       if (old > bytes.max_size() - kChunk) {  // a pipe, or a file that grew while read
         std::fclose(f);
         return Fail(error, path,
@@ -542,10 +580,10 @@ static bool ReadAndParse(const std::string& path, bool integers, Array* out, std
                         " bytes one buffer can hold with this platform's " +
                         std::to_string(kSizeBits) + "-bit size_t");
       }
-      bytes.resize(old + kChunk);
-      const size_t got = std::fread(bytes.data() + old, 1, kChunk, f);
+      bytes.resize(old + ask);
+      const size_t got = std::fread(bytes.data() + old, 1, ask, f);
       bytes.resize(old + got);
-      if (got < kChunk) {
+      if (got < ask) {
         read_error = std::ferror(f) != 0;
         break;
       }

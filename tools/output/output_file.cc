@@ -4,10 +4,13 @@
 
 #include "output/output_file.h"
 
+#include "output/temp_cleanup.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -50,6 +53,12 @@ mode_t ModeFor(const struct stat* existing) {
 
 }  // namespace
 
+namespace {
+std::atomic<CommitCheck> g_commit_check{nullptr};
+}  // namespace
+
+void SetCommitCheck(CommitCheck check) { g_commit_check.store(check); }
+
 bool OutputFile::Fail(const std::string& what, int err, std::string* error) {
   *error = path_ + ": " + what + (err != 0 ? std::string(": ") + std::strerror(err) : "");
   Discard();
@@ -76,7 +85,7 @@ bool OutputFile::Open(const std::string& path, std::string* error) {
   std::string pattern = DirectoryOf(target_) + "/." + BaseNameOf(target_) + ".tmp-XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
-  const int fd = mkstemp(name.data());
+  const int fd = MakeRememberedTemp(name.data(), &temp_slot_);
   if (fd < 0) return Fail("cannot create a temporary file beside it", errno, error);
   temp_ = name.data();
   if (fchmod(fd, ModeFor(exists ? &st : nullptr)) != 0) {
@@ -116,6 +125,13 @@ bool OutputFile::Commit(std::string* error) {
     return false;
   }
   if (write_failed_) return Fail("cannot write", write_errno_, error);
+  std::string why;
+  const CommitCheck check = g_commit_check.load();
+  if (check != nullptr && !check(&why)) {
+    *error = path_ + ": not written: " + why;
+    Discard();
+    return false;
+  }
   errno = 0;
   const bool flushed = std::fflush(stream_) == 0;
   int err = errno;
@@ -126,6 +142,9 @@ bool OutputFile::Commit(std::string* error) {
   if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
     return Fail("cannot replace it with the written file", errno, error);
   }
+  // A signal between the rename and here unlinks a name that no longer exists: harmless.
+  ForgetTemp(temp_slot_);
+  temp_slot_ = -1;
   temp_.clear();
   return true;
 }
@@ -137,6 +156,8 @@ void OutputFile::Discard() {
   }
   if (!temp_.empty()) {
     unlink(temp_.c_str());  // only ever the temporary this object created
+    ForgetTemp(temp_slot_);
+    temp_slot_ = -1;
     temp_.clear();
   }
 }

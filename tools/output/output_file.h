@@ -39,10 +39,17 @@ class OutputFile {
   std::string path_;    // as the caller named it, for messages
   std::string target_;  // what the rename replaces (a symlink resolved)
   std::string temp_;
+  int temp_slot_ = -1;  // its TempCleanup slot: removed on SIGINT / SIGTERM / SIGHUP too
   std::FILE* stream_ = nullptr;
   int write_errno_ = 0;
   bool write_failed_ = false;
 };
+
+// A check every Commit runs before its rename; false (with *why) refuses the commit and removes
+// the temporary. The host tools set one that refuses once a mapped input lost pages
+// (host/mapping_guard.h): an output computed from zeros must not replace a file. Null: none.
+using CommitCheck = bool (*)(std::string* why);
+void SetCommitCheck(CommitCheck check);
 
 // Writes `bytes` to `path` through an OutputFile.
 bool WriteOutputFile(const std::string& path, const void* bytes, size_t n, std::string* error);

@@ -164,7 +164,9 @@ uint64_t attnrt_sampling_seed(uint64_t seed);
 
 /* The next token from vocab logits: temperature, then top-k, then top-p, as
  * Hugging Face's generate. params NULL: greedy. probabilities and order are the
- * caller's scratch of vocab elements each (unused when greedy: may be NULL). */
+ * caller's scratch of vocab elements each (unused when greedy: may be NULL).
+ * A NaN or +inf logit, or no finite one, is ATTNRT_INVALID_ARGUMENT (a broken
+ * model, not a choice); -inf masks a token. */
 attnrt_status attnrt_sample(const float* logits, size_t vocab, const attnrt_sampling* params,
                             uint64_t* state, float* probabilities, uint32_t* order,
                             int32_t* token);

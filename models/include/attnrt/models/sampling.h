@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attnrt/runtime/status.h"
+
 namespace attnrt {
 
 struct SamplingParams {
@@ -22,6 +24,11 @@ struct SamplingParams {
 uint64_t SamplingSeed(uint64_t seed);
 // A uniform float in [0, 1) from the state, advancing it.
 float SamplingUniform(uint64_t* state);
+
+// Refuses logits no token can be chosen from soundly: a NaN or +inf (the softmax
+// is undefined; greedy would pick token 0 or a meaningless maximum), or no
+// finite logit at all. -inf is a masked token. The message names the token.
+Status CheckLogits(const float* logits, size_t vocab);
 
 // The index of the next token. logits has `vocab` floats; NaN logits are never
 // chosen (all NaN: 0). probabilities and order are scratch of `vocab` elements.
