@@ -7,7 +7,7 @@
 
 namespace attnrt::cli {
 
-bool CheckRandomModelFits(const ModelConfig& config, ElementType matrix_type, std::string* error) {
+bool CheckRandomModelFits(const ModelConfig& config, WeightType matrix_type, std::string* error) {
   size_t total = 0, largest_f32 = 0, tensors = 0;
   bool fits = true;
   for (size_t i = 0; fits && i < ModelTensorCount(config); ++i) {

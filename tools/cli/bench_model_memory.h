@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "attnrt/kernels/element_type.h"
+#include "attnrt/kernels/weight_type.h"
 #include "attnrt/models/model_config.h"
 
 namespace attnrt::cli {
@@ -14,6 +14,6 @@ namespace attnrt::cli {
 // Sums the weight file's tensors (matrices in matrix_type, the rest f32) and refuses when
 // twice that (tensors plus the serialized file) plus the largest f32 tensor being generated
 // is more than this machine's memory (MachineMemoryBytes).
-bool CheckRandomModelFits(const ModelConfig& config, ElementType matrix_type, std::string* error);
+bool CheckRandomModelFits(const ModelConfig& config, WeightType matrix_type, std::string* error);
 
 }  // namespace attnrt::cli
