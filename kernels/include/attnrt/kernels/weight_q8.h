@@ -38,6 +38,16 @@ constexpr size_t Q8ScalesOffset(size_t rows, size_t cols) {
 // scales[Q8BlocksPerRow(cols)] (f16 bits). The scale is stored first and the
 // values are rounded against the stored (f16) scale, so dequantizing with it is
 // the closest the format allows. An all-zero block gets scale 0.
+//
+// Tiny blocks (issue 34, item 11): below max|x| ~ 1e-3 the scale max|x| / 127 is an
+// f16 subnormal, and rounding it to nearest can make it so much smaller than the
+// true scale that the largest value, clamped to 127, loses up to a quarter of
+// itself; below max|x| = 127 * 2^-25 (~3.8e-6) the scale even flushes to zero and
+// the whole block to zeros. The rule: when the rounded scale times 127.5 falls
+// short of max|x| (never for a normal f16 scale, whose rounding error is 2^-11),
+// the scale goes up one f16 step, so every value is within half a step of its
+// stored value and a nonzero block never becomes zeros (the smallest scale is
+// 2^-24, so a value is kept to within 2^-25 absolute).
 inline void QuantizeQ8Row(const float* x, size_t cols, int8_t* values, uint16_t* scales) {
   for (size_t b0 = 0, blk = 0; b0 < cols; b0 += kQ8Block, ++blk) {
     const size_t n = cols - b0 < kQ8Block ? cols - b0 : kQ8Block;
@@ -46,7 +56,8 @@ inline void QuantizeQ8Row(const float* x, size_t cols, int8_t* values, uint16_t*
       const float a = x[b0 + i] < 0 ? -x[b0 + i] : x[b0 + i];
       if (a > amax) amax = a;
     }
-    const uint16_t scale_bits = F32ToF16(amax / 127.0f);
+    uint16_t scale_bits = F32ToF16(amax / 127.0f);
+    if (F16ToF32(scale_bits) * 127.5f < amax) ++scale_bits;  // tiny blocks: see above
     scales[blk] = scale_bits;
     const float scale = F16ToF32(scale_bits);
     const float inv = scale > 0.0f ? 1.0f / scale : 0.0f;
