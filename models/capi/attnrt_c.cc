@@ -84,13 +84,8 @@ Status CheckExecutor(const attnrt_executor* e) {
   return Status::Ok();
 }
 
-struct ModelImpl {
-  uint32_t magic = kModelMagic;
-  bool open = false;
-  CExecutor executor;
-  KvType kv_type = KvType::kF32;  // language models' cache (attnrt_model_set_kv_type)
-  WeightFile file;
-  Model model;
+// The last failure's message, kept for attnrt_model_message and attnrt_lm_message.
+struct LastMessage {
   char message[Status::kMaxMessage] = "ok";
 
   attnrt_status Fail(const Status& s) {
@@ -99,19 +94,22 @@ struct ModelImpl {
   }
 };
 
-struct LmImpl {
+struct ModelImpl : LastMessage {
+  uint32_t magic = kModelMagic;
+  bool open = false;
+  CExecutor executor;
+  KvType kv_type = KvType::kF32;  // language models' cache (attnrt_model_set_kv_type)
+  WeightFile file;
+  Model model;
+};
+
+struct LmImpl : LastMessage {
   LmImpl(ModelImpl* m, void* buffer, size_t bytes) : model(m), arena(buffer, bytes) {}
   uint32_t magic = kLmMagic;
   bool started = false;
   ModelImpl* model;
   Arena arena;
   LmSession session;
-  char message[Status::kMaxMessage] = "ok";
-
-  attnrt_status Fail(const Status& s) {
-    CopyMessage(s.message(), message);
-    return Code(s);
-  }
 };
 
 static_assert(sizeof(ModelImpl) <= sizeof(attnrt_model),
