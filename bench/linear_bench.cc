@@ -130,19 +130,23 @@ void TimeCalls(benchmark::State& state, std::vector<LinearCall>& calls) {
       benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BenchGemv(benchmark::State& state, WeightType type, Shape s, int64_t target) {
-  ForcedTarget forced(target);
+// One call of shape `s` on `rows` rows of input.
+std::vector<LinearCall> OneCall(WeightType type, Shape s, size_t rows) {
   std::mt19937 rng(1);
   std::vector<LinearCall> calls;
-  calls.emplace_back(type, s, 1, &rng);
+  calls.emplace_back(type, s, rows, &rng);
+  return calls;
+}
+
+void BenchGemv(benchmark::State& state, WeightType type, Shape s, int64_t target) {
+  ForcedTarget forced(target);
+  std::vector<LinearCall> calls = OneCall(type, s, 1);
   TimeCalls(state, calls);
 }
 
 void BenchPrefill(benchmark::State& state, WeightType type, int64_t target) {
   ForcedTarget forced(target);
-  std::mt19937 rng(1);
-  std::vector<LinearCall> calls;
-  calls.emplace_back(type, Shape{768, 288}, kPrefillRows, &rng);
+  std::vector<LinearCall> calls = OneCall(type, Shape{768, 288}, kPrefillRows);
   TimeCalls(state, calls);
 }
 
@@ -175,10 +179,7 @@ void TimeReads(benchmark::State& state, const std::vector<LinearCall>& calls) {
 
 void BenchReadGemv(benchmark::State& state, WeightType type, Shape s, int64_t target) {
   ForcedTarget forced(target);
-  std::mt19937 rng(1);
-  std::vector<LinearCall> calls;
-  calls.emplace_back(type, s, 1, &rng);
-  TimeReads(state, calls);
+  TimeReads(state, OneCall(type, s, 1));
 }
 
 void BenchReadToken(benchmark::State& state, WeightType type, int64_t target) {

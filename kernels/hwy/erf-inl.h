@@ -22,21 +22,24 @@ namespace attnrt {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// c5 s^5 + c4 s^4 + ... + c0 in Horner form, highest coefficient first.
+template <class D, class V>
+HWY_INLINE V HornerDegree5(D d, V s, float c5, float c4, float c3, float c2, float c1, float c0) {
+  V r = hn::Set(d, c5);
+  r = hn::MulAdd(r, s, hn::Set(d, c4));
+  r = hn::MulAdd(r, s, hn::Set(d, c3));
+  r = hn::MulAdd(r, s, hn::Set(d, c2));
+  r = hn::MulAdd(r, s, hn::Set(d, c1));
+  return hn::MulAdd(r, s, hn::Set(d, c0));
+}
+
 template <class D, class V>
 HWY_INLINE V ErfFloat(D d, V x) {
   const V s = hn::Mul(x, x);
-  V p = hn::Set(d, 1.97470649e-06f);
-  p = hn::MulAdd(p, s, hn::Set(d, 0.000288031646f));
-  p = hn::MulAdd(p, s, hn::Set(d, 0.00400363747f));
-  p = hn::MulAdd(p, s, hn::Set(d, 0.0534674712f));
-  p = hn::MulAdd(p, s, hn::Set(d, 0.196250111f));
-  p = hn::MulAdd(p, s, hn::Set(d, 1.12837899f));
-  V q = hn::Set(d, 3.74790434e-05f);
-  q = hn::MulAdd(q, s, hn::Set(d, 0.00121633883f));
-  q = hn::MulAdd(q, s, hn::Set(d, 0.0154444315f));
-  q = hn::MulAdd(q, s, hn::Set(d, 0.116476744f));
-  q = hn::MulAdd(q, s, hn::Set(d, 0.507253289f));
-  q = hn::MulAdd(q, s, hn::Set(d, 1.0f));
+  const V p = HornerDegree5(d, s, 1.97470649e-06f, 0.000288031646f, 0.00400363747f,
+                            0.0534674712f, 0.196250111f, 1.12837899f);
+  const V q = HornerDegree5(d, s, 3.74790434e-05f, 0.00121633883f, 0.0154444315f,
+                            0.116476744f, 0.507253289f, 1.0f);
   const V rational = hn::Div(hn::Mul(x, p), q);
   // Exactly +-1 from 4 on (so GELU gives exactly x and 0 there, even where Div is
   // a refined reciprocal estimate as on ARMv7); also discards the inf/inf of huge x.

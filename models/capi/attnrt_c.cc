@@ -84,7 +84,17 @@ Status CheckExecutor(const attnrt_executor* e) {
   return Status::Ok();
 }
 
-struct ModelImpl {
+// The last failure's message, kept for attnrt_model_message and attnrt_lm_message.
+struct LastMessage {
+  char message[Status::kMaxMessage] = "ok";
+
+  attnrt_status Fail(const Status& s) {
+    CopyMessage(s.message(), message);
+    return Code(s);
+  }
+};
+
+struct ModelImpl : LastMessage {
   uint32_t magic = kModelMagic;
   bool open = false;
   // Counts opens of this handle: a session records it at start and refuses to run
@@ -94,15 +104,9 @@ struct ModelImpl {
   KvType kv_type = KvType::kF32;  // language models' cache (attnrt_model_set_kv_type)
   WeightFile file;
   Model model;
-  char message[Status::kMaxMessage] = "ok";
-
-  attnrt_status Fail(const Status& s) {
-    CopyMessage(s.message(), message);
-    return Code(s);
-  }
 };
 
-struct LmImpl {
+struct LmImpl : LastMessage {
   LmImpl(ModelImpl* m, void* buffer, size_t bytes) : model(m), arena(buffer, bytes) {}
   uint32_t magic = kLmMagic;
   bool started = false;
@@ -110,12 +114,6 @@ struct LmImpl {
   uint32_t model_generation = 0;  // the model's generation when the session started
   Arena arena;
   LmSession session;
-  char message[Status::kMaxMessage] = "ok";
-
-  attnrt_status Fail(const Status& s) {
-    CopyMessage(s.message(), message);
-    return Code(s);
-  }
 };
 
 static_assert(sizeof(ModelImpl) <= sizeof(attnrt_model),

@@ -35,6 +35,24 @@ Status BadFile(const char* format, Args... args) {
   return Status::Error(StatusCode::kBadFile, format, args...);
 }
 
+// Bytes [begin, end) of entry `e` are reserved and must be 0; `kind` and `name` say whose.
+Status CheckReservedBytes(const uint8_t* e, size_t begin, size_t end, const char* kind,
+                          const char* name) {
+  for (size_t b = begin; b < end; ++b) {
+    if (e[b] != 0) {
+      return BadFile("weight file: %s '%s': reserved entry byte %z is not 0", kind, name, b);
+    }
+  }
+  return Status::Ok();
+}
+
+// TensorAt and MetadataAt take an index below the count of `unit`.
+Status CheckIndex(size_t i, size_t count, const char* what, const char* unit) {
+  if (i < count) return Status::Ok();
+  return Status::Error(StatusCode::kInvalidArgument,
+                       "weight file: %s index %z out of range (%z %s)", what, i, count, unit);
+}
+
 bool IsPowerOfTwo(size_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 // Bytewise order of (a, a_len) against (b, b_len): negative, zero or positive.
@@ -371,12 +389,18 @@ Status WeightFile::CheckString(const char* what, size_t index, uint64_t offset, 
   return Status::Ok();
 }
 
+// Entry `e` (number i) names itself by a length and a string-table offset; `what` says which name.
+Status WeightFile::CheckEntryName(const uint8_t* e, const char* what, size_t i, size_t* len,
+                                  const char** name) const {
+  *len = LoadU32(e + Layout::kEntryNameLengthAt);
+  return CheckString(what, i, LoadU32(e + Layout::kEntryNameOffsetAt), *len, false, name);
+}
+
 // Decodes and checks tensor entry i on its own; Open() adds the checks across entries.
 Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
   const uint8_t* e = base_ + tensor_table_ + i * Layout::kTensorEntrySize;
   WeightTensor t;
-  t.name_len = LoadU32(e + Layout::kEntryNameLengthAt);
-  ATTNRT_RETURN_IF_ERROR(CheckString("tensor name", i, LoadU32(e + Layout::kEntryNameOffsetAt), t.name_len, false, &t.name));
+  ATTNRT_RETURN_IF_ERROR(CheckEntryName(e, "tensor name", i, &t.name_len, &t.name));
   const uint8_t dtype = e[Layout::kEntryTypeAt];
   if (!IsKnownWeightType(dtype)) {
     return BadFile("weight file: tensor '%s': unknown dtype %z (known: %s)", t.name, dtype,
@@ -392,10 +416,8 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
     return BadFile("weight file: tensor '%s': rank %z exceeds the maximum %z", t.name, rank,
                    TensorShape::kMaxRank);
   }
-  for (size_t b = Layout::kTensorReservedAt; b < Layout::kTensorDimsAt; ++b) {
-    if (e[b] != 0)
-      return BadFile("weight file: tensor '%s': reserved entry byte %z is not 0", t.name, b);
-  }
+  ATTNRT_RETURN_IF_ERROR(
+      CheckReservedBytes(e, Layout::kTensorReservedAt, Layout::kTensorDimsAt, "tensor", t.name));
   t.shape.rank = rank;
   // Dims, their product and the data range are checked in 64 bits (the file's width), then
   // narrowed: on a 32-bit target a dim or byte count of 2^32 or more is refused by name.
@@ -473,13 +495,10 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
 Status WeightFile::DecodeMetadata(size_t i, WeightMetadata* out) const {
   const uint8_t* e = base_ + metadata_table_ + i * Layout::kMetadataEntrySize;
   WeightMetadata m;
-  m.key_len = LoadU32(e + Layout::kEntryNameLengthAt);
-  ATTNRT_RETURN_IF_ERROR(CheckString("metadata key", i, LoadU32(e + Layout::kEntryNameOffsetAt), m.key_len, false, &m.key));
+  ATTNRT_RETURN_IF_ERROR(CheckEntryName(e, "metadata key", i, &m.key_len, &m.key));
   const uint8_t type = e[Layout::kEntryTypeAt];
-  for (size_t b = Layout::kMetadataReservedAt; b < Layout::kMetadataValueAt; ++b) {
-    if (e[b] != 0)
-      return BadFile("weight file: metadata '%s': reserved entry byte %z is not 0", m.key, b);
-  }
+  ATTNRT_RETURN_IF_ERROR(CheckReservedBytes(e, Layout::kMetadataReservedAt, Layout::kMetadataValueAt,
+                                            "metadata", m.key));
   const uint64_t value = LoadU64(e + Layout::kMetadataValueAt);
   switch (type) {
     case static_cast<uint8_t>(WeightMetadataType::kInt):
@@ -504,22 +523,12 @@ Status WeightFile::DecodeMetadata(size_t i, WeightMetadata* out) const {
 }
 
 Status WeightFile::TensorAt(size_t i, WeightTensor* out) const {
-  if (i >= tensor_count_) {
-    return Status::Error(StatusCode::kInvalidArgument,
-                         "weight file: tensor index %z out of range "
-                         "(%z tensors)",
-                         i, tensor_count_);
-  }
+  ATTNRT_RETURN_IF_ERROR(CheckIndex(i, tensor_count_, "tensor", "tensors"));
   return DecodeTensor(i, out);
 }
 
 Status WeightFile::MetadataAt(size_t i, WeightMetadata* out) const {
-  if (i >= metadata_count_) {
-    return Status::Error(StatusCode::kInvalidArgument,
-                         "weight file: metadata index %z out of "
-                         "range (%z records)",
-                         i, metadata_count_);
-  }
+  ATTNRT_RETURN_IF_ERROR(CheckIndex(i, metadata_count_, "metadata", "records"));
   return DecodeMetadata(i, out);
 }
 

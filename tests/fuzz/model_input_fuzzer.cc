@@ -143,7 +143,9 @@ void FuzzLanguageModel(Reader* r) {
   }
 }
 
-void FuzzOne(Reader* r) {
+}  // namespace
+
+void fuzz::FuzzOne(Reader* r) {
   const size_t choice = r->Next() % (kArchCount + 1);
   if (choice == kArchCount) {
     FuzzLanguageModel(r);
@@ -204,11 +206,4 @@ void FuzzOne(Reader* r) {
   if (!st.ok() && std::strstr(st.message(), "arena") != nullptr) Die("planned arena too small", st.message());
 }
 
-}  // namespace
 }  // namespace attnrt
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnrt::fuzz::Reader r{data, size};
-  attnrt::FuzzOne(&r);
-  return 0;
-}

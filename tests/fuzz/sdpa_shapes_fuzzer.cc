@@ -89,7 +89,9 @@ void Agree(const std::vector<float>& a, const std::vector<float>& b) {
   }
 }
 
-void FuzzOne(Reader* r) {
+}  // namespace
+
+void fuzz::FuzzOne(Reader* r) {
   const TensorShape q = ReadShape(r), k = ReadShape(r), v = ReadShape(r);
   const uint8_t mode = r->Next();
   const MaskKind mask_kind = static_cast<MaskKind>(mode % 3);
@@ -132,11 +134,4 @@ void FuzzOne(Reader* r) {
   if (chosen_ok) Agree(chosen, expected);
 }
 
-}  // namespace
 }  // namespace attnrt
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnrt::fuzz::Reader r{data, size};
-  attnrt::FuzzOne(&r);
-  return 0;
-}

@@ -13,6 +13,7 @@
 
 #include "kernels_nn/nn_target_fixture.h"
 #include "kernels_nn/nn_test_buffers.h"
+#include "kernels_nn/row_norm_tester.h"
 
 namespace attnrt::testing {
 namespace {
@@ -22,42 +23,30 @@ ATTNRT_PER_TARGET_SUITE(LayerNormTest);
 // Outputs are O(|gamma| + |beta|): absolute error against max(1, |reference|).
 constexpr double kTolerance = 1e-5;
 
-struct NormCase {
-  size_t rows = 3, n = 16;
-  size_t x_pad = 0, y_pad = 0;
-  bool gamma = true, beta = true, misalign = false;
-  float offset = 0.0f, scale = 1.0f, eps = 1e-5f;
-  uint32_t seed = 1;
+struct NormCase : RowNormLayout {
+  bool gamma = true, beta = true;
+  float offset = 0.0f, scale = 1.0f;
 
   std::string Describe() const {
     std::ostringstream s;
-    s << "rows=" << rows << " n=" << n << " x_pad=" << x_pad << " y_pad=" << y_pad
-      << (gamma ? " gamma" : "") << (beta ? " beta" : "") << (misalign ? " misaligned" : "")
-      << " x~" << offset << "+-" << scale << " eps=" << eps << " seed=" << seed;
+    s << DescribeLayout() << (gamma ? " gamma" : "") << (beta ? " beta" : "") << " x~" << offset
+      << "+-" << scale;
     return s.str();
   }
 };
 
-class NormTester {
+class NormTester : public RowNormTester<NormTester, NormCase> {
  public:
   explicit NormTester(const NormCase& c)
-      : c_(c), x_(c.rows * XStride(), c.misalign), gamma_(c.n, c.misalign), beta_(c.n, c.misalign) {
+      : RowNormTester(c), gamma_(c.n, c.misalign), beta_(c.n, c.misalign) {
     std::mt19937 rng(c.seed);
     x_.FillNormal(&rng, c.scale, c.offset);
     gamma_.FillNormal(&rng, 0.5f, 1.0f);
     beta_.FillNormal(&rng, 0.5f);
   }
 
-  size_t XStride() const { return c_.n + c_.x_pad; }
-  size_t YStride() const { return c_.n + c_.y_pad; }
   const float* gamma() const { return c_.gamma ? gamma_.data() : nullptr; }
   const float* beta() const { return c_.beta ? beta_.data() : nullptr; }
-  const GuardedFloats& x() const { return x_; }
-
-  GuardedFloats NewOutput() const {
-    return GuardedFloats::Filled(c_.rows * YStride(), c_.misalign, kUntouched);
-  }
-
   GuardedFloats Reference() const {
     GuardedFloats y = NewOutput();
     ReferenceLayerNormRows(x_.data(), XStride(), c_.rows, c_.n, gamma(), beta(), c_.eps, y.data(),
@@ -65,13 +54,8 @@ class NormTester {
     return y;
   }
 
-  // Rows [0, split) and [split, rows) in two calls.
-  GuardedFloats Run(size_t split) const {
-    GuardedFloats y = NewOutput();
-    LayerNormRows(x_.data(), XStride(), split, c_.n, gamma(), beta(), c_.eps, y.data(), YStride());
-    LayerNormRows(x_.data() + split * XStride(), XStride(), c_.rows - split, c_.n, gamma(), beta(),
-                  c_.eps, y.data() + split * YStride(), YStride());
-    return y;
+  void Norm(const float* x, size_t rows, float* y) const {
+    LayerNormRows(x, XStride(), rows, c_.n, gamma(), beta(), c_.eps, y, YStride());
   }
 
   // Max abs error over real outputs relative to max(1, |want|); padding untouched.
@@ -102,8 +86,7 @@ class NormTester {
   }
 
  private:
-  NormCase c_;
-  GuardedFloats x_, gamma_, beta_;
+  GuardedFloats gamma_, beta_;
 };
 
 TEST_P(LayerNormTest, WidthsStraddlingVectorEdges) {
@@ -154,15 +137,8 @@ TEST_P(LayerNormTest, InPlace) {
     c.misalign = true;
     c.seed = ++seed;
     NormTester t(c);
-    GuardedFloats y = t.x();
-    LayerNormRows(y.data(), t.XStride(), c.rows, n, t.gamma(), t.beta(), c.eps, y.data(),
-                  t.XStride());
-    // Padding keeps x's values; the reference (out of place) has kUntouched there.
-    GuardedFloats want = t.Reference();
-    for (size_t r = 0; r < c.rows; ++r) {
-      for (size_t j = n; j < t.XStride(); ++j)
-        want[r * t.XStride() + j] = t.x()[r * t.XStride() + j];
-    }
+    const GuardedFloats y = t.RunInPlace();
+    const GuardedFloats want = t.InPlaceWant(t.Reference());
     std::string problem;
     EXPECT_LE(t.Compare(y, want, t.XStride(), &problem), kTolerance) << c.Describe();
     EXPECT_EQ(problem, "") << c.Describe();
@@ -170,14 +146,7 @@ TEST_P(LayerNormTest, InPlace) {
 }
 
 TEST_P(LayerNormTest, RowSplitsGiveIdenticalBits) {
-  NormCase c{9, 45};
-  c.y_pad = 2;
-  c.seed = 300;
-  NormTester t(c);
-  const GuardedFloats whole = t.Run(0);
-  for (size_t split = 1; split <= c.rows; ++split) {
-    EXPECT_TRUE(t.Run(split).SameBitsAs(whole)) << "split at " << split;
-  }
+  ExpectRowSplitsGiveIdenticalBits<NormTester, NormCase>();
 }
 
 // Buffers of exactly the data's size, so a sanitizer build reports any over-read.

@@ -14,6 +14,7 @@
 #include "attnrt/kernels/layer_norm.h"
 #include "kernels_nn/nn_target_fixture.h"
 #include "kernels_nn/nn_test_buffers.h"
+#include "kernels_nn/row_norm_tester.h"
 
 namespace attnrt::testing {
 namespace {
@@ -23,18 +24,13 @@ ATTNRT_PER_TARGET_SUITE(RmsNormTest);
 // Relative error: rstd's few float roundings plus the two products, a few 1e-7.
 constexpr double kRelativeTolerance = 2e-6;
 
-struct RmsCase {
-  size_t rows = 3, n = 16;
-  size_t x_pad = 0, y_pad = 0;
-  bool weight = true, misalign = false;
-  float scale = 1.0f, eps = 1e-5f;
-  uint32_t seed = 1;
+struct RmsCase : RowNormLayout {
+  bool weight = true;
+  float scale = 1.0f;
 
   std::string Describe() const {
     std::ostringstream s;
-    s << "rows=" << rows << " n=" << n << " x_pad=" << x_pad << " y_pad=" << y_pad
-      << (weight ? " weight" : "") << (misalign ? " misaligned" : "") << " x~+-" << scale
-      << " eps=" << eps << " seed=" << seed;
+    s << DescribeLayout() << (weight ? " weight" : "") << " x~+-" << scale;
     return s.str();
   }
 };
@@ -50,24 +46,15 @@ std::string CompareValue(float got, float want) {
   return err <= kRelativeTolerance * std::fabs(double(want)) + 1e-37 ? "" : "too far off";
 }
 
-class RmsTester {
+class RmsTester : public RowNormTester<RmsTester, RmsCase> {
  public:
-  explicit RmsTester(const RmsCase& c)
-      : c_(c), x_(c.rows * XStride(), c.misalign), weight_(c.n, c.misalign) {
+  explicit RmsTester(const RmsCase& c) : RowNormTester(c), weight_(c.n, c.misalign) {
     std::mt19937 rng(c.seed);
     x_.FillNormal(&rng, c.scale);
     weight_.FillNormal(&rng, 0.5f, 1.0f);
   }
 
-  size_t XStride() const { return c_.n + c_.x_pad; }
-  size_t YStride() const { return c_.n + c_.y_pad; }
   const float* weight() const { return c_.weight ? weight_.data() : nullptr; }
-  GuardedFloats& x() { return x_; }
-
-  GuardedFloats NewOutput() const {
-    return GuardedFloats::Filled(c_.rows * YStride(), c_.misalign, kUntouched);
-  }
-
   GuardedFloats Reference() const {
     GuardedFloats y = NewOutput();
     ReferenceRmsNormRows(x_.data(), XStride(), c_.rows, c_.n, weight(), c_.eps, y.data(),
@@ -75,13 +62,8 @@ class RmsTester {
     return y;
   }
 
-  // Rows [0, split) and [split, rows) in two calls.
-  GuardedFloats Run(size_t split) const {
-    GuardedFloats y = NewOutput();
-    RmsNormRows(x_.data(), XStride(), split, c_.n, weight(), c_.eps, y.data(), YStride());
-    RmsNormRows(x_.data() + split * XStride(), XStride(), c_.rows - split, c_.n, weight(), c_.eps,
-                y.data() + split * YStride(), YStride());
-    return y;
+  void Norm(const float* x, size_t rows, float* y) const {
+    RmsNormRows(x, XStride(), rows, c_.n, weight(), c_.eps, y, YStride());
   }
 
   // First mismatch as text, "" when none; the padding must equal want's.
@@ -109,8 +91,7 @@ class RmsTester {
   }
 
  private:
-  RmsCase c_;
-  GuardedFloats x_, weight_;
+  GuardedFloats weight_;
 };
 
 TEST_P(RmsNormTest, RunsOnTheTargetUnderTest) {
@@ -193,29 +174,15 @@ TEST_P(RmsNormTest, InPlace) {
       c.weight = weight;
       c.seed = ++seed;
       RmsTester t(c);
-      GuardedFloats y = t.x();
-      RmsNormRows(y.data(), t.XStride(), c.rows, n, t.weight(), c.eps, y.data(), t.XStride());
-      // Padding keeps x's values; the reference (out of place) has kUntouched there.
-      GuardedFloats want = t.Reference();
-      for (size_t r = 0; r < c.rows; ++r) {
-        for (size_t j = n; j < t.XStride(); ++j) {
-          want[r * t.XStride() + j] = t.x()[r * t.XStride() + j];
-        }
-      }
+      const GuardedFloats y = t.RunInPlace();
+      const GuardedFloats want = t.InPlaceWant(t.Reference());
       EXPECT_EQ(t.Compare(y, want, t.XStride()), "") << c.Describe();
     }
   }
 }
 
 TEST_P(RmsNormTest, RowSplitsGiveIdenticalBits) {
-  RmsCase c{9, 45};
-  c.y_pad = 2;
-  c.seed = 300;
-  RmsTester t(c);
-  const GuardedFloats whole = t.Run(0);
-  for (size_t split = 1; split <= c.rows; ++split) {
-    EXPECT_TRUE(t.Run(split).SameBitsAs(whole)) << "split at " << split;
-  }
+  ExpectRowSplitsGiveIdenticalBits<RmsTester, RmsCase>();
 }
 
 TEST_P(RmsNormTest, MatchesLlama2cFormula) {

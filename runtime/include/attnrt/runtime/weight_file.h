@@ -144,6 +144,8 @@ class WeightFile {
   Status FindMetadata(const char* key, WeightMetadata* out) const;
   Status CheckString(const char* what, size_t index, uint64_t offset, uint64_t length,
                      bool allow_empty, const char** out) const;
+  Status CheckEntryName(const uint8_t* e, const char* what, size_t i, size_t* len,
+                        const char** name) const;
 
   const uint8_t* base_ = nullptr;
   size_t size_ = 0;
