@@ -6,6 +6,7 @@
 // conversion (F16C) where Highway has it, which rounds to nearest even as the
 // scalar F32ToF16 of float16.h does; Highway 1.0.3's emulated DemoteTo (SSE4,
 // SCALAR, ...) truncates the mantissa, so those targets call F32ToF16 per element.
+// Finite values beyond f16's range saturate to +-65504 on every target.
 // q8: one pass for max|x| (vector max of Abs), then x / scale rounded to nearest
 // even (NearestInt), clamped and narrowed; the tail does the same in scalar code
 // (a correctly rounded division and nearbyint give the same integer).
@@ -27,18 +28,30 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using DF = hn::ScalableTag<float>;
 
+// f16's largest finite value. A finite key or value beyond it is stored as +-65504,
+// not as infinity (issue 34, item 8: one huge activation made inf - inf = NaN scores
+// and NaN logits with exit 0); infinities and NaN that were already there stay.
+constexpr float kF16Largest = 65504.0f;
+
+inline float SaturateToF16Range(float x) {
+  return std::isfinite(x) && std::fabs(x) > kF16Largest ? std::copysign(kF16Largest, x) : x;
+}
+
 void StoreF16Row(const float* HWY_RESTRICT src, size_t cols, uint16_t* HWY_RESTRICT dst) {
   size_t c = 0;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
   const DF d;
   const hn::Rebind<hwy::float16_t, DF> dh;
   const size_t N = hn::Lanes(d);
+  const auto largest = hn::Set(d, kF16Largest);
   for (; c + N <= cols; c += N) {
-    hn::StoreU(hn::DemoteTo(dh, hn::LoadU(d, src + c)), dh,
-               reinterpret_cast<hwy::float16_t*>(dst + c));
+    const auto x = hn::LoadU(d, src + c);
+    const auto beyond = hn::And(hn::Gt(hn::Abs(x), largest), hn::IsFinite(x));
+    const auto saturated = hn::IfThenElse(beyond, hn::CopySignToAbs(largest, x), x);
+    hn::StoreU(hn::DemoteTo(dh, saturated), dh, reinterpret_cast<hwy::float16_t*>(dst + c));
   }
 #endif
-  for (; c < cols; ++c) dst[c] = F32ToF16(src[c]);
+  for (; c < cols; ++c) dst[c] = F32ToF16(SaturateToF16Range(src[c]));
 }
 
 // Returns the row's scale.

@@ -390,10 +390,10 @@ def untrusted_bytes(env):
 
 # ---- issue 34: faults and hostile input found under load ----------------------------------
 
-def tiny_llama(env, nan_norm=False, vocab=16, dim=8, **overrides):
+def tiny_llama(env, nan_norm=False, vocab=16, dim=8, kv_scale=1.0, **overrides):
     """Writes a 1-layer llama checkpoint (dim 8, 2 heads, vocab 16 unless given) and its config;
     returns the config after `overrides` (a value None drops the key). nan_norm puts a NaN in
-    the final norm, so every logit is NaN."""
+    the final norm, so every logit is NaN; kv_scale multiplies wk and wv (huge keys and values)."""
     config = {"dim": dim, "n_layers": 1, "n_heads": 2, "vocab_size": vocab, "hidden_dim": 16,
               "max_seq_len": 16}
     config.update(overrides)
@@ -412,6 +412,8 @@ def tiny_llama(env, nan_norm=False, vocab=16, dim=8, **overrides):
              else rng.standard_normal(shape, dtype=np.float32) * 0.3)
         if nan_norm and name == "norm.weight":
             a[0] = np.nan
+        if name.endswith(("wk.weight", "wv.weight")):
+            a *= np.float32(kv_scale)
         data = a.tobytes()
         header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
@@ -562,6 +564,19 @@ def nan_logits(env):
     env.ok(*convert_llama(env))
     env.refused("generate", "lm.attnrt", "--prompt-tokens", "1,2", "--max-new-tokens", "3",
                 needle="step 0 (after the prompt): logit of token 0 is NaN")
+
+
+@case("34.8 an f16 KV cache whose values pass 65504: finite logits (saturated), not inf/NaN")
+def f16_cache_overflow(env):
+    tiny_llama(env, kv_scale=1e6)  # keys and values of order 1e5-1e6
+    env.ok(*convert_llama(env))
+    save(env, "t.npy", np.array([[1, 2, 3, 4, 5]], np.int32))
+    env.ok("run", "lm.attnrt", "--tokens", "t.npy", "--out", "l.npy", "--kv-dtype", "f16")
+    logits = np.load(env.path("l.npy"))
+    if not np.all(np.isfinite(logits)):
+        raise Failure(f"{int(np.sum(~np.isfinite(logits)))} of {logits.size} logits are not finite")
+    env.ok("generate", "lm.attnrt", "--prompt-tokens", "1,2", "--max-new-tokens", "3",
+           "--kv-dtype", "f16")
 
 
 @case("34.10 rope_theta 5e-324: refused (the RoPE table would overflow), not NaN logits")
