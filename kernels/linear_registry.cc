@@ -1,11 +1,10 @@
 // The registry of Linear kernels compiled into this build (the list is
 // kernels/linear_variants.inc) and linear.h's entry points, which run the `auto` choice.
-#include <cstring>
-
 #include "attnrt/kernels/helium.h"
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/linear_kernel.h"
 #include "kernels/helium/linear_helium.h"  // ATTNRT_HELIUM_READS_EVERY_WEIGHT_TYPE
+#include "kernels/kernel_list.h"
 
 // Hosted builds (tests, CLI) list every kernel; firmware only those `auto` may choose.
 #ifndef ATTNRT_LIST_EVERY_LINEAR_KERNEL
@@ -28,25 +27,10 @@ const LinearKernel* const kLinearSlots[] = {
 };
 }  // namespace
 
-size_t LinearKernelCount() {
-  size_t count = 0;
-  for (const LinearKernel* kernel : kLinearSlots) count += kernel != nullptr ? 1 : 0;
-  return count;
-}
-
-const LinearKernel& LinearKernelAt(size_t index) {
-  size_t slot = 0;
-  for (;; ++slot) {  // the index-th linked kernel; the caller keeps index < LinearKernelCount()
-    if (kLinearSlots[slot] != nullptr && index-- == 0) break;
-  }
-  return *kLinearSlots[slot];
-}
-
+size_t LinearKernelCount() { return ListedKernelCount(kLinearSlots); }
+const LinearKernel& LinearKernelAt(size_t index) { return ListedKernelAt(kLinearSlots, index); }
 const LinearKernel* FindLinearKernel(const char* name) {
-  for (const LinearKernel* kernel : kLinearSlots) {
-    if (kernel != nullptr && std::strcmp(kernel->name, name) == 0) return kernel;
-  }
-  return nullptr;
+  return FindListedKernel(kLinearSlots, name);
 }
 
 const LinearKernel& AutoLinearKernel(WeightType type) {

@@ -127,6 +127,9 @@ const char* ElementwiseIsa() { return hwy::TargetName(HWY_TARGET); }
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "attnrt/kernels/nn_kernel.h"
+#include "kernels/hwy/nn_hwy.h"
+
 namespace attnrt {
 
 HWY_EXPORT(GeluInPlace);
@@ -137,15 +140,26 @@ HWY_EXPORT(AddInPlace);
 HWY_EXPORT(SiluMulInPlace);
 HWY_EXPORT(ElementwiseIsa);
 
-void GeluInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(GeluInPlace)(x, n); }
-void ErfInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(ErfInPlace)(x, n); }
-void SoftmaxExpInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxExpInPlace)(x, n); }
-void ReluInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(ReluInPlace)(x, n); }
-void AddInPlace(float* y, const float* x, size_t n) { HWY_DYNAMIC_DISPATCH(AddInPlace)(y, x, n); }
-void SiluMulInPlace(float* gate, const float* up, size_t n) {
+void HwyGeluInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(GeluInPlace)(x, n); }
+void HwyErfInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(ErfInPlace)(x, n); }
+void HwySoftmaxExpInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxExpInPlace)(x, n); }
+void HwyReluInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(ReluInPlace)(x, n); }
+void HwyAddInPlace(float* y, const float* x, size_t n) {
+  HWY_DYNAMIC_DISPATCH(AddInPlace)(y, x, n);
+}
+void HwySiluMulInPlace(float* gate, const float* up, size_t n) {
   HWY_DYNAMIC_DISPATCH(SiluMulInPlace)(gate, up, n);
 }
-const char* ElementwiseIsa() { return HWY_DYNAMIC_DISPATCH(ElementwiseIsa)(); }
+const char* HwyNnIsa() { return HWY_DYNAMIC_DISPATCH(ElementwiseIsa)(); }
+
+// nn_variants.inc; rank 1: every op, on the best Highway target of this machine.
+extern const NnKernel kNnHwy = {"hwy",          1,
+                                HwyNnIsa,       HwyLayerNormRows,
+                                HwyRmsNormRows, HwyRopeRows,
+                                HwyGeluInPlace, HwyReluInPlace,
+                                HwyAddInPlace,  HwySiluMulInPlace,
+                                HwyErfInPlace,  HwySoftmaxExpInPlace,
+                                HwyStoreKvRows};
 
 }  // namespace attnrt
 #endif  // HWY_ONCE

@@ -124,25 +124,22 @@ bool StoreRows(KvType type, const float* src, size_t src_row_stride, size_t rows
   return true;
 }
 
-const char* StoreIsa() { return hwy::TargetName(HWY_TARGET); }
-
 }  // namespace HWY_NAMESPACE
 }  // namespace attnrt
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "kernels/hwy/nn_hwy.h"
+
 namespace attnrt {
 HWY_EXPORT(StoreRows);
-HWY_EXPORT(StoreIsa);
 
-bool StoreKvRows(KvType type, const float* src, size_t src_row_stride, size_t rows,
-                 size_t cols, void* dst, size_t dst_row_stride, float* scales,
-                 size_t scale_stride) {
+bool HwyStoreKvRows(KvType type, const float* src, size_t src_row_stride, size_t rows,
+                    size_t cols, void* dst, size_t dst_row_stride, float* scales,
+                    size_t scale_stride) {
   if (!IsKvType(type)) return false;
   return HWY_DYNAMIC_DISPATCH(StoreRows)(type, src, src_row_stride, rows, cols, dst,
                                          dst_row_stride, scales, scale_stride);
 }
-
-const char* StoreKvRowsIsa() { return HWY_DYNAMIC_DISPATCH(StoreIsa)(); }
 }  // namespace attnrt
 #endif  // HWY_ONCE

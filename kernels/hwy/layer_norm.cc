@@ -168,30 +168,28 @@ void RmsNormRows(const float* x, size_t x_stride, size_t rows, size_t n, const f
   }
 }
 
-const char* LayerNormIsa() { return hwy::TargetName(HWY_TARGET); }
-
 }  // namespace HWY_NAMESPACE
 }  // namespace attnrt
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "kernels/hwy/nn_hwy.h"
+
 namespace attnrt {
 
 HWY_EXPORT(LayerNormRows);
 HWY_EXPORT(RmsNormRows);
-HWY_EXPORT(LayerNormIsa);
 
-void LayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n, const float* gamma,
-                   const float* beta, float eps, float* y, size_t y_stride) {
+void HwyLayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n,
+                      const float* gamma, const float* beta, float eps, float* y,
+                      size_t y_stride) {
   HWY_DYNAMIC_DISPATCH(LayerNormRows)(x, x_stride, rows, n, gamma, beta, eps, y, y_stride);
 }
 
-void RmsNormRows(const float* x, size_t x_stride, size_t rows, size_t n, const float* weight,
-                 float eps, float* y, size_t y_stride) {
+void HwyRmsNormRows(const float* x, size_t x_stride, size_t rows, size_t n, const float* weight,
+                    float eps, float* y, size_t y_stride) {
   HWY_DYNAMIC_DISPATCH(RmsNormRows)(x, x_stride, rows, n, weight, eps, y, y_stride);
 }
-
-const char* LayerNormIsa() { return HWY_DYNAMIC_DISPATCH(LayerNormIsa)(); }
 
 }  // namespace attnrt
 #endif  // HWY_ONCE

@@ -159,8 +159,6 @@ void RopeRows(float* x, size_t x_stride, size_t rows, size_t heads, size_t head_
   }
 }
 
-const char* RopeIsa() { return hwy::TargetName(HWY_TARGET); }
-
 }  // namespace HWY_NAMESPACE
 }  // namespace attnrt
 HWY_AFTER_NAMESPACE();
@@ -168,10 +166,11 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include <cmath>
 
+#include "kernels/hwy/nn_hwy.h"
+
 namespace attnrt {
 
 HWY_EXPORT(RopeRows);
-HWY_EXPORT(RopeIsa);
 
 size_t RopeTableFloats(size_t positions, size_t head_dim) {
   if (head_dim % 2 != 0) return 0;
@@ -193,12 +192,10 @@ void RopeTable(size_t positions, size_t head_dim, double theta, float* table) {
   }
 }
 
-void RopeRows(float* x, size_t x_stride, size_t rows, size_t heads, size_t head_dim,
-              size_t first_position, const float* table, RopeStyle style) {
+void HwyRopeRows(float* x, size_t x_stride, size_t rows, size_t heads, size_t head_dim,
+                 size_t first_position, const float* table, RopeStyle style) {
   HWY_DYNAMIC_DISPATCH(RopeRows)(x, x_stride, rows, heads, head_dim, first_position, table, style);
 }
-
-const char* RopeIsa() { return HWY_DYNAMIC_DISPATCH(RopeIsa)(); }
 
 }  // namespace attnrt
 #endif  // HWY_ONCE

@@ -7,9 +7,12 @@
 #include <cstdint>
 
 #include "attnrt/kernels/elementwise.h"
+#include "attnrt/kernels/float16.h"
+#include "attnrt/kernels/kv_store.h"
 #include "attnrt/kernels/layer_norm.h"
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/linear_kernel.h"
+#include "attnrt/kernels/nn_kernel.h"
 #include "attnrt/kernels/rope.h"
 #include "attnrt/kernels/weight_codecs.h"
 
@@ -129,5 +132,77 @@ void ReferenceReluInPlace(float* x, size_t n) {
 void ReferenceAddInPlace(float* y, const float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] += x[i];
 }
+
+namespace {
+
+// RopeRows' contract from its table, one pair at a time in double.
+void ReferenceRopeTableRows(float* x, size_t x_stride, size_t rows, size_t heads,
+                            size_t head_dim, size_t first_position, const float* table,
+                            RopeStyle style) {
+  if (head_dim % 2 != 0) return;
+  const size_t half = head_dim / 2;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* cos = table + (first_position + r) * head_dim;
+    for (size_t h = 0; h < heads; ++h) {
+      float* head = x + r * x_stride + h * head_dim;
+      for (size_t i = 0; i < half; ++i) {
+        float* a = style == RopeStyle::kInterleaved ? head + 2 * i : head + i;
+        float* b = style == RopeStyle::kInterleaved ? head + 2 * i + 1 : head + i + half;
+        const double va = *a, vb = *b, c = cos[i], sn = cos[half + i];
+        *a = static_cast<float>(va * c - vb * sn);
+        *b = static_cast<float>(va * sn + vb * c);
+      }
+    }
+  }
+}
+
+// kv_store.h's layouts, one element at a time.
+bool ReferenceStoreKvRows(KvType type, const float* src, size_t src_row_stride, size_t rows,
+                          size_t cols, void* dst, size_t dst_row_stride, float* scales,
+                          size_t scale_stride) {
+  if (!IsKvType(type)) return false;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* s = src + r * src_row_stride;
+    if (type == KvType::kF32) {
+      float* out = static_cast<float*>(dst) + r * dst_row_stride;
+      for (size_t c = 0; c < cols; ++c) out[c] = s[c];
+    } else if (type == KvType::kF16) {
+      uint16_t* out = static_cast<uint16_t*>(dst) + r * dst_row_stride;
+      for (size_t c = 0; c < cols; ++c) out[c] = F32ToF16(s[c]);
+    } else {
+      int8_t* out = static_cast<int8_t*>(dst) + r * dst_row_stride;
+      float amax = 0.0f;
+      bool finite = true;
+      for (size_t c = 0; c < cols; ++c) {
+        finite = finite && std::isfinite(s[c]);
+        amax = std::fabs(s[c]) > amax ? std::fabs(s[c]) : amax;
+      }
+      const float scale = finite ? amax / 127.0f : NAN;
+      for (size_t c = 0; c < cols; ++c) {
+        const float q = finite && scale != 0.0f ? std::nearbyint(s[c] / scale) : 0.0f;
+        out[c] = static_cast<int8_t>(q < -127.0f ? -127.0f : (q > 127.0f ? 127.0f : q));
+      }
+      scales[r * scale_stride] = finite && scale == 0.0f ? 0.0f : scale;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+// Erf and SoftmaxExp have no oracle here (their tests sweep std::erf / std::exp): nullptr.
+extern const NnKernel kNnReference = {"reference",
+                                      0,
+                                      ReferenceIsa,
+                                      ReferenceLayerNormRows,
+                                      ReferenceRmsNormRows,
+                                      ReferenceRopeTableRows,
+                                      ReferenceGeluInPlace,
+                                      ReferenceReluInPlace,
+                                      ReferenceAddInPlace,
+                                      ReferenceSiluMulInPlace,
+                                      nullptr,
+                                      nullptr,
+                                      ReferenceStoreKvRows};
 
 }  // namespace attnrt
