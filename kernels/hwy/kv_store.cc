@@ -28,22 +28,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using DF = hn::ScalableTag<float>;
 
-// f16's largest finite value. A finite key or value beyond it is stored as +-65504,
-// not as infinity (issue 34, item 8: one huge activation made inf - inf = NaN scores
-// and NaN logits with exit 0); infinities and NaN that were already there stay.
-constexpr float kF16Largest = 65504.0f;
-
-inline float SaturateToF16Range(float x) {
-  return std::isfinite(x) && std::fabs(x) > kF16Largest ? std::copysign(kF16Largest, x) : x;
-}
-
 void StoreF16Row(const float* HWY_RESTRICT src, size_t cols, uint16_t* HWY_RESTRICT dst) {
   size_t c = 0;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
   const DF d;
   const hn::Rebind<hwy::float16_t, DF> dh;
   const size_t N = hn::Lanes(d);
-  const auto largest = hn::Set(d, kF16Largest);
+  const auto largest = hn::Set(d, kKvF16Largest);
   for (; c + N <= cols; c += N) {
     const auto x = hn::LoadU(d, src + c);
     const auto beyond = hn::And(hn::Gt(hn::Abs(x), largest), hn::IsFinite(x));
@@ -51,7 +42,7 @@ void StoreF16Row(const float* HWY_RESTRICT src, size_t cols, uint16_t* HWY_RESTR
     hn::StoreU(hn::DemoteTo(dh, saturated), dh, reinterpret_cast<hwy::float16_t*>(dst + c));
   }
 #endif
-  for (; c < cols; ++c) dst[c] = F32ToF16(SaturateToF16Range(src[c]));
+  for (; c < cols; ++c) dst[c] = F32ToKvF16(src[c]);
 }
 
 // Returns the row's scale.

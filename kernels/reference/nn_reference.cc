@@ -168,7 +168,7 @@ bool ReferenceStoreKvRows(KvType type, const float* src, size_t src_row_stride, 
       for (size_t c = 0; c < cols; ++c) out[c] = s[c];
     } else if (type == KvType::kF16) {
       uint16_t* out = static_cast<uint16_t*>(dst) + r * dst_row_stride;
-      for (size_t c = 0; c < cols; ++c) out[c] = F32ToF16(s[c]);
+      for (size_t c = 0; c < cols; ++c) out[c] = F32ToKvF16(s[c]);
     } else {
       int8_t* out = static_cast<int8_t*>(dst) + r * dst_row_stride;
       float amax = 0.0f;

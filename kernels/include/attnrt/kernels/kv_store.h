@@ -21,6 +21,19 @@
 
 namespace attnrt {
 
+// f16's largest finite value. A finite key or value beyond it is stored as +-65504,
+// not as infinity (issue 34, item 8: one huge activation made inf - inf = NaN scores
+// and NaN logits with exit 0); infinities and NaN that were already there stay.
+constexpr float kKvF16Largest = 65504.0f;
+
+// One f16 KV element: x saturated to +-kKvF16Largest when finite and beyond it,
+// then rounded to nearest even (F32ToF16). Every StoreKvRows entry stores this.
+inline uint16_t F32ToKvF16(float x) {
+  const float a = x < 0 ? -x : x;
+  const bool beyond = a > kKvF16Largest && a <= 3.4028235e38f;  // finite: NaN and inf fail it
+  return F32ToF16(beyond ? (x < 0 ? -kKvF16Largest : kKvF16Largest) : x);
+}
+
 // True for the storage types a KV cache may use: kF32, kF16, kQ8 (a KvType may hold
 // any code: the C API and tests cast numbers to it).
 inline bool IsKvType(KvType t) {
