@@ -491,7 +491,8 @@ static bool ParseImpl(const uint8_t* data, size_t size, const std::string& name,
 // Returns `size` (stop) once the prefix is broken; parsing it then says why.
 static size_t StreamBytesToRead(const uint8_t* data, size_t size, bool integers) {
   if (size < kMagicSize + 2) {
-    return std::memcmp(data, kMagic, size) == 0 ? kMagicSize + 2 : size;
+    // Nothing read yet (data may be null then: memcmp must not see it) or a prefix of the magic.
+    return size == 0 || std::memcmp(data, kMagic, size) == 0 ? kMagicSize + 2 : size;
   }
   if (std::memcmp(data, kMagic, kMagicSize) != 0 || (data[6] != 1 && data[6] != 2 && data[6] != 3)) {
     return size;
