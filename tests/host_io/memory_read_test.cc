@@ -44,7 +44,7 @@ class MemoryRead : public hwy::TestWithParamTarget {
   }
 };
 INSTANTIATE_TEST_SUITE_P(MemoryReadGroup, MemoryRead,
-                         ::testing::ValuesIn(SteerableTargets(MemoryReadIsa)),
+                         ::testing::ValuesIn(TargetsToTest(MemoryReadIsa)),
                          ::hwy::TestParamTargetName);
 
 TEST_P(MemoryRead, EveryByteOfOddlyPlacedSpansOnce) {

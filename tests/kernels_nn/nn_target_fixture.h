@@ -17,13 +17,7 @@
 namespace attnrt::testing {
 
 // The targets this CPU supports that the kernels were compiled for.
-inline std::vector<int64_t> KernelTargets() {
-  std::vector<int64_t> kept = SteerableTargets(LinearIsa);
-  // Static-dispatch builds (e.g. 32-bit ARM) may not report their one target as
-  // supported: test the target that the kernels do run.
-  if (kept.empty()) kept.push_back(HWY_STATIC_TARGET);
-  return kept;
-}
+inline std::vector<int64_t> KernelTargets() { return TargetsToTest(LinearIsa); }
 
 class NnTargetTest : public hwy::TestWithParamTarget {
  protected:

@@ -1,13 +1,15 @@
 // See embed_shape.h.
 #include "cli/embed_shape.h"
 
+#include <cstdint>
+
 #include "attnrt/models/language_model.h"
 
 namespace attnrt::cli {
 namespace {
 
 // Past this an arena size is a typo, not a board (the bound --arena-bytes has too).
-constexpr size_t kMaxArenaBytes = size_t{1} << 48;
+constexpr uint64_t kMaxArenaBytes = uint64_t{1} << 48;
 constexpr size_t kMaxThreads = 1024;  // ThreadCount()'s bound
 
 }  // namespace
