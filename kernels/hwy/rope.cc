@@ -178,12 +178,29 @@ size_t RopeTableFloats(size_t positions, size_t head_dim) {
   return positions * head_dim;
 }
 
+double RopeFrequency(size_t i, size_t head_dim, double theta, const RopeScaling& scaling) {
+  const double f = std::pow(theta, -double(2 * i) / double(head_dim));
+  if (scaling.kind == RopeScalingKind::kLinear) return f / scaling.factor;
+  if (scaling.kind != RopeScalingKind::kLlama3) return f;
+  const double kPi = 3.14159265358979323846;
+  const double wavelength = 2.0 * kPi / f;
+  const double short_bound = scaling.original_max_positions / scaling.high_freq_factor;
+  const double long_bound = scaling.original_max_positions / scaling.low_freq_factor;
+  if (wavelength < short_bound) return f;
+  if (wavelength > long_bound) return f / scaling.factor;
+  // high_freq_factor > low_freq_factor (the config reader checks), so no division by 0.
+  const double smooth = (scaling.original_max_positions / wavelength - scaling.low_freq_factor) /
+                        (scaling.high_freq_factor - scaling.low_freq_factor);
+  return (1.0 - smooth) * f / scaling.factor + smooth * f;
+}
+
 // Column by column, so pow runs head_dim / 2 times, not once per position.
-void RopeTable(size_t positions, size_t head_dim, double theta, float* table) {
+void RopeTable(size_t positions, size_t head_dim, double theta, float* table,
+               const RopeScaling& scaling) {
   if (RopeTableFloats(positions, head_dim) == 0) return;
   const size_t half = head_dim / 2;
   for (size_t i = 0; i < half; ++i) {
-    const double frequency = std::pow(theta, -double(2 * i) / double(head_dim));
+    const double frequency = RopeFrequency(i, head_dim, theta, scaling);
     for (size_t p = 0; p < positions; ++p) {
       const double angle = double(p) * frequency;
       table[p * head_dim + i] = static_cast<float>(std::cos(angle));

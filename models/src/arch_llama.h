@@ -1,11 +1,13 @@
 // Llama's pieces (arch_llama.cc), for the records of families that are Llama
-// with a difference: they list Llama's keys, tensors, config reader and recipe
+// with a difference: they list Llama's keys, tensors and recipe (and read their config
+// with decoder_config.h)
 // and add or change only what differs (internal to models/).
 #pragma once
 
 #include <cstddef>
 
 #include "architecture_record.h"
+#include "decoder_config.h"
 
 namespace attnrt {
 
@@ -32,12 +34,44 @@ namespace attnrt {
   {"feed_forward.w3.weight", 2, {Dim::kFf, Dim::kModel}, When::kAlways, Slot::kFf3Weight, \
    "mlp.up_proj.weight"}
 
+// llama2.c's ModelArgs, then what the Hugging Face families add. n_kv_heads null
+// (absent) means n_heads; multiple_of only derives hidden_dim when hidden_dim is
+// None, so with hidden_dim required it is accepted and unused; dropout is ignored in
+// inference. sliding_window is Mistral's (a query sees itself and the W - 1
+// positions before it); null or absent is full causal attention. head_dim (Qwen3,
+// Gemma 3) may differ from dim / n_heads; rotary_dim is Phi-3's partial rotary
+// (head_dim * partial_rotary_factor); the rope_scaling keys are Hugging Face's
+// rope_scaling object flattened (decoder_config.cc). Keys with a None default leave
+// no record in the file when absent, so files written before they existed read as
+// they always did. The last field is the key's Hugging Face name where it is one.
+#define ATTNRT_LLAMA_KEYS                                                                 \
+  {"dim", ConfigType::kInt, true, 0, nullptr, false, "hidden_size"},                      \
+  {"n_layers", ConfigType::kInt, true, 0, nullptr, false, "num_hidden_layers"},           \
+  {"n_heads", ConfigType::kInt, true, 0, nullptr, false, "num_attention_heads"},          \
+  {"n_kv_heads", ConfigType::kInt, false, 0, nullptr, false, "num_key_value_heads"},      \
+  {"vocab_size", ConfigType::kInt, true, 0, nullptr, false, "vocab_size"},                \
+  {"hidden_dim", ConfigType::kInt, true, 0, nullptr, false, "intermediate_size"},         \
+  {"norm_eps", ConfigType::kFloat, false, 1e-5, nullptr, false, "rms_norm_eps"},          \
+  {"max_seq_len", ConfigType::kInt, true, 0, nullptr, false, "max_position_embeddings"},  \
+  {"rope_theta", ConfigType::kFloat, false, 10000, nullptr, false, "rope_theta"},         \
+  {"rope_style", ConfigType::kString, false, 0, "interleaved"},                           \
+  {"multiple_of", ConfigType::kInt, false, 256, nullptr},                                 \
+  {"dropout", ConfigType::kFloat, false, 0, nullptr, false, "attention_dropout"},         \
+  {"sliding_window", ConfigType::kInt, false, 0, "null", false, "sliding_window"},        \
+  {"head_dim", ConfigType::kInt, false, 0, "null", false, "head_dim"},                    \
+  {"rotary_dim", ConfigType::kInt, false, 0, "null"},                                     \
+  {"rope_scaling_type", ConfigType::kString, false, 0, nullptr},                          \
+  {"rope_scaling_factor", ConfigType::kFloat, false, 0, "null"},                          \
+  {"rope_low_freq_factor", ConfigType::kFloat, false, 0, "null"},                         \
+  {"rope_high_freq_factor", ConfigType::kFloat, false, 0, "null"},                        \
+  {"rope_original_max_positions", ConfigType::kInt, false, 0, "null"}
+
 extern const ConfigKey kLlamaKeys[];
 extern const size_t kLlamaKeyCount;
 // tok_embeddings, norm, and output (optional: tied to tok_embeddings without it).
 extern const TensorRecord kLlamaTensors[];
 extern const size_t kLlamaTensorCount;
 extern const LmRecipe kLlamaRecipe;
-Status ReadLlamaConfig(const WeightFile& file, ModelConfig* c);
+
 
 }  // namespace attnrt

@@ -30,6 +30,8 @@ enum class Dim : uint8_t {
   kTokens,    // vit tokens (patches + class token)
   kChannels,  // vit image channels
   kPatch,     // vit patch_size
+  kHeadDim,   // qk_dim (per-head q/k norm weights)
+  kMaxSeq,    // max_seq_len (learned position table)
   kOne,
 };
 
@@ -62,6 +64,10 @@ enum class Slot : uint8_t {
   kNorm1Bias,
   kNorm2Weight,
   kNorm2Bias,
+  kQNormWeight,  // per-head RMSNorm of q and k (Qwen3, Gemma 3)
+  kKNormWeight,
+  kPostAttnNormWeight,  // sandwich norms after attention and MLP (Gemma 3)
+  kPostFfnNormWeight,
   // Whole-model tensors.
   kFinalNormWeight,
   kFinalNormBias,

@@ -35,6 +35,38 @@ Status ReadOptionalDim(const WeightFile& file, const char* key, size_t* out) {
   return Status::Ok();
 }
 
+namespace {
+
+// True when `key` is present with a type other than the one just asked for.
+bool PresentWithAnotherType(const WeightFile& file, const char* key) {
+  int64_t i;
+  double d;
+  const char* s;
+  size_t len;
+  return file.GetInt(key, &i).ok() || file.GetFloat(key, &d).ok() ||
+         file.GetString(key, &s, &len).ok();
+}
+
+}  // namespace
+
+Status ReadOptionalFloat(const WeightFile& file, const char* key, double* out, bool* present) {
+  *present = file.GetFloat(key, out).ok();
+  if (!*present && PresentWithAnotherType(file, key)) {
+    return Status::Error(StatusCode::kBadFile, "config %s must be a number", key);
+  }
+  return Status::Ok();
+}
+
+Status ReadOptionalString(const WeightFile& file, const char* key, const char** out,
+                          bool* present) {
+  size_t len;
+  *present = file.GetString(key, out, &len).ok();
+  if (!*present && PresentWithAnotherType(file, key)) {
+    return Status::Error(StatusCode::kBadFile, "config %s must be a string", key);
+  }
+  return Status::Ok();
+}
+
 Status ReadBool(const WeightFile& file, const char* key, bool fallback, bool* out) {
   int64_t v;
   if (!file.GetInt(key, &v).ok()) {

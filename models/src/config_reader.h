@@ -15,6 +15,11 @@ Status ReadDim(const WeightFile& file, const char* key, size_t* out);
 // before it existed, or a config that leaves it out); present, it must be an
 // integer in 1..2^24 (0 is refused: "absent" has its own spelling).
 Status ReadOptionalDim(const WeightFile& file, const char* key, size_t* out);
+// An optional float or string: *present = false when the key is absent; present
+// with another type, an error naming the key.
+Status ReadOptionalFloat(const WeightFile& file, const char* key, double* out, bool* present);
+Status ReadOptionalString(const WeightFile& file, const char* key, const char** out,
+                          bool* present);
 // A 0/1 flag; `fallback` when the key is absent (files written before the key existed).
 Status ReadBool(const WeightFile& file, const char* key, bool fallback, bool* out);
 // A LayerNorm epsilon in (0, 1).

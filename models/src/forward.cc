@@ -130,29 +130,43 @@ void Forward::Rope(float* x, size_t x_stride, size_t rows, size_t heads, size_t 
 
 namespace {
 
-struct SiluMulParams {
+struct GatedMulParams {
+  void (*op)(float*, const float*, size_t);
   float* gate;
   const float* up;
   size_t n;
 };
 constexpr size_t kElementwiseBlock = 4096;  // floats per work item
 
-void RunSiluMulRange(const void* params, size_t begin, size_t end, float*) {
-  const auto& p = *static_cast<const SiluMulParams*>(params);
+void RunGatedMulRange(const void* params, size_t begin, size_t end, float*) {
+  const auto& p = *static_cast<const GatedMulParams*>(params);
   const size_t from = begin * kElementwiseBlock;
   const size_t to = end * kElementwiseBlock < p.n ? end * kElementwiseBlock : p.n;
-  SiluMulInPlace(p.gate + from, p.up + from, to - from);
+  p.op(p.gate + from, p.up + from, to - from);
 }
 
 }  // namespace
 
-Status Forward::SiluMul(float* gate, const float* up, size_t n) {
-  const SiluMulParams p{gate, up, n};
+Status Forward::GatedMul(void (*op)(float*, const float*, size_t), float* gate, const float* up,
+                         size_t n) {
+  const GatedMulParams p{op, gate, up, n};
   WorkItems work;
   work.count = (n + kElementwiseBlock - 1) / kElementwiseBlock;
-  work.run = RunSiluMulRange;
+  work.run = RunGatedMulRange;
   work.params = &p;
   return RunWorkItems(work, arena_, executor_);
+}
+
+Status Forward::SiluMul(float* gate, const float* up, size_t n) {
+  return GatedMul(SiluMulInPlace, gate, up, n);
+}
+
+Status Forward::GeluTanhMul(float* gate, const float* up, size_t n) {
+  return GatedMul(GeluTanhMulInPlace, gate, up, n);
+}
+
+void Forward::Scale(float* x, size_t n, float s) {
+  if (!measuring()) ScaleInPlace(x, n, s);
 }
 
 void Forward::Gather(const LinearWeights& table, const int32_t* ids, size_t rows, size_t width,
@@ -181,6 +195,8 @@ void Forward::Activate(Activation act, float* x, size_t n) {
   if (measuring()) return;
   if (act == Activation::kGelu) {
     GeluInPlace(x, n);
+  } else if (act == Activation::kGeluTanh) {
+    GeluTanhInPlace(x, n);
   } else {
     ReluInPlace(x, n);
   }

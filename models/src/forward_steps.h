@@ -40,6 +40,10 @@ class Forward {
   // gate = silu(gate) * up (SwiGLU), spread over the workers (a prefill chunk's
   // gate is rows x hidden floats, each an exp: serial, it would cap the speed-up).
   Status SiluMul(float* gate, const float* up, size_t n);
+  // gate = gelu_tanh(gate) * up (Gemma's GeGLU), spread the same way.
+  Status GeluTanhMul(float* gate, const float* up, size_t n);
+  // x *= s (Gemma's embedding scale).
+  void Scale(float* x, size_t n, float s);
   // Row ids[r] of a (vocab, width) table, widened to f32, into y row r, for r <
   // rows (ids checked against the table by the caller).
   void Gather(const LinearWeights& table, const int32_t* ids, size_t rows, size_t width,
@@ -57,6 +61,9 @@ class Forward {
   void SwapBatchAndSeq(const float* src, size_t seq, size_t batch, size_t width, float* dst);
 
  private:
+  Status GatedMul(void (*op)(float*, const float*, size_t), float* gate, const float* up,
+                  size_t n);
+
   Arena* arena_;
   Executor* executor_;
 };

@@ -11,6 +11,7 @@
 // would not fit (language_model.h).
 #include "attnrt/models/language_model.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "architecture_record.h"
@@ -25,8 +26,14 @@ namespace {
 // window W, the first query of a chunk of up to `chunk` tokens needs the W - 1
 // rows before it; nothing older is ever read again. (W <= 2^24 and chunk <=
 // max_seq <= 2^24, checked when the config and shape were read: no overflow.)
+// A cache keeps fewer than max_seq rows only when every layer has the window (a
+// global layer of Gemma 3 reads them all).
+bool WindowedCache(const ModelConfig& c) {
+  return c.sliding_window != 0 && c.window_layers == ~uint64_t{0} >> (64 - c.num_layers);
+}
+
 size_t CacheRows(const ModelConfig& c, const LmShape& s) {
-  if (c.sliding_window == 0) return s.max_seq;
+  if (!WindowedCache(c)) return s.max_seq;
   const size_t rows = c.sliding_window - 1 + s.chunk;
   return rows < s.max_seq ? rows : s.max_seq;
 }
@@ -77,11 +84,21 @@ void Norm(const LmRecipe& recipe, Forward* f, const float* x, size_t x_stride, s
 Status Mlp(const LmRecipe& recipe, const LayerWeights& w, size_t dim, size_t ff, size_t rows,
            float* h, float* gate, float* up, Forward* f) {
   Status st = f->Linear(w.ff1, h, dim, rows, gate, ff);
-  if (recipe.mlp == MlpKind::kSwiGlu) {
-    if (st.ok()) st = f->Linear(w.ff3, h, dim, rows, up, ff);
-    if (st.ok()) st = f->SiluMul(gate, up, rows * ff);
-  } else {  // kGeluErf: UnsupportedRecipeStep refused the others
-    f->Activate(Activation::kGelu, gate, rows * ff);
+  switch (recipe.mlp) {
+    case MlpKind::kSwiGlu:
+      if (st.ok()) st = f->Linear(w.ff3, h, dim, rows, up, ff);
+      if (st.ok()) st = f->SiluMul(gate, up, rows * ff);
+      break;
+    case MlpKind::kGeGluTanh:
+      if (st.ok()) st = f->Linear(w.ff3, h, dim, rows, up, ff);
+      if (st.ok()) st = f->GeluTanhMul(gate, up, rows * ff);
+      break;
+    case MlpKind::kGeluTanh:
+      f->Activate(Activation::kGeluTanh, gate, rows * ff);
+      break;
+    case MlpKind::kGeluErf:
+      f->Activate(Activation::kGelu, gate, rows * ff);
+      break;
   }
   if (st.ok()) st = f->Linear(w.ff2, gate, ff, rows, h, dim);
   return st;
@@ -89,29 +106,12 @@ Status Mlp(const LmRecipe& recipe, const LayerWeights& w, size_t dim, size_t ff,
 
 }  // namespace
 
-// What RunChunk runs today; the rest waits for the families that need it (their
-// kernels: RMSNorm with 1 + w, tanh GELU, q/k norms, sandwich norms, a scale).
-const char* UnsupportedRecipeStep(const LmRecipe& r) {
-  if (r.norm == NormKind::kRmsOnePlus) return "norm rms(1+w)";
-  if (r.mlp == MlpKind::kGeGluTanh) return "mlp geglu(tanh)";
-  if (r.mlp == MlpKind::kGeluTanh) return "mlp gelu(tanh)";
-  if (r.residual == ResidualKind::kSandwich) return "residual sandwich norms";
-  if (r.embedding_scale == EmbeddingScale::kSqrtDim) return "embedding scale sqrt(dim)";
-  if (r.qk_norm) return "q/k norms";
-  return nullptr;
-}
-
 Status CheckLmShape(const Model& model, const LmShape& shape, LmShape* resolved) {
   const ModelConfig& c = model.config;
   if (!ArchitectureIsLanguageModel(c.arch)) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "%s is not a language model (token ids in, logits out)",
                          ArchitectureName(c.arch));
-  }
-  if (const char* step = UnsupportedRecipeStep(*RecordFor(c.arch).lm_recipe)) {
-    return Status::Error(StatusCode::kUnsupported,
-                         "%s needs a forward step attnrt does not run yet: %s",
-                         ArchitectureName(c.arch), step);
   }
   if (shape.batch == 0 || shape.max_seq == 0) {
     return Status::Error(StatusCode::kInvalidArgument,
@@ -141,7 +141,8 @@ Status CheckLmShape(const Model& model, const LmShape& shape, LmShape* resolved)
       !CheckedAdd(value_bytes, scale_bytes, &bytes) ||
       !CheckedMul(bytes, 2 * c.num_layers, &bytes) || !CheckedMul(s.batch, s.chunk, &rows) ||
       !CheckedMul(rows, ld + 2 * c.ff_dim + 3 * c.model_dim + c.vocab_size, &widest) ||
-      !CheckedMul(widest, sizeof(float), &widest) || RopeTableFloats(s.max_seq, c.qk_dim) == 0) {
+      !CheckedMul(widest, sizeof(float), &widest) ||
+      (c.rotary_dim != 0 && RopeTableFloats(s.max_seq, c.rotary_dim) == 0)) {
     return Status::Error(StatusCode::kOverflow,
                          "batch %z x max_seq %z overflows the KV cache or activation size",
                          s.batch, s.max_seq);
@@ -162,16 +163,27 @@ Status LmSession::Start(const Model& model, const LmShape& shape, Arena* arena) 
   void* cache = nullptr;
   ATTNRT_RETURN_IF_ERROR(arena->Allocate(blocks * (scale_floats * sizeof(float) + value_bytes),
                                          kArenaAlignment, &cache));
+  // RoPE's angles: one table, or two when the sliding-window layers have a theta of
+  // their own (Gemma 3; those are not scaled). None with learned positions.
   Forward f(arena, nullptr);
-  float* table = nullptr;
-  ATTNRT_RETURN_IF_ERROR(f.Alloc(1, RopeTableFloats(s.max_seq, c.qk_dim), &table));
-  if (!f.measuring()) RopeTable(s.max_seq, c.qk_dim, c.rope_theta, table);
+  float *table = nullptr, *local_table = nullptr;
+  if (c.rotary_dim != 0) {
+    const size_t floats = RopeTableFloats(s.max_seq, c.rotary_dim);
+    ATTNRT_RETURN_IF_ERROR(f.Alloc(1, floats, &table));
+    if (!f.measuring()) RopeTable(s.max_seq, c.rotary_dim, c.rope_theta, table, c.rope_scaling);
+    local_table = table;
+    if (c.rope_local_theta > 0.0) {
+      ATTNRT_RETURN_IF_ERROR(f.Alloc(1, floats, &local_table));
+      if (!f.measuring()) RopeTable(s.max_seq, c.rotary_dim, c.rope_local_theta, local_table);
+    }
+  }
   model_ = &model;
   shape_ = s;
   arena_ = arena;
   kv_scales_ = static_cast<float*>(cache);
   kv_values_ = static_cast<uint8_t*>(cache) + blocks * scale_floats * sizeof(float);
   rope_table_ = table;
+  rope_local_table_ = local_table;
   layer_values_ = value_bytes;
   layer_scales_ = scale_floats;
   cache_rows_ = CacheRows(c, s);
@@ -256,6 +268,9 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
   for (size_t b = 0; b < B; ++b) {
     f.Gather(m.token_embedding, tokens + b * token_stride, cn, dim, x + b * cn * dim, dim);
   }
+  if (recipe.embedding_scale == EmbeddingScale::kSqrtDim) {
+    f.Scale(x, rows * dim, std::sqrt(static_cast<float>(dim)));
+  }
   if (recipe.position == PositionKind::kLearned) {
     for (size_t r = 0; r < rows; ++r) f.Add(x + r * dim, m.pos_embedding + (pos + r % cn) * dim, dim);
   }
@@ -270,7 +285,7 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
   p.scale = c.attention_scale > 0.0f ? c.attention_scale : DefaultSdpaScale(hd);
   p.softcap = c.attention_softcap;
   p.causal = CausalKind::kLowerRight;  // the new queries are the last rows of the cache
-  p.window = c.sliding_window;         // 0: none; counted from each query's own row
+  // p.window: per layer below (0: none; counted from each query's own row).
   p.q = qkv;
   p.q_strides = Strides3{cn * ld, hd, ld};
   p.k_strides = p.v_strides = Strides3{KV * R * hd, R * hd, hd};
@@ -286,15 +301,29 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
     float* key_scales = kv_scales_ + 2 * l * layer_scales_;
     float* value_scales = key_scales + layer_scales_;
     const size_t elem = KvElementBytes(shape_.kv_type);
+    const bool windowed = (c.window_layers >> l & 1) != 0;
     Norm(recipe, &f, x, dim, rows, dim, w.norm1_weight, w.norm1_bias, eps, h);
     st = f.Linear(w.q, h, dim, rows, qkv, ld);
     if (st.ok()) st = f.Linear(w.k, h, dim, rows, qkv + qw, ld);
     if (st.ok()) st = f.Linear(w.v, h, dim, rows, qkv + qw + kvw, ld);
     if (!st.ok()) break;
+    if (recipe.qk_norm) {  // each q and k head by itself: H + KV rows of hd per token
+      for (size_t r = 0; r < rows; ++r) {
+        f.RmsNorm(qkv + r * ld, hd, H, hd, w.q_norm_weight, eps, qkv + r * ld, hd);
+        f.RmsNorm(qkv + r * ld + qw, hd, KV, hd, w.k_norm_weight, eps, qkv + r * ld + qw, hd);
+      }
+    }
+    const float* table = windowed ? rope_local_table_ : rope_table_;
     for (size_t b = 0; b < B; ++b) {
-      // q and k heads are adjacent in a row: one rotation covers both.
-      if (recipe.position == PositionKind::kRope) {
-        f.Rope(qkv + b * cn * ld, ld, cn, H + KV, hd, pos, rope_table_, c.rope_style);
+      // q and k heads are adjacent in a row: one rotation covers both, unless only
+      // the first rotary_dim of each head turn (Phi-3's partial rotary).
+      if (recipe.position == PositionKind::kRope && c.rotary_dim == hd) {
+        f.Rope(qkv + b * cn * ld, ld, cn, H + KV, hd, pos, table, c.rope_style);
+      } else if (recipe.position == PositionKind::kRope) {
+        for (size_t head = 0; head < H + KV; ++head) {
+          f.Rope(qkv + b * cn * ld + head * hd, ld, cn, 1, c.rotary_dim, pos, table,
+                 c.rope_style);
+        }
       }
       // The chunk's cn keys and values of each kv head enter the cache (narrowed to
       // its type) at rows first .. first + cn - 1.
@@ -316,12 +345,16 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
       p.k_scales = layer_scales_ ? key_scales : nullptr;
       p.v_scales = layer_scales_ ? value_scales : nullptr;
     }
+    p.window = windowed ? c.sliding_window : 0;
     st = f.Sdpa(p, nullptr);
     if (st.ok()) st = f.Linear(w.o, att, qw, rows, h, dim);
     if (!st.ok()) break;
+    const bool sandwich = recipe.residual == ResidualKind::kSandwich;
+    if (sandwich) Norm(recipe, &f, h, dim, rows, dim, w.post_attn_norm_weight, nullptr, eps, h);
     f.Add(x, h, rows * dim);
     Norm(recipe, &f, x, dim, rows, dim, w.norm2_weight, w.norm2_bias, eps, h);
     st = Mlp(recipe, w, dim, ff, rows, h, gate, up, &f);
+    if (sandwich) Norm(recipe, &f, h, dim, rows, dim, w.post_ffn_norm_weight, nullptr, eps, h);
     f.Add(x, h, rows * dim);
   }
 
@@ -377,7 +410,8 @@ Status PlanLm(const Model& model, const LmShape& shape, size_t workers, LmPlan* 
   plan->cache_rows = session.cache_rows_;
   plan->kv_cache_bytes =
       2 * c.num_layers * (session.layer_values_ + session.layer_scales_ * sizeof(float));
-  plan->rope_table_bytes = RopeTableFloats(s.max_seq, c.qk_dim) * sizeof(float);
+  const size_t tables = c.rotary_dim == 0 ? 0 : c.rope_local_theta > 0.0 ? 2 : 1;
+  plan->rope_table_bytes = tables * RopeTableFloats(s.max_seq, c.rotary_dim) * sizeof(float);
   plan->arena_bytes = arena.high_water();
   plan->activation_bytes = activation;
   plan->scratch_bytes = plan->arena_bytes - persistent - activation;

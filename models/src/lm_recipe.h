@@ -4,9 +4,8 @@
 // families differ (Llama, Mistral, Qwen2/3, Gemma 3, Phi-3, GPT-2); the numbers
 // that go with them (eps, rope theta, window, scales) are the model's, in
 // ModelConfig, read from its config by the record.
-//
-// A kind the forward pass does not run yet is refused by name before a session
-// starts (UnsupportedRecipeStep), never run approximately.
+// Gemma's RMSNorm with (1 + w) is not a kind: importers store 1 + w, as llama.cpp's
+// converter does, and the plain RMSNorm runs it.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +14,6 @@ namespace attnrt {
 
 enum class NormKind : uint8_t {
   kRms,         // x / rms(x) * w (Llama, Qwen, Mistral, Phi-3)
-  kRmsOnePlus,  // x / rms(x) * (1 + w) (Gemma)
   kLayerNorm,   // (x - mean) / std * w + b (GPT-2)
 };
 
@@ -49,9 +47,5 @@ struct LmRecipe {
   EmbeddingScale embedding_scale = EmbeddingScale::kNone;
   bool qk_norm = false;  // per-head RMSNorm of q and k before RoPE (Qwen3, Gemma 3)
 };
-
-// The name of the first step of `recipe` the forward pass cannot run yet (e.g.
-// "norm rms(1+w)"), or nullptr when it runs all of them.
-const char* UnsupportedRecipeStep(const LmRecipe& recipe);
 
 }  // namespace attnrt

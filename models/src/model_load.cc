@@ -63,6 +63,10 @@ const float** VectorSlot(Model* m, const TensorEntry& e) {
     case Slot::kNorm1Bias: return &l.norm1_bias;
     case Slot::kNorm2Weight: return &l.norm2_weight;
     case Slot::kNorm2Bias: return &l.norm2_bias;
+    case Slot::kQNormWeight: return &l.q_norm_weight;
+    case Slot::kKNormWeight: return &l.k_norm_weight;
+    case Slot::kPostAttnNormWeight: return &l.post_attn_norm_weight;
+    case Slot::kPostFfnNormWeight: return &l.post_ffn_norm_weight;
     case Slot::kFinalNormWeight: return &m->final_norm_weight;
     case Slot::kFinalNormBias: return &m->final_norm_bias;
     case Slot::kPatchBias: return &m->patch.bias;

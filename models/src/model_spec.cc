@@ -47,6 +47,8 @@ size_t DimValue(const ModelConfig& c, Dim d) {
     case Dim::kTokens: return VitTokens(c);
     case Dim::kChannels: return c.channels;
     case Dim::kPatch: return c.patch_size;
+    case Dim::kHeadDim: return c.qk_dim;
+    case Dim::kMaxSeq: return c.max_seq_len;
     case Dim::kOne: return 1;
   }
   return 0;
@@ -142,6 +144,14 @@ bool ModelTensorAt(const ModelConfig& c, size_t i, TensorSpec* spec) {
     return false;
   }
   if (!AppendPattern(e.record->name, e.layer, spec->name, &len)) return false;
+  const ArchitectureRecord& r = RecordFor(c.arch);
+  len = 0;
+  spec->hf_name[0] = '\0';
+  if (e.record->hf_name != nullptr && (!e.per_layer || r.hf_layer_prefix != nullptr) &&
+      ((e.per_layer && !AppendPattern(r.hf_layer_prefix, e.layer, spec->hf_name, &len)) ||
+       !AppendPattern(e.record->hf_name, e.layer, spec->hf_name, &len))) {
+    return false;
+  }
   spec->optional = e.record->when == When::kOptional;
   spec->matrix = SlotIsMatrix(e.record->slot);
   spec->shape = TensorShape{};

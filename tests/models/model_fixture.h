@@ -95,8 +95,27 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
       w.SetInt("num_classes", 5);
       break;
     case Architecture::kLlama:  // `bias`: untied output
+    case Architecture::kQwen2:
+    case Architecture::kQwen3:
       SetLlamaConfig(/*half_rope=*/norm_first, &w);
       if (sliding_window != 0) w.SetInt("sliding_window", static_cast<int64_t>(sliding_window));
+      break;
+    case Architecture::kGemma3:  // a sliding layer (W 5, its own theta), then a global one
+      SetLlamaConfig(/*half_rope=*/true, &w);
+      w.SetInt("head_dim", 8);  // heads * head_dim (32) is not dim (24)
+      w.SetInt("sliding_window", 5);
+      w.SetString("layer_types", "sliding_attention,full_attention");
+      w.SetFloat("rope_local_theta", 500);
+      w.SetFloat("query_pre_attn_scalar", 10);
+      break;
+    case Architecture::kGpt2:
+      w.SetInt("dim", 24);
+      w.SetInt("n_layers", 2);
+      w.SetInt("n_heads", 4);
+      w.SetInt("vocab_size", 37);
+      w.SetInt("hidden_dim", 40);
+      w.SetFloat("norm_eps", 1e-5);
+      w.SetInt("max_seq_len", 48);
       break;
   }
   // Derive the tensor list from a metadata-only file, as the converter does.

@@ -30,13 +30,13 @@ const char* TypeName(ConfigType type) {
 // The default as JSON: null for a required key, an int key whose default is None,
 // and kdim/d_k-style keys whose default (-1 in the record) is the first key's value.
 Json DefaultValue(const ConfigKey& key) {
-  if (key.required) return nullptr;
+  if (key.required || KeyDefaultIsNone(key)) return nullptr;
   switch (key.type) {
     case ConfigType::kString: return key.default_string;
     case ConfigType::kBool: return key.default_number != 0;
     case ConfigType::kFloat: return key.default_number;
     case ConfigType::kInt:
-      if (key.default_string != nullptr || key.default_number == -1) return nullptr;
+      if (key.default_number == -1) return nullptr;
       return static_cast<int64_t>(key.default_number);
   }
   return nullptr;

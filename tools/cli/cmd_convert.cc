@@ -1,5 +1,6 @@
-// attnrt convert: a PyTorch checkpoint (safetensors, state_dict names) plus its
-// constructor config (JSON) -> one flat weight file the runtime reads in place.
+// attnrt convert: a Hugging Face model folder, or a PyTorch checkpoint (safetensors,
+// state_dict names) plus its constructor config (JSON) -> one flat weight file the
+// runtime reads in place.
 //
 // This file holds the options and the file I/O; the conversion itself (config ->
 // architecture -> metadata -> checked tensors) is convert_core.h, which the
@@ -10,6 +11,8 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "convert/convert_core.h"
+#include "convert/hf_folder.h"
+#include "convert/hf_import.h"
 #include "cli/weight_dtype_option.h"
 #include "convert/tensor_encoding.h"
 #include "convert/weight_file_writer.h"
@@ -47,9 +50,55 @@ bool RefuseTorchArchive(const std::string& path, std::string* error) {
   return true;
 }
 
+// A Hugging Face folder: config.json, safetensors (sharded or not), tokenizer files.
+int ConvertHfFolder(const ConvertOptions& o, WeightType matrix_type) {
+  const char* cmd = "convert";
+  std::string error;
+  if (!o.config.empty() || !o.arch.empty()) {
+    return ReportError(cmd, o.weights + " is a Hugging Face folder: its config.json says the "
+                                        "architecture and config (leave out --config and --arch)");
+  }
+  if (!CheckOutputPaths({{"folder", o.weights}}, {{"--out", o.out}}, &error)) {
+    return ReportError(cmd, error);
+  }
+  HfFolderFiles files;
+  WeightFileWriter writer;
+  ModelConfig config;
+  HfImport import;
+  SafetensorsFile st;
+  if (!ReadHfFolderFiles(o.weights, &files, &error) ||
+      !PrepareHfConversion(files, &writer, &config, &import, &error)) {
+    return ReportError(cmd, error);
+  }
+  const auto progress = [](size_t i, size_t n, const std::string& path) {
+    std::fprintf(stderr, "convert: reading %s (%zu of %zu)\n", path.c_str(), i + 1, n);
+  };
+  if (!ReadHfCheckpoint(o.weights, &st, &error, progress)) return ReportError(cmd, error);
+  const size_t tensors = st.tensors.size();
+  if (!AddHfTensors(import, config, &st, o.weights, matrix_type, &writer, &error) ||
+      !writer.WriteFile(o.out, &error)) {
+    return ReportError(cmd, error);
+  }
+  std::printf("convert: %s (%s), %zu layer(s), %s -> %s (%zu tensors, matrices as %s%s)\n",
+              import.family->architecture, ArchitectureName(config.arch), config.num_layers,
+              o.weights.c_str(), o.out.c_str(), tensors, WeightTypeName(matrix_type),
+              files.texts.count("tokenizer.json") ? ", tokenizer kept" : "");
+  return 0;
+}
+
 int ConvertCommand(const ConvertOptions& o) {
   const char* cmd = "convert";
   std::string error;
+  // CLI11 has already checked --dtype; this only turns the name into the type.
+  WeightType matrix_type;
+  if (!ParseWeightType(o.dtype.c_str(), &matrix_type)) {
+    return ReportError(cmd, "--dtype " + o.dtype + " is not one of " + WeightTypeNames());
+  }
+  if (IsDirectory(o.weights)) return ConvertHfFolder(o, matrix_type);
+  if (o.config.empty()) {
+    return ReportError(cmd, "--config is required with a safetensors file (a Hugging Face "
+                            "folder needs none: give the folder)");
+  }
   if (!CheckOutputPaths({{"--config", o.config}, {"weights", o.weights}}, {{"--out", o.out}},
                         &error)) {
     return ReportError(cmd, error);
@@ -57,11 +106,6 @@ int ConvertCommand(const ConvertOptions& o) {
   JsonConfig json;
   SafetensorsFile st;
   if (!LoadJsonConfig(o.config, &json, &error)) return ReportError(cmd, error);
-  // CLI11 has already checked --dtype; this only turns the name into the type.
-  WeightType matrix_type;
-  if (!ParseWeightType(o.dtype.c_str(), &matrix_type)) {
-    return ReportError(cmd, "--dtype " + o.dtype + " is not one of " + WeightTypeNames());
-  }
   WeightFileWriter writer;
   ModelConfig config;
   if (!PrepareConversion(json, o.config, o.arch, &writer, &config, &error)) {
@@ -85,7 +129,9 @@ int ConvertCommand(const ConvertOptions& o) {
 void AddConvertCommand(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ConvertOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "convert", "Convert a PyTorch safetensors checkpoint + JSON config into a flat weight file");
+      "convert",
+      "Convert a Hugging Face model folder, or a PyTorch safetensors checkpoint + JSON config, "
+      "into a flat weight file");
   std::vector<std::string> arch_names;
   for (size_t i = 0; i < ArchitectureCount(); ++i) {
     arch_names.push_back(ArchitectureName(ArchitectureAt(i)));
@@ -94,8 +140,13 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
                   std::string("Architecture: ") + ArchitectureNames() +
                       " (default: the config's \"architecture\" key, as export_torch.py writes it)")
       ->check(CLI::IsMember(arch_names));
-  cmd->add_option("--config", o->config, "JSON config: the PyTorch constructor arguments")->required();
-  cmd->add_option("weights", o->weights, "Checkpoint .safetensors (state_dict names)")->required();
+  cmd->add_option("--config", o->config,
+                  "JSON config: the PyTorch constructor arguments (with a safetensors file)");
+  cmd->add_option("weights", o->weights,
+                  "Checkpoint .safetensors (state_dict names), or a Hugging Face model folder "
+                  "(config.json, model.safetensors or its shards, tokenizer files: " +
+                      HfFamilyNames() + ")")
+      ->required();
   cmd->add_option("-o,--out", o->out, "Model file to write")->required();
   AddWeightDtypeOption(cmd, &o->dtype,
                        "Storage of weight matrices and embeddings (q8: int8, one f16 scale per "

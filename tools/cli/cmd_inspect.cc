@@ -25,6 +25,12 @@ void PrintMetadata(const WeightMetadata& md) {
       std::printf("  %-18s %g\n", Printable(md.key).c_str(), md.float_value);
       break;
     case WeightMetadataType::kString:
+      // A kept file (a tokenizer.json of megabytes) is named by its size; --json has it all.
+      if (md.string_len > 120) {
+        std::printf("  %-18s (%u bytes of text; inspect --json shows it)\n",
+                    Printable(md.key).c_str(), static_cast<unsigned>(md.string_len));
+        break;
+      }
       std::printf("  %-18s \"%s\"\n", Printable(md.key).c_str(), Printable(md.string_value).c_str());
       break;
   }

@@ -66,7 +66,7 @@ bool WriteConfigMetadata(Architecture arch, const JsonConfig& json, WeightFileWr
       case ConfigType::kInt: {
         // A None default (llama's sliding_window) is recorded only when given: the
         // runtime reads an absent key as None, and no number stands for it.
-        if (!given && k.default_string != nullptr) break;
+        if (!given && KeyDefaultIsNone(k)) break;
         int64_t v = static_cast<int64_t>(k.default_number);
         if (given && !json.GetInt(k.name, &v, error)) return false;
         // An optional key whose default 0 stands for None (llama's n_kv_heads): a given 0
@@ -89,13 +89,15 @@ bool WriteConfigMetadata(Architecture arch, const JsonConfig& json, WeightFileWr
         break;
       }
       case ConfigType::kFloat: {
+        if (!given && KeyDefaultIsNone(k)) break;
         double v = k.default_number;
         if (given && !json.GetFloat(k.name, &v, error)) return false;
         w->SetFloat(k.name, v);
         break;
       }
       case ConfigType::kString: {
-        std::string v = k.default_string;
+        if (!given && KeyDefaultIsNone(k)) break;
+        std::string v = k.default_string != nullptr ? k.default_string : "";
         if (given && !json.GetString(k.name, &v, error)) return false;
         w->SetString(k.name, v);
         break;

@@ -117,40 +117,11 @@ bool ParseJsonConfig(const std::string& text, const std::string& name, JsonConfi
 }
 
 bool LoadJsonConfig(const std::string& path, JsonConfig* out, std::string* error) {
-  // A config is a small JSON object: reading stops past kMaxConfigBytes, so a
-  // device such as /dev/zero or a huge file is refused instead of read forever.
+  // A config is a small JSON object of constructor arguments.
   constexpr size_t kMaxConfigBytes = size_t{1} << 20;
-  // A FIFO or a device is refused before anything can block on it (OpenRegularFile).
-  int err = 0;
-  std::string what;
-  std::FILE* f = OpenRegularStream(path, &err, &what);
-  if (f == nullptr) {
-    if (error) {
-      *error = path + ": " +
-               (err == EISDIR        ? std::string("is a directory, not a JSON config file")
-                : what.rfind("cannot", 0) == 0 ? what + ": " + std::strerror(err)
-                                               : what);
-    }
-    return false;
-  }
-  std::string text(kMaxConfigBytes + 1, '\0');
-  const size_t n = std::fread(&text[0], 1, text.size(), f);
-  const bool read_error = std::ferror(f) != 0;
-  const int read_errno = errno;
-  std::fclose(f);
-  if (read_error) {
-    if (error) *error = path + ": cannot read: " + std::strerror(read_errno);
-    return false;
-  }
-  if (n > kMaxConfigBytes) {
-    if (error) {
-      *error = path + ": larger than " + std::to_string(kMaxConfigBytes) +
-               " bytes; a config is a small JSON object of constructor arguments";
-    }
-    return false;
-  }
-  text.resize(n);
-  return ParseJsonConfig(text, path, out, error);
+  std::string text;
+  return ReadRegularFileText(path, kMaxConfigBytes, "a JSON config file", &text, error) &&
+         ParseJsonConfig(text, path, out, error);
 }
 
 const Json* JsonConfig::Find(const std::string& key) const {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 namespace attnrt {
 namespace {
@@ -60,6 +61,40 @@ std::FILE* OpenRegularStream(const std::string& path, int* err, std::string* wha
     ::close(fd);
   }
   return f;
+}
+
+bool ReadRegularFileText(const std::string& path, size_t max_bytes, const char* kind,
+                         std::string* text, std::string* error) {
+  // A FIFO or a device is refused before anything can block on it (OpenRegularStream).
+  int err = 0;
+  std::string what;
+  std::FILE* f = OpenRegularStream(path, &err, &what);
+  if (f == nullptr) {
+    if (error) {
+      *error = path + ": " +
+               (err == EISDIR ? std::string("is a directory, not ") + kind
+                : what.rfind("cannot", 0) == 0 ? what + ": " + std::strerror(err)
+                                               : what);
+    }
+    return false;
+  }
+  text->assign(max_bytes + 1, '\0');
+  const size_t n = std::fread(&(*text)[0], 1, text->size(), f);
+  const bool read_error = std::ferror(f) != 0;
+  const int read_errno = errno;
+  std::fclose(f);
+  if (read_error) {
+    if (error) *error = path + ": cannot read: " + std::strerror(read_errno);
+    return false;
+  }
+  if (n > max_bytes) {
+    if (error) {
+      *error = path + ": larger than " + std::to_string(max_bytes) + " bytes for " + kind;
+    }
+    return false;
+  }
+  text->resize(n);
+  return true;
 }
 
 }  // namespace attnrt

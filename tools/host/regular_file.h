@@ -21,6 +21,12 @@ int OpenRegularFile(const std::string& path, struct stat* st, int* err, std::str
 // OpenRegularFile as a stdio stream ("rb"); null on failure, with *err and *what as there.
 std::FILE* OpenRegularStream(const std::string& path, int* err, std::string* what);
 
+// Reads the whole regular file at `path` into *text, refusing one larger than `max_bytes`
+// (reading stops there, so a huge file or a device is never read to its end). Errors start
+// with the path and say what `kind` of file was expected ("a JSON config file", ...).
+bool ReadRegularFileText(const std::string& path, size_t max_bytes, const char* kind,
+                         std::string* text, std::string* error);
+
 }  // namespace attnrt
 
 #endif  // ATTNRT_TOOLS_HOST_REGULAR_FILE_H_

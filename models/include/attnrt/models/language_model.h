@@ -110,6 +110,7 @@ class LmSession {
   float* kv_scales_ = nullptr;
   uint8_t* kv_values_ = nullptr;
   float* rope_table_ = nullptr;
+  float* rope_local_table_ = nullptr;  // the sliding-window layers' (Gemma 3), or rope_table_
   size_t layer_values_ = 0;      // bytes of one layer's keys (or values)
   size_t layer_scales_ = 0;      // floats of their q8 scales (0 unless q8)
   size_t cache_rows_ = 0;        // R: rows per (sequence, kv head)

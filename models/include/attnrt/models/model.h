@@ -45,6 +45,10 @@ struct LayerWeights {
   const float* norm1_bias = nullptr;
   const float* norm2_weight = nullptr;
   const float* norm2_bias = nullptr;
+  const float* q_norm_weight = nullptr;  // (qk_dim): each q / k head's RMSNorm (Qwen3, Gemma 3)
+  const float* k_norm_weight = nullptr;
+  const float* post_attn_norm_weight = nullptr;  // Gemma 3's sandwich norms
+  const float* post_ffn_norm_weight = nullptr;
 };
 
 struct Model {
@@ -54,7 +58,7 @@ struct Model {
   const float* final_norm_bias = nullptr;
   LinearWeights patch;                       // vit conv_proj as a (hidden, C*p*p) matrix
   const float* class_token = nullptr;        // vit (hidden)
-  const float* pos_embedding = nullptr;      // vit (tokens, hidden)
+  const float* pos_embedding = nullptr;      // vit (tokens, hidden); gpt2 wpe (max_seq_len, dim)
   LinearWeights head;                        // vit heads.head; llama output (or tok_embeddings)
   LinearWeights token_embedding;             // llama tok_embeddings (vocab, dim): in = dim
 };

@@ -24,7 +24,7 @@ enum class Architecture : uint8_t {
 #undef ATTNRT_ARCHITECTURE
 };
 
-enum class Activation : uint8_t { kRelu, kGelu };
+enum class Activation : uint8_t { kRelu, kGelu, kGeluTanh };
 
 enum class ConfigType : uint8_t { kInt, kFloat, kBool, kString };
 
@@ -44,6 +44,14 @@ struct ConfigKey {
   // for llama's "dim"), for importers; nullptr where the family has none.
   const char* hf_name = nullptr;
 };
+
+// True when the key's default is None: an absent (or null) key is not recorded in
+// the weight file and the reader treats it as "not set". An int or float key says so
+// with default_string "null", a string key with no default_string.
+inline bool KeyDefaultIsNone(const ConfigKey& k) {
+  return k.type == ConfigType::kString ? k.default_string == nullptr
+                                       : k.type != ConfigType::kBool && k.default_string != nullptr;
+}
 
 struct ModelConfig {
   Architecture arch = Architecture::kMha;
@@ -73,9 +81,19 @@ struct ModelConfig {
   size_t max_seq_len = 0;
   double rope_theta = 10000.0;
   RopeStyle rope_style = RopeStyle::kInterleaved;
+  // RoPE's stretching to long contexts (rope_scaling), the dims of each head it
+  // rotates (Phi-3's partial_rotary_factor: the first rotary_dim, the rest pass
+  // through; == qk_dim unless set) and Gemma 3's theta of its sliding-window layers
+  // (0: rope_theta; those layers are not scaled).
+  RopeScaling rope_scaling;
+  size_t rotary_dim = 0;
+  double rope_local_theta = 0.0;
   // llama: Mistral's sliding window W: a query attends to itself and the W - 1
-  // positions before it. 0: no window (full causal attention).
+  // positions before it. 0: no window (full causal attention). window_layers: bit l
+  // set when layer l attends within the window (every layer unless the family has a
+  // per-layer pattern, as Gemma 3's layer_types).
   size_t sliding_window = 0;
+  uint64_t window_layers = 0;
   // Language models: the attention score scale (0: 1/sqrt(qk_dim)) and the tanh
   // softcap C of the scores, C * tanh(s / C) (0: none), for families that set them.
   float attention_scale = 0.0f;

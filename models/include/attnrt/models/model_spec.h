@@ -22,6 +22,9 @@ struct TensorSpec {
   // A weight matrix or embedding table: the models read it in any stored type (f32, f16,
   // bf16, q8). Every other tensor (norms, biases, class token, position embedding) is f32.
   bool matrix = false;
+  // Its name in the family's Hugging Face checkpoints (importers read it there);
+  // empty where the family has none.
+  char hf_name[kMaxTensorName];
 };
 
 // A tensor as an architecture's record names it, before a config is known: for
