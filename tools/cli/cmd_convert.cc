@@ -1,22 +1,26 @@
-// attnrt convert: a Hugging Face model folder, or a PyTorch checkpoint (safetensors,
-// state_dict names) plus its constructor config (JSON) -> one flat weight file the
-// runtime reads in place.
+// attnrt convert: a Hugging Face model folder, a GGUF file (llama.cpp's, told by its
+// magic), or a PyTorch checkpoint (safetensors, state_dict names) plus its constructor
+// config (JSON) -> one flat weight file the runtime reads in place.
 //
 // This file holds the options and the file I/O; the conversion itself (config ->
 // architecture -> metadata -> checked tensors) is convert_core.h, which the
 // convert-input fuzzer drives too.
 #include <cstdio>
+#include <map>
 
 #include "attnrt/models/model_config.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "convert/convert_core.h"
+#include "convert/gguf_file.h"
+#include "convert/gguf_import.h"
 #include "convert/hf_folder.h"
 #include "convert/hf_import.h"
 #include "cli/weight_dtype_option.h"
 #include "convert/tensor_encoding.h"
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
+#include "host/mapped_file.h"
 #include "host/regular_file.h"
 #include "host/safetensors.h"
 
@@ -26,6 +30,7 @@ namespace {
 struct ConvertOptions {
   std::string arch, config, weights, out;
   std::string dtype = "f32";
+  bool dtype_given = false;  // a GGUF keeps each tensor's type unless --dtype is given
 };
 
 // torch.save writes a zip archive (or, before PyTorch 1.6, a pickle): say what to do instead
@@ -48,6 +53,65 @@ bool RefuseTorchArchive(const std::string& path, std::string* error) {
            " --out-dir DIR   (a state_dict also needs --arch and --config)\n"
            "then convert DIR/model.safetensors with --config DIR/config.json";
   return true;
+}
+
+// True when `path` is a regular file that starts with GGUF's magic. Only a regular file is
+// peeked at (a FIFO would block here).
+bool IsGgufFile(const std::string& path) {
+  int err = 0;
+  std::string what;
+  std::FILE* f = OpenRegularStream(path, &err, &what);
+  if (f == nullptr) return false;
+  uint8_t magic[4] = {0, 0, 0, 0};
+  const size_t n = std::fread(magic, 1, sizeof(magic), f);
+  std::fclose(f);
+  return HasGgufMagic(magic, n);
+}
+
+// A GGUF file: its metadata says the architecture and config; matrices keep their types
+// (Q8_0 as q8) unless --dtype re-encodes them, each re-encoded one's loss printed.
+int ConvertGgufFile(const ConvertOptions& o, WeightType matrix_type) {
+  const char* cmd = "convert";
+  std::string error;
+  if (!o.config.empty() || !o.arch.empty()) {
+    return ReportError(cmd, o.weights + " is a GGUF file: its metadata says the architecture "
+                                        "and config (leave out --config and --arch)");
+  }
+  if (!CheckOutputPaths({{"weights", o.weights}}, {{"--out", o.out}}, &error)) {
+    return ReportError(cmd, error);
+  }
+  MappedFile file;
+  GgufFile gguf;
+  WeightFileWriter writer;
+  ModelConfig config;
+  GgufImport import;
+  std::vector<GgufTensorNote> notes;
+  const WeightType* dtype = o.dtype_given ? &matrix_type : nullptr;
+  if (!file.Open(o.weights, &error) ||
+      !ReadGguf(file.data(), file.size(), o.weights, &gguf, &error) ||
+      !PrepareGgufConversion(gguf, o.weights, &writer, &config, &import, &error) ||
+      !AddGgufTensors(import, config, gguf, o.weights, dtype, &writer, &notes, &error) ||
+      !writer.WriteFile(o.out, &error)) {
+    return ReportError(cmd, error);
+  }
+  std::map<std::string, size_t> kept;
+  for (const GgufTensorNote& n : notes) {
+    if (n.reencoded) {
+      std::printf("convert: %s (%s) -> %s: relative RMS error %.3e\n", n.gguf_name.c_str(), n.from,
+                  WeightTypeName(n.to), n.relative_rms);
+    } else {
+      ++kept[std::string(n.from) + " as " + WeightTypeName(n.to)];
+    }
+  }
+  std::string summary;
+  for (const auto& k : kept) {
+    summary += (summary.empty() ? "" : ", ") + std::to_string(k.second) + " " + k.first;
+  }
+  std::printf("convert: GGUF %s (%s), %zu layer(s), %s -> %s (%zu tensors; matrices kept: %s)\n",
+              import.family->arch, ArchitectureName(config.arch), config.num_layers,
+              o.weights.c_str(), o.out.c_str(), gguf.tensors.size(),
+              summary.empty() ? "none" : summary.c_str());
+  return 0;
 }
 
 // A Hugging Face folder: config.json, safetensors (sharded or not), tokenizer files.
@@ -95,6 +159,7 @@ int ConvertCommand(const ConvertOptions& o) {
     return ReportError(cmd, "--dtype " + o.dtype + " is not one of " + WeightTypeNames());
   }
   if (IsDirectory(o.weights)) return ConvertHfFolder(o, matrix_type);
+  if (IsGgufFile(o.weights)) return ConvertGgufFile(o, matrix_type);
   if (o.config.empty()) {
     return ReportError(cmd, "--config is required with a safetensors file (a Hugging Face "
                             "folder needs none: give the folder)");
@@ -130,8 +195,8 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ConvertOptions>();
   CLI::App* cmd = app.add_subcommand(
       "convert",
-      "Convert a Hugging Face model folder, or a PyTorch safetensors checkpoint + JSON config, "
-      "into a flat weight file");
+      "Convert a Hugging Face model folder, a GGUF file, or a PyTorch safetensors checkpoint + "
+      "JSON config, into a flat weight file");
   std::vector<std::string> arch_names;
   for (size_t i = 0; i < ArchitectureCount(); ++i) {
     arch_names.push_back(ArchitectureName(ArchitectureAt(i)));
@@ -143,16 +208,20 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--config", o->config,
                   "JSON config: the PyTorch constructor arguments (with a safetensors file)");
   cmd->add_option("weights", o->weights,
-                  "Checkpoint .safetensors (state_dict names), or a Hugging Face model folder "
+                  "Checkpoint .safetensors (state_dict names), a Hugging Face model folder "
                   "(config.json, model.safetensors or its shards, tokenizer files: " +
-                      HfFamilyNames() + ")")
+                      HfFamilyNames() + "), or a GGUF file (" + GgufFamilyNames() + ")")
       ->required();
   cmd->add_option("-o,--out", o->out, "Model file to write")->required();
   AddWeightDtypeOption(cmd, &o->dtype,
                        "Storage of weight matrices and embeddings (q8: int8, one f16 scale per "
                        "32 weights of a row; runtime/FORMAT.md). Norms, biases and position "
-                       "embeddings stay f32");
-  cmd->callback([o, exit_code] { *exit_code = ConvertCommand(*o); });
+                       "embeddings stay f32. A GGUF file's matrices keep their types (Q8_0 as "
+                       "q8) unless --dtype is given");
+  cmd->callback([o, exit_code, cmd] {
+    o->dtype_given = cmd->count("--dtype") > 0;
+    *exit_code = ConvertCommand(*o);
+  });
 }
 
 }  // namespace attnrt::cli
