@@ -163,7 +163,7 @@ class Cursor {
     uint64_t need;
     if (!CheckedMulU64(n, min_bytes, &need) || need > left()) {
       return Fail(what + " " + std::to_string(n) + " cannot fit in the " +
-                  std::to_string(left()) + " bytes left of the file");
+                  std::to_string(left()) + " bytes left of the file (truncated, or a wrong count)");
     }
     return true;
   }
@@ -406,7 +406,7 @@ bool ReadTensorInfos(Cursor* c, uint64_t n_tensors, const uint8_t* image, size_t
 bool ReadGgufImpl(const uint8_t* data, size_t size, const std::string& name, GgufFile* out,
                   std::string* error) {
   Cursor c(data, size, name, error);
-  uint64_t n_tensors, n_kv;
+  uint64_t n_tensors = 0, n_kv = 0;
   return ReadHeader(&c, out, &n_tensors, &n_kv) && ReadMetadata(&c, n_kv, out) &&
          ReadTensorInfos(&c, n_tensors, data, size, out);
 }

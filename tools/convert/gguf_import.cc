@@ -9,6 +9,7 @@
 #include "convert/gguf_import.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <new>
@@ -32,6 +33,13 @@ namespace {
 bool Fail(std::string* error, const std::string& message) {
   *error = message;
   return false;
+}
+
+// A number from the file for messages: %g, not std::to_string's six decimals.
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 // ---- the config step ----
@@ -207,7 +215,7 @@ bool FitLlama3(ConfigContext* c, const GgufTensorInfo& t, uint64_t rotary_dim, d
   double factor = 1.0;
   for (float v : r) {
     if (!(v >= 1.0f) || !std::isfinite(v)) {
-      return Fail(error, named + " holds " + std::to_string(v) +
+      return Fail(error, named + " holds " + Num(v) +
                              ": Llama 3 scaling divides frequencies by factors >= 1");
     }
     factor = std::max(factor, static_cast<double>(v));
@@ -248,8 +256,8 @@ bool FitLlama3(ConfigContext* c, const GgufTensorInfo& t, uint64_t rotary_dim, d
     const double divisor = f / RopeFrequency(i, rotary_dim, theta, s);
     if (!(low > 0) || !(high > low) || !(std::fabs(divisor - r[i]) <= 1e-4 * r[i])) {
       return Fail(error, named + " is not Llama 3 scaling: pair " + std::to_string(i) +
-                             " divides by " + std::to_string(r[i]) + ", the best Llama 3 fit by " +
-                             std::to_string(divisor));
+                             " divides by " + Num(r[i]) + ", the best Llama 3 fit by " +
+                             Num(divisor));
     }
   }
   c->ours["rope_scaling_type"] = "llama3";
@@ -289,7 +297,7 @@ bool RopeStep(ConfigContext* c, uint64_t head_dim, std::string* error) {
   }
   if (!OptionalNumberKey(*c, "rope.scaling.attn_factor", &attn_factor, error)) return false;
   if (attn_factor != 1.0) {
-    return Fail(error, c->Named("rope.scaling.attn_factor") + " is " + std::to_string(attn_factor) +
+    return Fail(error, c->Named("rope.scaling.attn_factor") + " is " + Num(attn_factor) +
                            " (attnrt runs 1)");
   }
   if (type == "yarn" || type == "longrope") {
@@ -302,7 +310,7 @@ bool RopeStep(ConfigContext* c, uint64_t head_dim, std::string* error) {
   }
   if (type == "linear" && factor != 0.0 && factor != 1.0) {
     if (!(factor > 1.0)) {
-      return Fail(error, c->Named("rope.scaling.factor") + " is " + std::to_string(factor) +
+      return Fail(error, c->Named("rope.scaling.factor") + " is " + Num(factor) +
                              " (a linear factor must be >= 1)");
     }
     c->ours["rope_scaling_type"] = "linear";
@@ -330,7 +338,7 @@ bool Gemma3Step(ConfigContext* c, uint64_t head_dim, std::string* error) {
     double v = 0;
     if (!OptionalNumberKey(*c, cap, &v, error)) return false;
     if (v != 0.0) {
-      return Fail(error, c->Named(cap) + " is " + std::to_string(v) + ": attnrt runs Gemma 3 "
+      return Fail(error, c->Named(cap) + " is " + Num(v) + ": attnrt runs Gemma 3 "
                                          "without softcapping");
     }
   }
