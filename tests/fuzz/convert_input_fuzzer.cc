@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
-#include "attnrt/models/model.h"
 #include "attnrt/runtime/weight_file.h"
 #include "convert/convert_core.h"
+#include "converted_model_check.h"
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
 #include "host/safetensors.h"
@@ -99,16 +99,7 @@ void CheckConvertedFile(const WeightFileWriter& writer, const SafetensorsFile& s
     Require(status.ok(), "a checkpoint tensor is missing from the file", status.message());
     CheckTensor(want, t);
   }
-  Model model;
-  status = LoadModel(file, &model);
-  Require(status.ok(), "the runtime cannot load a converted model", status.message());
-  const ModelConfig& got = model.config;
-  Require(got.arch == config.arch && got.model_dim == config.model_dim &&
-              got.heads == config.heads && got.kv_heads == config.kv_heads &&
-              got.qk_dim == config.qk_dim && got.v_dim == config.v_dim &&
-              got.out_dim == config.out_dim && got.ff_dim == config.ff_dim &&
-              got.num_layers == config.num_layers && got.vocab_size == config.vocab_size,
-          "the loaded config differs from the derived one", ArchitectureName(config.arch));
+  fuzz::RequireLoadsAs("convert_input_fuzzer", file, config);
 }
 
 }  // namespace

@@ -15,24 +15,20 @@
 //   - a conversion that succeeds serializes, the runtime opens the file and loads the model,
 //     and the loaded config is the one the import derived.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "attnrt/models/model.h"
 #include "attnrt/runtime/weight_file.h"
 #include "convert/gguf_file.h"
 #include "convert/gguf_import.h"
 #include "convert/weight_file_writer.h"
+#include "converted_model_check.h"
 
 namespace attnrt {
 namespace {
 
 void Require(bool ok, const char* what, const std::string& detail) {
-  if (ok) return;
-  std::fprintf(stderr, "gguf_input_fuzzer: %s: %s\n", what, detail.c_str());
-  std::abort();
+  if (!ok) fuzz::Die("gguf_input_fuzzer", what, detail);
 }
 
 void RequireMessage(const char* step, const std::string& error) {
@@ -58,17 +54,7 @@ void CheckConverted(const WeightFileWriter& writer, const ModelConfig& config) {
   WeightFile file;
   Status status = WeightFile::Open(bytes.data(), bytes.size(), &file);
   Require(status.ok(), "the runtime cannot open a converted model", status.message());
-  Model model;
-  status = LoadModel(file, &model);
-  Require(status.ok(), "the runtime cannot load a converted model", status.message());
-  const ModelConfig& got = model.config;
-  Require(got.arch == config.arch && got.model_dim == config.model_dim &&
-              got.heads == config.heads && got.kv_heads == config.kv_heads &&
-              got.qk_dim == config.qk_dim && got.ff_dim == config.ff_dim &&
-              got.num_layers == config.num_layers && got.vocab_size == config.vocab_size &&
-              got.rotary_dim == config.rotary_dim && got.sliding_window == config.sliding_window &&
-              got.window_layers == config.window_layers,
-          "the loaded config differs from the derived one", ArchitectureName(config.arch));
+  fuzz::RequireLoadsAs("gguf_input_fuzzer", file, config);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ with script_setup.skip_without_modules():
     import numpy as np
 
 import gguf_models
+from case_tally import Tally
 import gguf_writer as W
 
 script_setup.import_tools_python()
@@ -171,7 +172,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attnrt", required=True)
     args = parser.parse_args()
-    passed = failed = 0
+    tally = Tally()
     for name in ("llama", "qwen2", "qwen3", "gemma3", "phi3", "gpt2"):
         with tempfile.TemporaryDirectory() as work:
             try:
@@ -188,11 +189,8 @@ def main():
                 ok, note = err <= TOLERANCE, f"max rel diff {err:.2e} (tol {TOLERANCE:g})"
             except subprocess.CalledProcessError as e:
                 ok, note = False, f"{' '.join(e.cmd[:2])} failed: {e.stderr.decode()[:300]}"
-            print(f"{'ok  ' if ok else 'FAIL'} {name:8s} Hugging Face folder vs GGUF: {note}")
-            passed += ok
-            failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+            tally.case(ok, f"{name:8s} Hugging Face folder vs GGUF: {note}")
+    return tally.finish()
 
 
 if __name__ == "__main__":

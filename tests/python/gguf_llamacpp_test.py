@@ -43,6 +43,7 @@ with script_setup.skip_without_modules():
     import numpy as np
 
 import gguf_models
+from case_tally import Tally
 
 PROMPT = [1, 5, 9, 200, 33, 7, 100, 250, 3, 4, 60, 61]
 NEW_TOKENS = 8
@@ -137,7 +138,7 @@ def main():
               file=sys.stderr)
         return script_setup.SKIP_RETURN_CODE
     only = set(filter(None, args.only.split(",")))
-    passed = failed = 0
+    tally = Tally()
     for name, model, types, quantized, dtype, tol in CASES:
         if only and name not in only:
             continue
@@ -164,12 +165,9 @@ def main():
                 ok = err <= tol and greedy_ok
             except Exception as e:  # a failed command is this case's failure, not the run's
                 ok, err, n, note = False, float("nan"), 0, str(e)
-            print(f"{'ok  ' if ok else 'FAIL'} {name:24s} logits max rel err {err:.2e} "
-                  f"(tol {tol:g}), greedy {n}/{NEW_TOKENS} equal {note}", flush=True)
-            passed += ok
-            failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+            tally.case(ok, f"{name:24s} logits max rel err {err:.2e} (tol {tol:g}), "
+                           f"greedy {n}/{NEW_TOKENS} equal {note}")
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -30,15 +30,10 @@ SHAPES = {
     "phi3": dict(dim=64, heads=4, kv_heads=4, ff=128, layers=2, vocab=320, ctx=128, rotary=12),
     "gpt2": dict(dim=64, heads=4, kv_heads=4, ff=256, layers=2, vocab=320, ctx=64),
 }
-QUANTIZED_SHAPES = {
-    "llama": dict(dim=256, heads=4, kv_heads=2, ff=512, layers=2, vocab=320, ctx=128),
-    "qwen2": dict(dim=256, heads=4, kv_heads=2, ff=512, layers=2, vocab=320, ctx=128),
-    "qwen3": dict(dim=256, heads=4, kv_heads=2, ff=512, layers=2, vocab=320, ctx=128, head_dim=64),
-    "gemma3": dict(dim=256, heads=4, kv_heads=2, ff=512, layers=7, vocab=320, ctx=128,
-                   head_dim=64, window=5),
-    "phi3": dict(dim=256, heads=4, kv_heads=4, ff=256, layers=2, vocab=320, ctx=128, rotary=48),
-    "gpt2": dict(dim=256, heads=4, kv_heads=4, ff=512, layers=2, vocab=320, ctx=64),
-}
+QUANTIZED_SHAPES = {name: dict(SHAPES[name], dim=256, ff=512 if name != "phi3" else 256,
+                               **({"head_dim": 64} if "head_dim" in SHAPES[name] else {}),
+                               **({"rotary": 48} if "rotary" in SHAPES[name] else {}))
+                    for name in ("llama", "qwen2", "qwen3", "gemma3", "phi3", "gpt2")}
 GGUF_ARCH = {"llama": "llama", "mistral": "llama", "llama3": "llama", "qwen2": "qwen2",
              "qwen3": "qwen3", "gemma3": "gemma3", "phi3": "phi3", "gpt2": "gpt2"}
 

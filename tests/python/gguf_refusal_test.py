@@ -19,6 +19,7 @@ with script_setup.skip_without_modules():
     import numpy as np  # noqa: F401  (gguf_writer needs it)
 
 import gguf_models
+from case_tally import Tally
 import gguf_writer as W
 
 
@@ -144,7 +145,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attnrt", required=True)
     args = parser.parse_args()
-    passed = failed = 0
+    tally = Tally()
     with tempfile.TemporaryDirectory() as work:
         for name, data, extra, expect in cases():
             path = os.path.join(work, "m.gguf")
@@ -155,13 +156,9 @@ def main():
                                   capture_output=True, text=True, timeout=120)
             ok = proc.returncode != 0 and expect in proc.stderr and not os.path.exists(out)
             first = (proc.stderr.strip().splitlines() or [""])[0]
-            print(f"{'ok  ' if ok else 'FAIL'} {name:28s} exit {proc.returncode}: {first[:150]}")
-            if not ok:
-                print(f"     expected {expect!r} in stderr; stdout: {proc.stdout[:200]}")
-            passed += ok
-            failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+            tally.case(ok, f"{name:28s} exit {proc.returncode}: {first[:150]}",
+                       f"expected {expect!r} in stderr; stdout: {proc.stdout[:200]}")
+    return tally.finish()
 
 
 if __name__ == "__main__":
