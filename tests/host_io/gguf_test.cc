@@ -143,9 +143,10 @@ TEST(GgufFile, ReadsEveryValueTypeAndNestedArrays) {
          im.U32(8).U64(1).Str("x");
        }},
   };
+  const std::vector<uint8_t> image = Gguf(kvs, {});  // g's values point into it
   GgufFile g;
   std::string error;
-  ASSERT_TRUE(Read(Gguf(kvs, {}), &g, &error)) << error;
+  ASSERT_TRUE(Read(image, &g, &error)) << error;
   EXPECT_EQ(g.version, 3u);
   ASSERT_EQ(g.metadata.size(), kvs.size());
   uint64_t u;
