@@ -464,6 +464,21 @@ TEST(GgufImport, Q8_0IsKeptValueForValue) {
   for (const GgufTensorNote& n : r.notes) EXPECT_FALSE(n.reencoded) << n.name;
 }
 
+TEST(GgufImport, RefusesAQ8_0BlockWithANonFiniteScale) {
+  std::vector<uint8_t> image = TinyLlama({}, 8);
+  GgufFile g;
+  std::string error;
+  ASSERT_TRUE(Read(image, &g, &error)) << error;
+  const size_t at = static_cast<size_t>(g.FindTensor("blk.0.ffn_down.weight")->data - image.data());
+  image[at + 34 * 5 + 1] = 0x7E;  // row 5 (one block a row): scale NaN, as the fuzzer found
+  const Imported r = Import(image);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("'blk.0.ffn_down.weight' (Q8_0): block 0 of row 5 has a scale that is "
+                         "not finite"),
+            std::string::npos)
+      << r.error;
+}
+
 TEST(GgufImport, ReencodesWithDtypeAndReportsTheLoss) {
   const WeightType f16 = WeightType::kF16;
   const Imported r = Import(TinyLlama({}, 8), &f16);

@@ -55,6 +55,17 @@ bool RefuseTorchArchive(const std::string& path, std::string* error) {
   return true;
 }
 
+// A folder or GGUF file says its own architecture and config: --config and --arch are refused
+// (`is_a` names the input and where its config is), then the paths are checked.
+bool CheckSelfDescribing(const ConvertOptions& o, const std::string& is_a, const char* label,
+                         std::string* error) {
+  if (!o.config.empty() || !o.arch.empty()) {
+    *error = o.weights + " is " + is_a + " architecture and config (leave out --config and --arch)";
+    return false;
+  }
+  return CheckOutputPaths({{label, o.weights}}, {{"--out", o.out}}, error);
+}
+
 // True when `path` is a regular file that starts with GGUF's magic. Only a regular file is
 // peeked at (a FIFO would block here).
 bool IsGgufFile(const std::string& path) {
@@ -73,11 +84,7 @@ bool IsGgufFile(const std::string& path) {
 int ConvertGgufFile(const ConvertOptions& o, WeightType matrix_type) {
   const char* cmd = "convert";
   std::string error;
-  if (!o.config.empty() || !o.arch.empty()) {
-    return ReportError(cmd, o.weights + " is a GGUF file: its metadata says the architecture "
-                                        "and config (leave out --config and --arch)");
-  }
-  if (!CheckOutputPaths({{"weights", o.weights}}, {{"--out", o.out}}, &error)) {
+  if (!CheckSelfDescribing(o, "a GGUF file: its metadata says the", "weights", &error)) {
     return ReportError(cmd, error);
   }
   MappedFile file;
@@ -118,11 +125,8 @@ int ConvertGgufFile(const ConvertOptions& o, WeightType matrix_type) {
 int ConvertHfFolder(const ConvertOptions& o, WeightType matrix_type) {
   const char* cmd = "convert";
   std::string error;
-  if (!o.config.empty() || !o.arch.empty()) {
-    return ReportError(cmd, o.weights + " is a Hugging Face folder: its config.json says the "
-                                        "architecture and config (leave out --config and --arch)");
-  }
-  if (!CheckOutputPaths({{"folder", o.weights}}, {{"--out", o.out}}, &error)) {
+  if (!CheckSelfDescribing(o, "a Hugging Face folder: its config.json says the", "folder",
+                           &error)) {
     return ReportError(cmd, error);
   }
   HfFolderFiles files;

@@ -645,22 +645,29 @@ bool KeptType(uint32_t ggml, WeightType* out) {
 }
 
 // The bytes of a kept matrix in attnrt's layout: F32/F16/BF16 as they are; Q8_0's
-// in-block scales moved to q8's scale plane.
-void KeptBytes(const Source& s, WeightType type, size_t rows, size_t cols,
-               std::vector<uint8_t>* out) {
+// in-block scales moved to q8's scale plane, each checked finite (q8 stores no other).
+bool KeptBytes(const Source& s, WeightType type, size_t rows, size_t cols,
+               const std::string& named, std::vector<uint8_t>* out, std::string* error) {
   if (type != WeightType::kQ8) {
     out->assign(s.data, s.data + s.bytes);
-    return;
+    return true;
   }
   size_t bytes = 0;
-  MatrixBytes(type, rows, cols, &bytes);  // checked by AddTensorEncoded's caller below
+  MatrixBytes(type, rows, cols, &bytes);  // no larger than the Q8_0 data the reader bounded
   out->assign(bytes, 0);
-  const size_t row_bytes = cols / 32 * 34;
+  const size_t blocks = cols / 32, row_bytes = blocks * 34;
   uint16_t* scales = reinterpret_cast<uint16_t*>(out->data() + Q8ScalesOffset(rows, cols));
   for (size_t r = 0; r < rows; ++r) {
     SplitQ8_0Row(s.data + r * row_bytes, cols, reinterpret_cast<int8_t*>(out->data() + r * cols),
-                 scales + r * (cols / 32));
+                 scales + r * blocks);
+    for (size_t b = 0; b < blocks; ++b) {
+      if ((scales[r * blocks + b] & 0x7C00u) == 0x7C00u) {
+        return Fail(error, named + ": block " + std::to_string(b) + " of row " +
+                               std::to_string(r) + " has a scale that is not finite");
+      }
+    }
   }
+  return true;
 }
 
 // ||decoded - x|| / ||x|| of an encoded matrix against its source values.
@@ -704,7 +711,7 @@ bool AddOne(const Source& s, const TensorSpec& spec, const WeightType* dtype,
   const size_t cols = rows == 0 ? 0 : n / rows;
   std::vector<uint8_t> bytes;
   if (spec.matrix && keepable && (dtype == nullptr || *dtype == kept)) {
-    KeptBytes(s, kept, rows, cols, &bytes);
+    if (!KeptBytes(s, kept, rows, cols, named, &bytes, error)) return false;
     GgufTensorNote note{spec.name, s.origin, info->name, kept, false, 0.0};
     notes->push_back(note);
     return writer->AddTensorEncoded(spec.name, s.shape, kept, bytes.data(), bytes.size(), error);
