@@ -87,15 +87,12 @@ void CheckTensor(const SafetensorsTensor& want, const WeightTensor& t) {
 void CheckConvertedFile(const WeightFileWriter& writer, const SafetensorsFile& st,
                         const ModelConfig& config) {
   std::vector<uint8_t> bytes;
-  std::string error;
-  Require(writer.Serialize(&bytes, &error), "a converted file does not serialize", error);
   WeightFile file;
-  Status status = WeightFile::Open(bytes.data(), bytes.size(), &file);
-  Require(status.ok(), "the runtime refuses a converted file", status.message());
+  fuzz::RequireOpens("convert_input_fuzzer", writer, &bytes, &file);
   Require(file.tensor_count() == st.tensors.size(), "file and checkpoint tensor counts differ");
   for (const SafetensorsTensor& want : st.tensors) {
     WeightTensor t;
-    status = file.FindTensor(want.name.c_str(), &t);
+    const Status status = file.FindTensor(want.name.c_str(), &t);
     Require(status.ok(), "a checkpoint tensor is missing from the file", status.message());
     CheckTensor(want, t);
   }

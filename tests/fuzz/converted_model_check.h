@@ -1,20 +1,31 @@
 // What the fuzzers of `attnrt convert` (convert_input, gguf_input) require of a conversion that
-// succeeded: the runtime loads the converted file as a model whose config is the one the
-// conversion derived. A violation aborts, naming the fuzzer, the check and a detail.
+// succeeded: the file serializes, the runtime opens it and loads it as a model whose config is
+// the one the conversion derived. A violation aborts, naming the fuzzer, the check and a detail.
 #pragma once
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "attnrt/models/model.h"
 #include "attnrt/runtime/weight_file.h"
+#include "convert/weight_file_writer.h"
 
 namespace attnrt::fuzz {
 
 [[noreturn]] inline void Die(const char* fuzzer, const char* what, const std::string& detail) {
   std::fprintf(stderr, "%s: %s: %s\n", fuzzer, what, detail.c_str());
   std::abort();
+}
+
+// The writer's file serialized into *bytes and opened by the runtime as *file.
+inline void RequireOpens(const char* fuzzer, const WeightFileWriter& writer,
+                         std::vector<uint8_t>* bytes, WeightFile* file) {
+  std::string error;
+  if (!writer.Serialize(bytes, &error)) Die(fuzzer, "a converted file does not serialize", error);
+  const Status status = WeightFile::Open(bytes->data(), bytes->size(), file);
+  if (!status.ok()) Die(fuzzer, "the runtime refuses a converted file", status.message());
 }
 
 inline void RequireLoadsAs(const char* fuzzer, const WeightFile& file, const ModelConfig& config) {
