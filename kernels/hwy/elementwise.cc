@@ -15,6 +15,7 @@
 #include "hwy/highway.h"
 #include "kernels/hwy/erf-inl.h"
 #include "kernels/hwy/exp-inl.h"
+#include "kernels/hwy/sigmoid_activations-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -68,29 +69,22 @@ struct ReluOp {
   }
 };
 
-// silu(x) = x * sigmoid(x), sigmoid from e = e^-|x|, which lies in [0, 1] and so
-// stays inside ExpSoftmax's range whatever x is: sigmoid = 1 / (1 + e) for x >= 0
-// and e / (1 + e) for x < 0 (no cancellation on either side). Relative error a few
-// 1e-7. Below -87 e is exactly 0, so silu(x) = x * 0 = -0 (the true value is under
-// 1.5e-36 in magnitude; torch's float x / (1 + e^-x) gives -0 from -88.7 on, where
-// e^-x overflows); silu(-inf) = -inf * 0 = NaN and silu(+inf) = +inf as in torch;
-// NaN stays NaN (its e is NaN).
-template <class V>
-HWY_INLINE V Silu(DF d, V x) {
-  const V one = hn::Set(d, 1.0f);
-  const V e = ExpSoftmax(d, hn::Neg(hn::Abs(x)));
-  const V r = hn::Div(one, hn::Add(one, e));
-  const V sigmoid = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(e, r), r);
-  return hn::Mul(x, sigmoid);
-}
+struct SiluOp {
+  template <class V>
+  HWY_INLINE V operator()(DF d, V x) const {
+    return Silu(d, x);
+  }
+};
 
-// gate = silu(gate) * up, the tail through one-vector buffers (see MapInPlace).
-void SiluMulInPlace(float* HWY_RESTRICT gate, const float* HWY_RESTRICT up, size_t n) {
+// gate[i] = op(gate[i]) * up[i], the tail through one-vector buffers (see MapInPlace).
+template <class Op>
+HWY_INLINE void MapMulInPlace(float* HWY_RESTRICT gate, const float* HWY_RESTRICT up, size_t n,
+                              Op op) {
   const DF d;
   const size_t N = hn::Lanes(d);
   size_t i = 0;
   for (; i + N <= n; i += N) {
-    hn::StoreU(hn::Mul(Silu(d, hn::LoadU(d, gate + i)), hn::LoadU(d, up + i)), d, gate + i);
+    hn::StoreU(hn::Mul(op(d, hn::LoadU(d, gate + i)), hn::LoadU(d, up + i)), d, gate + i);
   }
   if (i == n) return;
   HWY_ALIGN float gate_tail[hn::MaxLanes(DF())] = {};
@@ -100,10 +94,13 @@ void SiluMulInPlace(float* HWY_RESTRICT gate, const float* HWY_RESTRICT up, size
     gate_tail[j] = gate[i + j];
     up_tail[j] = up[i + j];
   }
-  hn::Store(hn::Mul(Silu(d, hn::Load(d, gate_tail)), hn::Load(d, up_tail)), d, gate_tail);
+  hn::Store(hn::Mul(op(d, hn::Load(d, gate_tail)), hn::Load(d, up_tail)), d, gate_tail);
   for (size_t j = 0; j < rest; ++j) gate[i + j] = gate_tail[j];
 }
 
+void SiluMulInPlace(float* gate, const float* up, size_t n) {
+  MapMulInPlace(gate, up, n, SiluOp());
+}
 void GeluInPlace(float* x, size_t n) { MapInPlace(x, n, GeluOp()); }
 void ErfInPlace(float* x, size_t n) { MapInPlace(x, n, ErfOp()); }
 void SoftmaxExpInPlace(float* x, size_t n) { MapInPlace(x, n, SoftmaxExpOp()); }
