@@ -1,5 +1,5 @@
-// hwy elementwise ops: GELU (exact erf form), erf, the softmax's exp, ReLU, residual add,
-// and SwiGLU's silu(gate) * up.
+// hwy elementwise ops: GELU (exact erf form and tanh form), erf, the softmax's exp, ReLU,
+// residual add, scaling, SwiGLU's silu(gate) * up and GeGLU's gelu_tanh(gate) * up.
 //
 // Memory-bound streams: one load and one store per vector, so no unrolling. The
 // last partial vector goes through a stack buffer of one vector so it runs the
@@ -69,10 +69,25 @@ struct ReluOp {
   }
 };
 
+struct GeluTanhOp {
+  template <class V>
+  HWY_INLINE V operator()(DF d, V x) const {
+    return GeluTanh(d, x);
+  }
+};
+
 struct SiluOp {
   template <class V>
   HWY_INLINE V operator()(DF d, V x) const {
     return Silu(d, x);
+  }
+};
+
+struct ScaleOp {
+  float s;
+  template <class V>
+  HWY_INLINE V operator()(DF d, V x) const {
+    return hn::Mul(x, hn::Set(d, s));
   }
 };
 
@@ -101,6 +116,11 @@ HWY_INLINE void MapMulInPlace(float* HWY_RESTRICT gate, const float* HWY_RESTRIC
 void SiluMulInPlace(float* gate, const float* up, size_t n) {
   MapMulInPlace(gate, up, n, SiluOp());
 }
+void GeluTanhMulInPlace(float* gate, const float* up, size_t n) {
+  MapMulInPlace(gate, up, n, GeluTanhOp());
+}
+void GeluTanhInPlace(float* x, size_t n) { MapInPlace(x, n, GeluTanhOp()); }
+void ScaleInPlace(float* x, size_t n, float s) { MapInPlace(x, n, ScaleOp{s}); }
 void GeluInPlace(float* x, size_t n) { MapInPlace(x, n, GeluOp()); }
 void ErfInPlace(float* x, size_t n) { MapInPlace(x, n, ErfOp()); }
 void SoftmaxExpInPlace(float* x, size_t n) { MapInPlace(x, n, SoftmaxExpOp()); }
@@ -135,6 +155,9 @@ HWY_EXPORT(SoftmaxExpInPlace);
 HWY_EXPORT(ReluInPlace);
 HWY_EXPORT(AddInPlace);
 HWY_EXPORT(SiluMulInPlace);
+HWY_EXPORT(GeluTanhInPlace);
+HWY_EXPORT(GeluTanhMulInPlace);
+HWY_EXPORT(ScaleInPlace);
 HWY_EXPORT(ElementwiseIsa);
 
 void HwyGeluInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(GeluInPlace)(x, n); }
@@ -147,15 +170,29 @@ void HwyAddInPlace(float* y, const float* x, size_t n) {
 void HwySiluMulInPlace(float* gate, const float* up, size_t n) {
   HWY_DYNAMIC_DISPATCH(SiluMulInPlace)(gate, up, n);
 }
+void HwyGeluTanhInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhInPlace)(x, n); }
+void HwyGeluTanhMulInPlace(float* gate, const float* up, size_t n) {
+  HWY_DYNAMIC_DISPATCH(GeluTanhMulInPlace)(gate, up, n);
+}
+void HwyScaleInPlace(float* x, size_t n, float s) { HWY_DYNAMIC_DISPATCH(ScaleInPlace)(x, n, s); }
 const char* HwyNnIsa() { return HWY_DYNAMIC_DISPATCH(ElementwiseIsa)(); }
 
 // nn_variants.inc; rank 1: every op, on the best Highway target of this machine.
-extern const NnKernel kNnHwy = {"hwy",          1,
-                                HwyNnIsa,       HwyLayerNormRows,
-                                HwyRmsNormRows, HwyRopeRows,
-                                HwyGeluInPlace, HwyReluInPlace,
-                                HwyAddInPlace,  HwySiluMulInPlace,
-                                HwyErfInPlace,  HwySoftmaxExpInPlace,
+extern const NnKernel kNnHwy = {"hwy",
+                                1,
+                                HwyNnIsa,
+                                HwyLayerNormRows,
+                                HwyRmsNormRows,
+                                HwyRopeRows,
+                                HwyGeluInPlace,
+                                HwyReluInPlace,
+                                HwyAddInPlace,
+                                HwySiluMulInPlace,
+                                HwyGeluTanhInPlace,
+                                HwyGeluTanhMulInPlace,
+                                HwyScaleInPlace,
+                                HwyErfInPlace,
+                                HwySoftmaxExpInPlace,
                                 HwyStoreKvRows};
 
 }  // namespace attnrt
