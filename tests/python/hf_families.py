@@ -53,9 +53,15 @@ import math
 import os
 import sys
 
-import numpy as np
-import torch
-import torch.nn.functional as F
+try:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+except ImportError as _missing:  # run as a script (CTest): skip, as script_setup's tests do
+    if __name__ != "__main__":
+        raise
+    print(f"SKIP: {_missing}", file=sys.stderr)
+    sys.exit(77)  # script_setup.SKIP_RETURN_CODE
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -917,7 +923,7 @@ def apply_rope(x, inv_freq, positions):
     through (Phi-3's partial rotary; all dims otherwise)."""
     freqs = torch.outer(positions.to(torch.float64), inv_freq)
     emb = torch.cat((freqs, freqs), dim=-1)
-    cos, sin = emb.cos(), emb.sin()
+    cos, sin = emb.cos().to(x.dtype), emb.sin().to(x.dtype)
     rd = emb.shape[-1]
     rot, rest = x[..., :rd], x[..., rd:]
     return torch.cat((rot * cos + rotate_half(rot) * sin, rest), dim=-1)
@@ -1110,14 +1116,15 @@ def _gpt2_logits(config, W, tokens, sdpa=False):
     return x @ W["transformer.wte.weight"].T
 
 
-def logits_of(config, tensors, tokens):
-    """Float64 logits (B, T, vocab) of a config dict and name -> tensor weights."""
+def logits_of(config, tensors, tokens, dtype=torch.float64):
+    """Float64 logits (B, T, vocab) of a config dict and name -> tensor weights (dtype
+    torch.float32 computes in float32 instead, for a stand-in of attnrt's arithmetic)."""
     tokens = torch.as_tensor(np.asarray(tokens), dtype=torch.int64)
     if tokens.dim() != 2:
         raise ValueError(f"tokens must be (B, T), got {tuple(tokens.shape)}")
     if int(tokens.min()) < 0 or int(tokens.max()) >= config["vocab_size"]:
         raise ValueError("token id outside the vocabulary")
-    W = {k: v.to(torch.float64) for k, v in tensors.items()}
+    W = {k: v.to(dtype) for k, v in tensors.items()}
     family = family_of(config)
     with torch.no_grad():
         if family == "gpt2":
@@ -1131,14 +1138,14 @@ def reference_logits(folder, tokens):
     return logits_of(config, tensors, tokens).numpy()
 
 
-def greedy_of(config, tensors, prompt, n):
+def greedy_of(config, tensors, prompt, n, dtype=torch.float64):
     """Greedy continuation in float64, each step a full forward of the sequence so far.
     Returns (tokens, gaps, logits): gaps[i] = largest - second largest logit of step i; the
     lowest id wins an exact tie."""
     seq = [int(x) for x in prompt]
     out, gaps, rows = [], [], []
     for _ in range(n):
-        last = logits_of(config, tensors, [seq])[0, -1].numpy()
+        last = logits_of(config, tensors, [seq], dtype)[0, -1].numpy()
         top = int(np.argmax(last))
         second = np.partition(last, -2)[-2]
         out.append(top)
