@@ -848,12 +848,15 @@ def _config_for(name, token_ids, overrides):
     return config
 
 
-def write_folder(name, out_dir, dtype="BF16", shards=1, seed=0, tokenizer=True, **overrides):
+def write_folder(name, out_dir, dtype="BF16", shards=1, seed=0, tokenizer=True, overrides=None,
+                 **more_overrides):
     """Writes variant `name` as a Hugging Face folder in out_dir (created). dtype: the
     safetensors type of every tensor ("BF16", "F16", "F32"; config.json's torch_dtype says it).
     overrides: config.json keys to set (DELETE removes one); the weights follow the resulting
     config (attention_bias: true adds the biases, tie_word_embeddings adds / drops lm_head).
-    tokenizer=False leaves out the three tokenizer / generation files."""
+    tokenizer=False leaves out the three tokenizer / generation files. Keys that clash with
+    this function's parameters (transformers 5 writes "dtype") go in the overrides dict."""
+    overrides = {**(overrides or {}), **more_overrides}
     if name not in VARIANTS:
         raise ValueError(f"unknown variant {name!r}; one of {', '.join(VARIANTS)}")
     v = VARIANTS[name]
@@ -1668,4 +1671,9 @@ if __name__ == "__main__":
     args = ap.parse_args()
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
+    try:
+        hf_names = select_variants(args.only)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
     sys.exit(self_test(args.only, args.keep))

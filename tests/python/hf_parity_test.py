@@ -369,7 +369,9 @@ def expect_refusal(ctx, d, what, needles):
     for needle in needles:
         if needle not in proc.stderr:
             raise Failure(f"{what}: stderr does not name {needle!r}: {one_line(proc.stderr, 400)}")
-    return f"exit {proc.returncode}: {one_line(proc.stderr, 200)}"
+    errors = [line for line in proc.stderr.splitlines() if "error" in line] or \
+        proc.stderr.strip().splitlines() or [""]
+    return f"exit {proc.returncode}: {errors[-1].strip()[:200]}"
 
 
 def refusal(variant, label, needles, overrides=None, shards=1, surgery=None):
