@@ -37,6 +37,19 @@ struct PlanSdpaOptions {
   bool weights = false, json = false;
 };
 
+// What every model plan ends with: the weights line under the table and, for --json,
+// the fields that describe the model (after the plan's own byte counts).
+void PrintWeightBytes(std::FILE* prose, const OpenedModel& m) {
+  std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
+               m.file.file_size());
+}
+void AddModelFields(nlohmann::ordered_json* j, const OpenedModel& m, size_t batch) {
+  (*j)["weight_file_bytes"] = m.file.file_size();
+  (*j)["architecture"] = ArchitectureName(m.model.config.arch);
+  (*j)["layers"] = m.model.config.num_layers;
+  (*j)["batch"] = batch;
+}
+
 // A language model's session: KV cache for --max-seq positions, RoPE table, one chunk.
 int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
   const ModelConfig& c = m.model.config;
@@ -68,8 +81,7 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
                  c.sliding_window, plan.cache_rows, shape.max_seq);
   }
   std::fprintf(prose, "%s", LmPlanText(plan).c_str());
-  std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
-               m.file.file_size());
+  PrintWeightBytes(prose, m);
   if (o.json) {
     nlohmann::ordered_json j;
     j["arena_bytes"] = plan.arena_bytes;
@@ -81,10 +93,7 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
     j["rope_table_bytes"] = plan.rope_table_bytes;
     j["activation_bytes"] = plan.activation_bytes;
     j["scratch_bytes"] = plan.scratch_bytes;
-    j["weight_file_bytes"] = m.file.file_size();
-    j["architecture"] = ArchitectureName(c.arch);
-    j["layers"] = c.num_layers;
-    j["batch"] = shape.batch;
+    AddModelFields(&j, m, shape.batch);
     j["max_seq"] = shape.max_seq;
     j["chunk"] = shape.chunk;
     j["threads"] = threads;
@@ -135,17 +144,13 @@ int PlanModelCommand(const PlanModelOptions& o) {
   }
   std::fprintf(prose, "  activations %12zu bytes\n  scratch     %12zu bytes\n  arena       %12zu bytes\n",
                plan.activation_bytes, plan.scratch_bytes, plan.arena_bytes);
-  std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
-               m.file.file_size());
+  PrintWeightBytes(prose, m);
   if (o.json) {
     nlohmann::ordered_json j;
     j["arena_bytes"] = plan.arena_bytes;
     j["scratch_bytes"] = plan.scratch_bytes;
     j["activation_bytes"] = plan.activation_bytes;
-    j["weight_file_bytes"] = m.file.file_size();
-    j["architecture"] = ArchitectureName(c.arch);
-    j["layers"] = c.num_layers;
-    j["batch"] = o.batch;
+    AddModelFields(&j, m, o.batch);
     j["seq"] = images ? VitTokens(c) : o.seq;
     j["threads"] = threads;
     j["kernel"] = kernel != nullptr ? kernel->name : "auto";
