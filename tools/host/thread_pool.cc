@@ -3,6 +3,8 @@
 // worker that is not running costs the job nothing.
 #include "host/thread_pool.h"
 
+#include "host/cpu_topology.h"
+
 #include <chrono>
 #include <string>
 #include <system_error>
@@ -52,8 +54,8 @@ constexpr uint64_t Claim(uint32_t generation, size_t next) {
 }  // namespace
 
 size_t DefaultThreadCount() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : n;
+  static const size_t count = ReadThreadDefault().count;  // the machine does not change
+  return count;
 }
 
 ThreadPool::ThreadPool(size_t workers) {
@@ -131,7 +133,8 @@ void ThreadPool::WorkerLoop(size_t worker) {
 
 void ThreadPool::ParallelFor(size_t items, WorkFn fn, void* context) {
   if (items == 0) return;
-  if (threads_.empty() || items > kMaxJobItems) {
+  // One item, or no other worker: nothing to share, and waking a worker costs.
+  if (threads_.empty() || items == 1 || items > kMaxJobItems) {
     fn(context, 0, items, 0);
     return;
   }

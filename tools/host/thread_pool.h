@@ -36,6 +36,11 @@ class ThreadPool final : public Executor {
 
   size_t workers() const override { return threads_.size() + 1; }
   void ParallelFor(size_t items, WorkFn fn, void* context) override;
+  // Below what size RunWorkItems keeps a job on the calling thread: unset (every
+  // job split) until CalibrateSplit (split_calibration.h) measures this pool, or a
+  // caller sets it. Set it before handing the pool to a model, not while it runs.
+  SplitThreshold split_threshold() const override { return split_threshold_; }
+  void set_split_threshold(const SplitThreshold& t) { split_threshold_ = t; }
 
  private:
   // What a worker needs to run a chunk of job `generation`. Two slots, indexed by
@@ -71,9 +76,11 @@ class ThreadPool final : public Executor {
   // True while the caller sleeps on done_ (so the finisher knows to wake it).
   std::atomic<bool> caller_sleeps_{false};
   uint32_t generation_ = 0;  // the caller's: the current job's generation
+  SplitThreshold split_threshold_;
 };
 
-// Worker count for "--threads 0" or an unset option: the machine's hardware threads.
+// Worker count for "--threads 0" or an unset option: the physical cores this process
+// may run on (cpu_topology.h; ReadThreadDefault says why).
 size_t DefaultThreadCount();
 
 }  // namespace attnrt
