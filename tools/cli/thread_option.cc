@@ -50,6 +50,7 @@ void AddThreadsJson(const CommandPool& workers, nlohmann::ordered_json* j) {
                    {"threshold_us", s.threshold_us},
                    {"threshold_flops", s.threshold.flops},
                    {"threshold_bytes", s.threshold.bytes}};
+  (*j)["stalls"] = workers.pool.stalls();
 }
 
 std::string CommandPool::Describe() const {

@@ -42,8 +42,8 @@ struct CommandPool {
   SplitCalibration split;
 };
 
-// Adds "threads_chosen" (what DescribeThreads says in parentheses) and "split" (the
-// calibration's figures) to a command's JSON.
+// Adds "threads_chosen" (what DescribeThreads says in parentheses), "split" (the
+// calibration's figures) and "stalls" (ThreadPool::stalls so far) to a command's JSON.
 void AddThreadsJson(const CommandPool& workers, nlohmann::ordered_json* j);
 
 }  // namespace attnrt::cli
