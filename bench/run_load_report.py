@@ -267,7 +267,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--loads", nargs="+", choices=LOADS, default=list(LOADS))
     ap.add_argument("--seconds", type=float, default=1.0, help="budget of each bench measurement")
-    ap.add_argument("--tokens", type=int, default=200, help="generated tokens per generate run")
+    ap.add_argument("--tokens", type=int, default=240,
+                    help="generated tokens per generate run (240 fills the bundled model's 256 "
+                         "positions after the 16-token prompt)")
     ap.add_argument("--prompt-len", type=int, default=256)
     ap.add_argument("--gen", type=int, default=32)
     ap.add_argument("--sdpa-seq", type=int, default=1024)
@@ -280,13 +282,11 @@ def main():
     ap.add_argument("--llama-modules", default=os.path.join(ROOT, "build", "llama_cpp",
                                                             "node_modules"),
                     help="node_modules holding node-llama-cpp (bench/install_llama_cpp.sh)")
-    ap.add_argument("--json-out", default=os.path.join(HERE, "results", "load_report.json"))
-    ap.add_argument("--md-out", default=os.path.join(HERE, "results", "load_report.md"))
+    for option, name in (("--json-out", "load_report.json"), ("--md-out", "load_report.md")):
+        ap.add_argument(option, default=os.path.join(HERE, "results", name))
     args = ap.parse_args()
-    clash = clashing_paths([args.json_out, args.md_out], [args.config])
-    if clash:
-        print(f"run_load_report: {clash}", file=sys.stderr)
-        return 2
+    if clashing_paths([args.json_out, args.md_out], [args.config]):
+        sys.exit(f"run_load_report: {clashing_paths([args.json_out, args.md_out], [args.config])}")
     if not os.path.exists(args.attnrt):
         sys.exit(f"run_load_report: no attnrt at {args.attnrt} (build it or pass --attnrt)")
 

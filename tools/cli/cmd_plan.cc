@@ -1,7 +1,7 @@
 // attnrt plan: exact arena bytes by region, for a model (`plan MODEL --seq N`)
 // or for one SDPA call (`plan sdpa --batch B --heads H --seq N --dim D ...`).
-// Both plan for the worker count the other commands run with by default (all
-// hardware threads; --threads). With --json stdout holds only one JSON object
+// Both plan for the worker count the other commands run with by default (one per
+// physical core; --threads). With --json stdout holds only one JSON object
 // {"arena_bytes": ..., "scratch_bytes": ..., "threads": ..., ...}; the table goes to stderr.
 #include <cstdio>
 

@@ -21,6 +21,10 @@ using Clock = std::chrono::steady_clock;
 // A job whose items each wait (up to the cap) until every worker has started one.
 constexpr auto kJoinCap = std::chrono::milliseconds(1);
 constexpr int kDispatchRuns = 21;
+// Jobs that reach the cap say the cores are taken: after this many the measurement
+// stops (its median is then the cap or more), so a busy machine does not spend tens
+// of milliseconds of its share on calibration right before the work it was asked for.
+constexpr int kCappedRunsToStop = 3;
 constexpr int kRateRuns = 9;
 
 struct JoinJob {
@@ -39,7 +43,10 @@ void JoinAll(void* context, size_t begin, size_t end, size_t) {
 
 double DispatchMicroseconds(ThreadPool* pool) {
   std::vector<double> us;
-  for (int run = 0; run <= kDispatchRuns; ++run) {  // run 0 wakes the workers: not counted
+  int capped = 0;
+  const double cap_us = std::chrono::duration<double, std::micro>(kJoinCap).count();
+  for (int run = 0; run <= kDispatchRuns && capped < kCappedRunsToStop; ++run) {
+    // run 0 wakes the workers: not counted
     JoinJob job;
     job.workers = pool->workers();
     const auto start = Clock::now();
@@ -47,7 +54,11 @@ double DispatchMicroseconds(ThreadPool* pool) {
     pool->ParallelFor(pool->workers(), JoinAll, &job);
     if (run > 0) {
       us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+      if (us.back() >= cap_us) ++capped;
     }
+  }
+  if (capped >= kCappedRunsToStop) {
+    us.resize(2 * us.size() - 1, cap_us);  // as if more runs were capped: a median >= the cap
   }
   std::nth_element(us.begin(), us.begin() + us.size() / 2, us.end());
   return us[us.size() / 2];

@@ -6,8 +6,9 @@
 //   dispatch   the median wall time of a job that every worker must join: the
 //              caller publishes it, each worker picks up one item and waits for
 //              the others. What splitting a job costs here and now: a few
-//              microseconds with workers spinning on an idle machine, up to the
-//              1 ms cap when another program holds the cores.
+//              microseconds with workers spinning on an idle machine, the 1 ms
+//              cap or more when another program holds the cores (three jobs at the
+//              cap end the measurement: a busy machine's share is not spent on it).
 //   gflops     one thread's rate on compute-bound work: a 16-row Linear block on
 //              a cache-resident f32 weight, best of several runs.
 //   gbytes     one thread's rate on streaming work: a one-row Linear (a decode
