@@ -99,7 +99,7 @@ def last_json(cmd, timeout):
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr[-2000:]}")
     lines = proc.stderr.strip().splitlines() or [""]
-    said = next((line for line in lines if "thread" in line), lines[-1])
+    said = next((line for line in lines if "threads:" in line or "thread(s)" in line), lines[-1])
     return json.loads(proc.stdout.strip().splitlines()[-1]), said.strip()
 
 
