@@ -143,7 +143,7 @@ int RunSdpaCommand(const SdpaOptions& o) {
 
   const SdpaKernel* kernel = nullptr;
   if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError(cmd, error);
-  CommandPool workers(o.threads);
+  CommandPool workers(o.threads, /*calibrate=*/false);  // one job (thread_option.h)
   ThreadPool& pool = workers.pool;
   size_t bytes = 0;
   st = SdpaScratchBytes(p, *kernel, pool.workers(), &bytes);

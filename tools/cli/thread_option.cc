@@ -36,8 +36,11 @@ std::string DescribeThreads(size_t threads_option) {
   return text + "--threads " + std::to_string(threads_option) + ")";
 }
 
-CommandPool::CommandPool(size_t threads)
-    : threads_option(threads), pool(ResolveThreads(threads)), split(CalibrateSplit(&pool)) {}
+CommandPool::CommandPool(size_t threads, bool calibrate)
+    : threads_option(threads), pool(ResolveThreads(threads)) {
+  split.workers = pool.workers();
+  if (calibrate) split = CalibrateSplit(&pool);
+}
 
 void AddThreadsJson(const CommandPool& workers, nlohmann::ordered_json* j) {
   (*j)["threads_chosen"] = workers.threads_option == 0

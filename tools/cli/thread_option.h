@@ -31,9 +31,12 @@ size_t ResolveThreads(size_t threads);
 std::string DescribeThreads(size_t threads_option);
 
 // A command's worker pool: --threads resolved, the split threshold measured
-// (CalibrateSplit), and both described for the report line and the JSON.
+// (CalibrateSplit), and both described for the report line and the JSON. A command
+// that runs a single job (`sdpa`) passes calibrate = false: measuring would cost
+// about what that job does, and its job is then always split over the workers, as
+// the parity tests that run it at 2 threads mean to check.
 struct CommandPool {
-  explicit CommandPool(size_t threads_option);
+  explicit CommandPool(size_t threads_option, bool calibrate = true);
   // "threads: 2 (default: physical cores); jobs under ... run on the calling thread; ..."
   std::string Describe() const;
 

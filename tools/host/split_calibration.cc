@@ -142,6 +142,7 @@ SplitCalibration CalibrateSplit(ThreadPool* pool) {
 
 std::string DescribeSplit(const SplitCalibration& c) {
   if (c.workers <= 1) return "one worker: every job on the calling thread";
+  if (c.threshold.flops == 0 && c.threshold.bytes == 0) return "every job split (not calibrated)";
   char text[160];
   std::snprintf(text, sizeof(text), "jobs under %.1f us (%sflop or %sB) run on the calling thread; "
                 "dispatch %.1f us, %.1f GFLOP/s, %.1f GB/s", c.threshold_us,

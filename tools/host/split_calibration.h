@@ -46,7 +46,8 @@ SplitThreshold SplitThresholdFor(size_t workers, double dispatch_us, double gflo
 SplitCalibration CalibrateSplit(ThreadPool* pool);
 
 // "jobs under 4.1 us (310 kflop or 95 KB) run on the calling thread; dispatch
-// 1.0 us, 75.3 GFLOP/s, 23.1 GB/s", or "one worker: every job on the calling thread".
+// 1.0 us, 75.3 GFLOP/s, 23.1 GB/s", "one worker: every job on the calling thread",
+// or "every job split (not calibrated)".
 std::string DescribeSplit(const SplitCalibration& c);
 
 }  // namespace attnrt
