@@ -1,7 +1,7 @@
 // attnrt plan: exact arena bytes by region, for a model (`plan MODEL --seq N`)
 // or for one SDPA call (`plan sdpa --batch B --heads H --seq N --dim D ...`).
-// Both plan for the worker count the other commands run with by default (all
-// hardware threads; --threads). With --json stdout holds only one JSON object
+// Both plan for the worker count the other commands run with by default (one per
+// physical core; --threads). With --json stdout holds only one JSON object
 // {"arena_bytes": ..., "scratch_bytes": ..., "threads": ..., ...}; the table goes to stderr.
 #include <cstdio>
 
@@ -70,10 +70,9 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
   if (!st.ok()) return ReportStatus("plan", st);
   std::FILE* prose = ProseStream(o.json);
   std::fprintf(prose,
-               "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, KV cache %s, "
-               "%zu thread(s)\n",
+               "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, KV cache %s, %s\n",
                ArchitectureName(c.arch), c.num_layers, shape.batch, shape.max_seq, shape.chunk,
-               KvTypeName(shape.kv_type), threads);
+               KvTypeName(shape.kv_type), DescribeThreads(o.threads).c_str());
   if (c.sliding_window != 0) {
     std::fprintf(prose,
                  "  sliding window %zu: the cache keeps %zu of %zu positions per sequence "
@@ -135,12 +134,13 @@ int PlanModelCommand(const PlanModelOptions& o) {
   std::FILE* prose = ProseStream(o.json);
   if (images) {
     // An image model's sequence is fixed by its config: one token per patch plus the class token.
-    std::fprintf(prose, "plan: %s, batch %zu images of %zux%zu (%zu tokens each), %zu thread(s)\n",
+    std::fprintf(prose, "plan: %s, batch %zu images of %zux%zu (%zu tokens each), %s\n",
                  ArchitectureName(c.arch), o.batch, c.image_size, c.image_size, VitTokens(c),
-                 threads);
+                 DescribeThreads(o.threads).c_str());
   } else {
-    std::fprintf(prose, "plan: %s, %zu layer(s), batch %zu, seq %zu, %zu thread(s)\n",
-                 ArchitectureName(c.arch), c.num_layers, o.batch, o.seq, threads);
+    std::fprintf(prose, "plan: %s, %zu layer(s), batch %zu, seq %zu, %s\n",
+                 ArchitectureName(c.arch), c.num_layers, o.batch, o.seq,
+                 DescribeThreads(o.threads).c_str());
   }
   std::fprintf(prose, "  activations %12zu bytes\n  scratch     %12zu bytes\n  arena       %12zu bytes\n",
                plan.activation_bytes, plan.scratch_bytes, plan.arena_bytes);
@@ -197,7 +197,8 @@ int PlanSdpaCommand(const PlanSdpaOptions& o) {
   const size_t out = p.batch * p.q_heads * p.q_len * p.v_dim * f;
   const size_t w = o.weights ? p.batch * p.q_heads * p.q_len * p.kv_len * f : 0;
   std::FILE* prose = ProseStream(o.json);
-  std::fprintf(prose, "plan sdpa: kernel %s (%s), %zu thread(s)\n", kernel->name, kernel->isa(), threads);
+  std::fprintf(prose, "plan sdpa: kernel %s (%s), %s\n", kernel->name, kernel->isa(),
+               DescribeThreads(o.threads).c_str());
   std::fprintf(prose,
                "  scratch     %12zu bytes (arena)\n  q           %12zu bytes\n  k+v         %12zu bytes\n"
                "  out         %12zu bytes\n  weights     %12zu bytes\n",
