@@ -27,7 +27,9 @@ reference BLAS would make the comparison meaningless) unless --allow-reference-b
 
 Output: a human summary on stderr and one JSON object on stdout (the last line).
 Usage: lm_torch_bench.py [CONFIG.json] [--threads T] [--prompt-len 256] [--gen 32]
-                         [--seconds 2] [--seed 1] [--json-out FILE]
+                         [--seconds 2] [--seed 1] [--json-out FILE] [--attnrt PATH]
+(the config is read with the runtime's llama keys and defaults: `attnrt architectures --json`
+of --attnrt, else $ATTNRT, else attnrt on PATH)
 """
 import argparse
 import importlib.util
@@ -65,6 +67,8 @@ def parse_args(argv=None):
     ap.add_argument("--allow-reference-blas", action="store_true",
                     help="run even when torch did not load libopenblas (see torch_peer.py)")
     ap.add_argument("--json-out", help="also write the JSON object to this file")
+    ap.add_argument("--attnrt", help="the attnrt whose llama record reads the config (default: "
+                    "$ATTNRT, else attnrt on PATH)")
     args = ap.parse_args(argv)
     if args.threads < 1 or args.prompt_len < 1 or args.gen < 1 or args.seconds <= 0:
         ap.error("--threads, --prompt-len, --gen and --seconds must be positive")
@@ -89,8 +93,13 @@ def main(argv=None):
     torch.set_num_threads(args.threads)
     tm = load_by_path("attnrt_torch_modules", os.path.join(ROOT, "tools", "python",
                                                            "torch_modules.py"))
+    if args.attnrt is not None:
+        tm.runtime.use(args.attnrt)
     with open(args.config) as f:
-        config = tm.resolve_config("llama", json.load(f))
+        try:
+            config = tm.resolve_config("llama", json.load(f))
+        except (tm.runtime.AttnrtUnavailable, ValueError) as e:
+            sys.exit(f"lm_torch_bench.py: error: {args.config}: {e}")
     c = config
     if args.gen >= c["max_seq_len"]:
         sys.exit(f"lm_torch_bench.py: error: --gen {args.gen} leaves no prompt within max_seq_len "

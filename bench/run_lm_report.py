@@ -55,8 +55,8 @@ def main():
             common = ["--threads", str(threads), "--seconds", str(args.seconds), "--prompt-len",
                       "256", "--gen", "32"]
             a = run_json([args.attnrt, "bench", "lm", args.config, "--json"] + common)
-            t = run_json([sys.executable, os.path.join(HERE, "lm_torch_bench.py"), args.config]
-                         + common)
+            t = run_json([sys.executable, os.path.join(HERE, "lm_torch_bench.py"), args.config,
+                          "--attnrt", args.attnrt] + common)
             for store, new in ((ours, a), (torch, t)):
                 old = store.get(threads)
                 if old is None:

@@ -57,6 +57,11 @@ void AddInPlace(float* y, const float* x, size_t n) { AutoNnKernel(&NnKernel::ad
 void SiluMulInPlace(float* gate, const float* up, size_t n) {
   AutoNnKernel(&NnKernel::silu_mul).silu_mul(gate, up, n);
 }
+void GeluTanhInPlace(float* x, size_t n) { AutoNnKernel(&NnKernel::gelu_tanh).gelu_tanh(x, n); }
+void GeluTanhMulInPlace(float* gate, const float* up, size_t n) {
+  AutoNnKernel(&NnKernel::gelu_tanh_mul).gelu_tanh_mul(gate, up, n);
+}
+void ScaleInPlace(float* x, size_t n, float s) { AutoNnKernel(&NnKernel::scale).scale(x, n, s); }
 void ErfInPlace(float* x, size_t n) { AutoNnKernel(&NnKernel::erf).erf(x, n); }
 void SoftmaxExpInPlace(float* x, size_t n) {
   AutoNnKernel(&NnKernel::softmax_exp).softmax_exp(x, n);

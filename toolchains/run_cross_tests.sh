@@ -30,7 +30,7 @@ targets=("$@")
 # they run host executables (consumer projects and the firmware C sources built with the
 # host compiler against an install, the benchmark driver, the embed workflow's shell
 # script, which runs the CLI as the host tool it is); the host suite runs them all.
-host_only_tests='^(install_and_find_package|firmware_c_on_host|bench_smoke|embed_cli_test)$'
+host_only_tests='^(install_and_find_package|firmware_c_on_host|bench_smoke|bench_load_smoke|embed_cli_test)$'
 
 # CPU seconds (user + system) used so far by the commands this script waited for, in
 # $cpu_now: wall time on a shared machine says little, CPU time is what a dedicated
@@ -149,7 +149,7 @@ linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU [no-parity | second-cpu | wide
   local dir=$1 cpu=$2 exclude=$host_only_tests skip_instances= only=.
   local log=$1/cross-ctest-${2//[,=]/-}.log
   show_kernels "$dir" "$cpu" || return 1
-  echo "skipped here (host executables; the host suite runs them): install_and_find_package, firmware_c_on_host, bench_smoke, embed_cli_test"
+  echo "skipped here (host executables; the host suite runs them): install_and_find_package, firmware_c_on_host, bench_smoke, bench_load_smoke, embed_cli_test"
   if [ -n "${3:-}" ]; then
     exclude="$exclude|$parity_tests"
     echo "skipped on this CPU model (the aarch64 NEON run has them): the PyTorch parity scripts"

@@ -1,5 +1,5 @@
-// hwy elementwise ops: GELU (exact erf form), erf, the softmax's exp, ReLU, residual add,
-// and SwiGLU's silu(gate) * up.
+// hwy elementwise ops: GELU (exact erf form and tanh form), erf, the softmax's exp, ReLU,
+// residual add, scaling, SwiGLU's silu(gate) * up and GeGLU's gelu_tanh(gate) * up.
 //
 // Memory-bound streams: one load and one store per vector, so no unrolling. The
 // last partial vector goes through a stack buffer of one vector so it runs the
@@ -15,6 +15,7 @@
 #include "hwy/highway.h"
 #include "kernels/hwy/erf-inl.h"
 #include "kernels/hwy/exp-inl.h"
+#include "kernels/hwy/sigmoid_activations-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attnrt {
@@ -68,29 +69,37 @@ struct ReluOp {
   }
 };
 
-// silu(x) = x * sigmoid(x), sigmoid from e = e^-|x|, which lies in [0, 1] and so
-// stays inside ExpSoftmax's range whatever x is: sigmoid = 1 / (1 + e) for x >= 0
-// and e / (1 + e) for x < 0 (no cancellation on either side). Relative error a few
-// 1e-7. Below -87 e is exactly 0, so silu(x) = x * 0 = -0 (the true value is under
-// 1.5e-36 in magnitude; torch's float x / (1 + e^-x) gives -0 from -88.7 on, where
-// e^-x overflows); silu(-inf) = -inf * 0 = NaN and silu(+inf) = +inf as in torch;
-// NaN stays NaN (its e is NaN).
-template <class V>
-HWY_INLINE V Silu(DF d, V x) {
-  const V one = hn::Set(d, 1.0f);
-  const V e = ExpSoftmax(d, hn::Neg(hn::Abs(x)));
-  const V r = hn::Div(one, hn::Add(one, e));
-  const V sigmoid = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(e, r), r);
-  return hn::Mul(x, sigmoid);
-}
+struct GeluTanhOp {
+  template <class V>
+  HWY_INLINE V operator()(DF d, V x) const {
+    return GeluTanh(d, x);
+  }
+};
 
-// gate = silu(gate) * up, the tail through one-vector buffers (see MapInPlace).
-void SiluMulInPlace(float* HWY_RESTRICT gate, const float* HWY_RESTRICT up, size_t n) {
+struct SiluOp {
+  template <class V>
+  HWY_INLINE V operator()(DF d, V x) const {
+    return Silu(d, x);
+  }
+};
+
+struct ScaleOp {
+  float s;
+  template <class V>
+  HWY_INLINE V operator()(DF d, V x) const {
+    return hn::Mul(x, hn::Set(d, s));
+  }
+};
+
+// gate[i] = op(gate[i]) * up[i], the tail through one-vector buffers (see MapInPlace).
+template <class Op>
+HWY_INLINE void MapMulInPlace(float* HWY_RESTRICT gate, const float* HWY_RESTRICT up, size_t n,
+                              Op op) {
   const DF d;
   const size_t N = hn::Lanes(d);
   size_t i = 0;
   for (; i + N <= n; i += N) {
-    hn::StoreU(hn::Mul(Silu(d, hn::LoadU(d, gate + i)), hn::LoadU(d, up + i)), d, gate + i);
+    hn::StoreU(hn::Mul(op(d, hn::LoadU(d, gate + i)), hn::LoadU(d, up + i)), d, gate + i);
   }
   if (i == n) return;
   HWY_ALIGN float gate_tail[hn::MaxLanes(DF())] = {};
@@ -100,10 +109,18 @@ void SiluMulInPlace(float* HWY_RESTRICT gate, const float* HWY_RESTRICT up, size
     gate_tail[j] = gate[i + j];
     up_tail[j] = up[i + j];
   }
-  hn::Store(hn::Mul(Silu(d, hn::Load(d, gate_tail)), hn::Load(d, up_tail)), d, gate_tail);
+  hn::Store(hn::Mul(op(d, hn::Load(d, gate_tail)), hn::Load(d, up_tail)), d, gate_tail);
   for (size_t j = 0; j < rest; ++j) gate[i + j] = gate_tail[j];
 }
 
+void SiluMulInPlace(float* gate, const float* up, size_t n) {
+  MapMulInPlace(gate, up, n, SiluOp());
+}
+void GeluTanhMulInPlace(float* gate, const float* up, size_t n) {
+  MapMulInPlace(gate, up, n, GeluTanhOp());
+}
+void GeluTanhInPlace(float* x, size_t n) { MapInPlace(x, n, GeluTanhOp()); }
+void ScaleInPlace(float* x, size_t n, float s) { MapInPlace(x, n, ScaleOp{s}); }
 void GeluInPlace(float* x, size_t n) { MapInPlace(x, n, GeluOp()); }
 void ErfInPlace(float* x, size_t n) { MapInPlace(x, n, ErfOp()); }
 void SoftmaxExpInPlace(float* x, size_t n) { MapInPlace(x, n, SoftmaxExpOp()); }
@@ -138,6 +155,9 @@ HWY_EXPORT(SoftmaxExpInPlace);
 HWY_EXPORT(ReluInPlace);
 HWY_EXPORT(AddInPlace);
 HWY_EXPORT(SiluMulInPlace);
+HWY_EXPORT(GeluTanhInPlace);
+HWY_EXPORT(GeluTanhMulInPlace);
+HWY_EXPORT(ScaleInPlace);
 HWY_EXPORT(ElementwiseIsa);
 
 void HwyGeluInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(GeluInPlace)(x, n); }
@@ -150,15 +170,29 @@ void HwyAddInPlace(float* y, const float* x, size_t n) {
 void HwySiluMulInPlace(float* gate, const float* up, size_t n) {
   HWY_DYNAMIC_DISPATCH(SiluMulInPlace)(gate, up, n);
 }
+void HwyGeluTanhInPlace(float* x, size_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhInPlace)(x, n); }
+void HwyGeluTanhMulInPlace(float* gate, const float* up, size_t n) {
+  HWY_DYNAMIC_DISPATCH(GeluTanhMulInPlace)(gate, up, n);
+}
+void HwyScaleInPlace(float* x, size_t n, float s) { HWY_DYNAMIC_DISPATCH(ScaleInPlace)(x, n, s); }
 const char* HwyNnIsa() { return HWY_DYNAMIC_DISPATCH(ElementwiseIsa)(); }
 
 // nn_variants.inc; rank 1: every op, on the best Highway target of this machine.
-extern const NnKernel kNnHwy = {"hwy",          1,
-                                HwyNnIsa,       HwyLayerNormRows,
-                                HwyRmsNormRows, HwyRopeRows,
-                                HwyGeluInPlace, HwyReluInPlace,
-                                HwyAddInPlace,  HwySiluMulInPlace,
-                                HwyErfInPlace,  HwySoftmaxExpInPlace,
+extern const NnKernel kNnHwy = {"hwy",
+                                1,
+                                HwyNnIsa,
+                                HwyLayerNormRows,
+                                HwyRmsNormRows,
+                                HwyRopeRows,
+                                HwyGeluInPlace,
+                                HwyReluInPlace,
+                                HwyAddInPlace,
+                                HwySiluMulInPlace,
+                                HwyGeluTanhInPlace,
+                                HwyGeluTanhMulInPlace,
+                                HwyScaleInPlace,
+                                HwyErfInPlace,
+                                HwySoftmaxExpInPlace,
                                 HwyStoreKvRows};
 
 }  // namespace attnrt

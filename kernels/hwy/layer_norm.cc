@@ -31,18 +31,36 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using DF = hn::ScalableTag<float>;
 
+// acc + v (kSquares false) or acc + v * v.
+template <bool kSquares, class V>
+HWY_INLINE V AddTerm(V acc, V v) {
+  if constexpr (kSquares) {
+    return hn::MulAdd(v, v, acc);
+  } else {
+    return hn::Add(acc, v);
+  }
+}
+
+// sum(x) (LayerNorm's pass 1) or sum(x^2) (RMSNorm's), with two vector accumulators.
+template <bool kSquares>
 HWY_INLINE float RowSum(const float* HWY_RESTRICT x, size_t n) {
   const DF d;
   const size_t N = hn::Lanes(d);
   auto acc0 = hn::Zero(d), acc1 = hn::Zero(d);
   size_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
-    acc0 = hn::Add(acc0, hn::LoadU(d, x + i));
-    acc1 = hn::Add(acc1, hn::LoadU(d, x + i + N));
+    const auto v0 = hn::LoadU(d, x + i);
+    const auto v1 = hn::LoadU(d, x + i + N);
+    acc0 = AddTerm<kSquares>(acc0, v0);
+    acc1 = AddTerm<kSquares>(acc1, v1);
   }
-  for (; i + N <= n; i += N) acc0 = hn::Add(acc0, hn::LoadU(d, x + i));
+  for (; i + N <= n; i += N) acc0 = AddTerm<kSquares>(acc0, hn::LoadU(d, x + i));
   float sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
-  for (; i < n; ++i) sum += x[i];
+  if constexpr (kSquares) {
+    for (; i < n; ++i) sum += x[i] * x[i];
+  } else {
+    for (; i < n; ++i) sum += x[i];
+  }
   return sum;
 }
 
@@ -84,7 +102,7 @@ void NormalizeRow(const float* x, size_t n, const float* HWY_RESTRICT gamma,
   const DF d;
   const size_t N = hn::Lanes(d);
   const float inv_n = 1.0f / static_cast<float>(n);
-  const float m = RowSum(x, n) * inv_n;
+  const float m = RowSum<false>(x, n) * inv_n;
   float s1, s2;
   RowDeviationSums(x, n, m, &s1, &s2);
   const float c = s1 * inv_n;
@@ -121,30 +139,10 @@ void LayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n, const
   }
 }
 
-HWY_INLINE float RowSumOfSquares(const float* HWY_RESTRICT x, size_t n) {
-  const DF d;
-  const size_t N = hn::Lanes(d);
-  auto acc0 = hn::Zero(d), acc1 = hn::Zero(d);
-  size_t i = 0;
-  for (; i + 2 * N <= n; i += 2 * N) {
-    const auto v0 = hn::LoadU(d, x + i);
-    const auto v1 = hn::LoadU(d, x + i + N);
-    acc0 = hn::MulAdd(v0, v0, acc0);
-    acc1 = hn::MulAdd(v1, v1, acc1);
-  }
-  for (; i + N <= n; i += N) {
-    const auto v = hn::LoadU(d, x + i);
-    acc0 = hn::MulAdd(v, v, acc0);
-  }
-  float sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
-  for (; i < n; ++i) sum += x[i] * x[i];
-  return sum;
-}
-
 void RmsNormRow(const float* x, size_t n, const float* HWY_RESTRICT weight, float eps, float* y) {
   const DF d;
   const size_t N = hn::Lanes(d);
-  const float mean_square = RowSumOfSquares(x, n) / static_cast<float>(n);
+  const float mean_square = RowSum<true>(x, n) / static_cast<float>(n);
   const float rstd = 1.0f / std::sqrt(mean_square + eps);
   const auto vr = hn::Set(d, rstd);
   size_t i = 0;

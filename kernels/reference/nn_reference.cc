@@ -118,6 +118,33 @@ void ReferenceSiluMulInPlace(float* gate, const float* up, size_t n) {
   }
 }
 
+namespace {
+
+// 0.5 x (1 + tanh(u)) = x / (1 + e^(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3): the
+// literal form loses everything to cancellation in 1 + tanh(u) below x = -7 even in
+// double; this one is exact up to double rounding for every float x, +-inf and NaN
+// included (x = -inf: -inf / inf = NaN, as torch's -inf * 0).
+double GeluTanh(double x) {
+  const double sqrt_2_over_pi = 0.79788456080286535588;
+  const double two_u = 2.0 * sqrt_2_over_pi * (x + 0.044715 * x * x * x);
+  return x / (1.0 + std::exp(-two_u));
+}
+
+}  // namespace
+
+void ReferenceGeluTanhInPlace(float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(GeluTanh(x[i]));
+}
+
+void ReferenceGeluTanhMulInPlace(float* gate, const float* up, size_t n) {
+  for (size_t i = 0; i < n; ++i) gate[i] = static_cast<float>(GeluTanh(gate[i]) * double(up[i]));
+}
+
+// The double product of two floats is exact, so this rounds once, as a float multiply.
+void ReferenceScaleInPlace(float* x, size_t n, float s) {
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(double(x[i]) * double(s));
+}
+
 void ReferenceGeluInPlace(float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const double v = x[i];
@@ -201,6 +228,9 @@ extern const NnKernel kNnReference = {"reference",
                                       ReferenceReluInPlace,
                                       ReferenceAddInPlace,
                                       ReferenceSiluMulInPlace,
+                                      ReferenceGeluTanhInPlace,
+                                      ReferenceGeluTanhMulInPlace,
+                                      ReferenceScaleInPlace,
                                       nullptr,
                                       nullptr,
                                       ReferenceStoreKvRows};

@@ -25,6 +25,17 @@ void RunLinearRange(const void* params, size_t begin, size_t end, float* scratch
   LinearRun(*static_cast<const LinearParams*>(params), begin, end, scratch);
 }
 
+// Bytes a Linear reads and writes, its cost for RunWorkItems besides its flops: the
+// weight in its stored type and `rows` rows of x and y.
+uint64_t LinearBytes(const LinearWeights& w, size_t rows) {
+  uint64_t weight, total;
+  if (!MatrixBytes<uint64_t>(w.type, w.out, w.in, &weight) ||
+      !CheckedAddU64(weight, PerItem({sizeof(float), rows, uint64_t{w.in} + w.out}, 1), &total)) {
+    return UINT64_MAX;
+  }
+  return total;
+}
+
 // y = linear2(act(linear1(x))) over rows of model_dim.
 Status FeedForward(const ModelConfig& c, const LayerWeights& w, const float* x, size_t rows,
                    float* hidden, float* y, Forward* f) {
@@ -103,6 +114,8 @@ Status Forward::Linear(const LinearWeights& w, const float* x, size_t x_stride, 
   WorkItems work;
   work.count = LinearWorkItems(p);
   work.scratch_floats = LinearScratchFloats(p);
+  work.flops_per_item = PerItem({2, rows, w.in, w.out}, work.count);
+  work.bytes_per_item = PerItem({LinearBytes(w, rows)}, work.count);
   work.run = RunLinearRange;
   work.params = &p;
   return RunWorkItems(work, arena_, executor_);
@@ -137,6 +150,11 @@ struct GatedMulParams {
   size_t n;
 };
 constexpr size_t kElementwiseBlock = 4096;  // floats per work item
+// Vector operations per float of SiluMulInPlace (kernels/hwy/elementwise.cc), its
+// cost for RunWorkItems in the unit a Linear's flops count: 16 for the exponential
+// (kernels/hwy/exp-inl.h: clamp, range reduction, degree-5 polynomial, scale), then
+// abs, negate, add, divide, compare, select and three multiplies.
+constexpr uint64_t kSiluMulFlopsPerFloat = 25;
 
 void RunGatedMulRange(const void* params, size_t begin, size_t end, float*) {
   const auto& p = *static_cast<const GatedMulParams*>(params);
@@ -152,6 +170,9 @@ Status Forward::GatedMul(void (*op)(float*, const float*, size_t), float* gate, 
   const GatedMulParams p{op, gate, up, n};
   WorkItems work;
   work.count = (n + kElementwiseBlock - 1) / kElementwiseBlock;
+  // The cost of an exp-based gate per float (SiLU's and tanh-GELU's are alike).
+  work.flops_per_item = PerItem({n, kSiluMulFlopsPerFloat}, work.count);
+  work.bytes_per_item = PerItem({n, 3 * sizeof(float)}, work.count);  // gate, up in; gate out
   work.run = RunGatedMulRange;
   work.params = &p;
   return RunWorkItems(work, arena_, executor_);

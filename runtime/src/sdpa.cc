@@ -2,6 +2,7 @@
 #include "attnrt/runtime/sdpa.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include "attnrt/kernels/kv_store.h"
 #include "attnrt/runtime/checked_math.h"
@@ -345,6 +346,32 @@ struct SdpaJob {
   float* shared;
 };
 
+// Keys row `row` sees under the causal rule and the window.
+uint64_t VisibleKeys(const SdpaParams& p, size_t row) {
+  const size_t end = CausalVisibleKeys(p, row), begin = VisibleKeyBegin(p, row);
+  return end > begin ? end - begin : 0;
+}
+
+// The two matrix products' flops per work item, 2 x (visible query-key pairs) x
+// (E + Ev) spread evenly over the items, with the visible keys per row taken as
+// the mean of the first and last row's (exact while the causal diagonal stays
+// inside [0, S)).
+uint64_t SdpaFlopsPerItem(const SdpaParams& p, size_t items) {
+  const uint64_t mean_keys = (VisibleKeys(p, 0) + VisibleKeys(p, p.q_len - 1) + 1) / 2;
+  return PerItem({2, p.batch, p.q_heads, p.q_len, mean_keys, uint64_t{p.qk_dim} + p.v_dim}, items);
+}
+
+// Bytes per work item: every key and value (in the cache's type) and the queries
+// and outputs in f32.
+uint64_t SdpaBytesPerItem(const SdpaParams& p, size_t items) {
+  const uint64_t kv_bytes = p.kv_type == KvType::kF32 ? 4 : p.kv_type == KvType::kF16 ? 2 : 1;
+  const uint64_t kv = PerItem({p.batch, p.kv_heads, p.kv_len, kv_bytes, uint64_t{p.qk_dim} + p.v_dim}, 1);
+  const uint64_t rows = PerItem({4, p.batch, p.q_heads, p.q_len, uint64_t{p.qk_dim} + p.v_dim}, 1);
+  uint64_t total;
+  if (!CheckedAddU64(kv, rows, &total)) total = UINT64_MAX;
+  return PerItem({total}, items);
+}
+
 void RunSdpaRange(const void* context, size_t begin, size_t end, float* scratch) {
   const SdpaJob& job = *static_cast<const SdpaJob*>(context);
   job.kernel->run(*job.params, begin, end, scratch, job.shared);
@@ -369,6 +396,8 @@ Status RunSdpa(const SdpaParams& p, const SdpaKernel& kernel, Arena* arena, Exec
   WorkItems work;
   work.count = kernel.work_items(p);
   work.scratch_floats = kernel.scratch_floats(p);
+  work.flops_per_item = SdpaFlopsPerItem(p, work.count);
+  work.bytes_per_item = SdpaBytesPerItem(p, work.count);
   work.run = RunSdpaRange;
   work.params = &job;
   Status st = RunWorkItems(work, arena, executor);

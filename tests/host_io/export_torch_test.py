@@ -7,7 +7,8 @@ recomputes the saved output in float64 from those weights with tests/python/sdpa
 file holds the weights torch used, that masks were handed to torch with the meaning attnrt
 documents (bool True = may attend, float = added), and that bias=False really removed biases.
 
-Usage: export_torch_test.py [--work-dir DIR] [unittest args]
+Usage: export_torch_test.py --attnrt PATH [--work-dir DIR] [unittest args]
+(--attnrt: the binary whose `attnrt architectures --json` export_torch.py reads.)
 """
 import contextlib
 import importlib.util
@@ -277,12 +278,18 @@ class ExportTest(unittest.TestCase):
         for name, layer in layers:
             np.testing.assert_array_equal(p[name + ".weight"], layer.weight.detach().numpy())
 
-    def test_runs_as_a_script(self):
-        case_dir = os.path.join(WORK_DIR, "script")
+    @staticmethod
+    def script_case(name):
+        """(case folder, config path) of a small mha for export_torch.py run as a script."""
+        case_dir = os.path.join(WORK_DIR, name)
         os.makedirs(case_dir, exist_ok=True)
         config_path = os.path.join(case_dir, "in_config.json")
         with open(config_path, "w") as f:
             json.dump({"embed_dim": 8, "num_heads": 2}, f)
+        return case_dir, config_path
+
+    def test_runs_as_a_script(self):
+        case_dir, config_path = self.script_case("script")
         proc = subprocess.run([EXPORT, "--arch", "mha", "--config", config_path, "--out-dir",
                                os.path.join(case_dir, "model")], capture_output=True, text=True)
         self.assertEqual(proc.returncode, 0, proc.stderr)
@@ -294,6 +301,25 @@ class ExportTest(unittest.TestCase):
                               capture_output=True, text=True)
         self.assertEqual(proc.returncode, 1)
         self.assertIn("export_torch.py: error:", proc.stderr)
+
+    def test_without_attnrt_says_how_to_name_one(self):
+        """No --attnrt, no $ATTNRT, no attnrt on PATH; then a path that is no attnrt."""
+        case_dir, config_path = self.script_case("no_attnrt")
+        env = {k: v for k, v in os.environ.items() if k != "ATTNRT"}
+        env["PATH"] = case_dir  # no attnrt there (python is run by its full path)
+        command = [sys.executable, EXPORT, "--arch", "mha", "--config", config_path, "--out-dir",
+                   os.path.join(case_dir, "model")]
+        for extra, needles in [([], ["found no attnrt", "--attnrt", "ATTNRT"]),
+                               (["--attnrt", config_path + ".none"], ["no such file"]),
+                               (["--attnrt", config_path], ["cannot run attnrt"])]:
+            with self.subTest(extra):
+                proc = subprocess.run(command + extra, capture_output=True, text=True, env=env)
+                self.assertEqual(proc.returncode, 1, proc.stderr)
+                self.assertIn("export_torch.py: error:", proc.stderr)
+                self.assertNotIn("Traceback", proc.stderr)
+                for needle in needles:
+                    self.assertIn(needle, proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(case_dir, "model")))
 
     def test_llama_gqa_interleaved(self):
         config = {"dim": 32, "n_layers": 2, "n_heads": 4, "n_kv_heads": 2, "vocab_size": 40,
@@ -453,6 +479,11 @@ class ExportTest(unittest.TestCase):
 def main():
     global WORK_DIR
     argv = sys.argv[1:]
+    if "--attnrt" not in argv:
+        sys.exit("export_torch_test.py: --attnrt PATH is required")
+    i = argv.index("--attnrt")
+    export_torch.tm.runtime.use(argv[i + 1])  # and $ATTNRT for the script runs
+    del argv[i:i + 2]
     with tempfile.TemporaryDirectory() as tmp:
         WORK_DIR = tmp
         if "--work-dir" in argv:

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Fixtures for host_io_test (run by CMake at build time; needs torch and numpy).
 
-Usage: make_fixtures.py OUT_DIR
+Usage: make_fixtures.py --attnrt PATH OUT_DIR  (PATH: the attnrt whose architectures
+export_torch.py reads, `attnrt architectures --json`)
 
 For each architecture in ARCH_CONFIGS, OUT_DIR/<case>/ gets model.safetensors and config.json
 from tools/python/export_torch.py's export_model, names.txt (the state_dict keys in order) and
@@ -76,8 +77,9 @@ def write_halfs(export, out_dir):
     np.save(os.path.join(halfs_dir, "bf16.npy"), bf16.to(torch.float32).numpy())
 
 
-def main(out_dir):
+def main(attnrt, out_dir):
     export = load_export_torch()
+    export.tm.runtime.use(attnrt)
     for case, (arch, config) in ARCH_CONFIGS.items():
         write_arch(export, os.path.join(out_dir, case), arch, config)
     write_halfs(export, out_dir)
@@ -87,6 +89,6 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 4 or sys.argv[1] != "--attnrt":
         sys.exit(__doc__)
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[2], sys.argv[3]))

@@ -88,5 +88,45 @@ TEST(ThreadPool, LateWorkersNeverTouchAFinishedJob) {
   EXPECT_EQ(stale_calls.load(), 0);
 }
 
+// The stall guard: a worker that holds a started chunk far longer than the caller's
+// pace (as one that lost its core does) is noted, and the jobs right after run on
+// the calling thread only.
+struct Workers {
+  std::atomic<int> other_workers{0};
+  bool slow_others = false;
+};
+
+// The caller's items take 20 us each (so a worker has time to join); another
+// worker's chunk takes 30 ms when slow_others is set.
+void NoteWorker(void* context, size_t begin, size_t end, size_t worker) {
+  auto& w = *static_cast<Workers*>(context);
+  if (worker == 0) {
+    const auto until = std::chrono::steady_clock::now() + (end - begin) * std::chrono::microseconds(20);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    return;
+  }
+  w.other_workers.fetch_add(1);
+  if (w.slow_others) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+}
+
+TEST(ThreadPool, AStalledWorkerKeepsTheNextJobsOnTheCaller) {
+  ThreadPool pool(2);
+  Workers slow;
+  slow.slow_others = true;
+  // The worker may be too late to take an item (then the caller ran them all): retry.
+  for (int attempt = 0; attempt < 50 && pool.stalls() == 0; ++attempt) {
+    pool.ParallelFor(64, NoteWorker, &slow);
+  }
+  ASSERT_EQ(pool.stalls(), 1u) << "a 30 ms chunk against a caller's microseconds is a stall";
+  const auto noted = std::chrono::steady_clock::now();
+  Workers after;
+  for (int j = 0; j < 5; ++j) pool.ParallelFor(16, NoteWorker, &after);  // 1.6 ms on the caller
+  // The first backoff is 20 ms; a machine that descheduled this test longer proves nothing.
+  if (std::chrono::steady_clock::now() - noted < std::chrono::milliseconds(18)) {
+    EXPECT_EQ(after.other_workers.load(), 0) << "jobs right after a stall stay on the caller";
+  }
+}
+
 }  // namespace
 }  // namespace attnrt::testing

@@ -1,16 +1,26 @@
-// The Highway register tiles at both widths, called directly on every target this
-// CPU supports, against plain double loops: QKBlock4Rows and PVBlock4Rows
-// (sdpa_tiles-inl.h) and Tile6Rows (linear_tiles-inl.h) with 2 and 4 vectors per
-// row. The SDPA drivers pick 4 only on AVX-512 and SCALAR, Linear only on AArch64,
-// so without this test AVX2 and SSE4 would never run the wide blocks. Rows repeat as tails
-// pass them (the last real row again), and nothing outside a block's columns may
-// change. QKRows4 and PVRows4 are checked over widths that mix both block sizes.
+// The Highway building blocks of the kernels (kernel-internal -inl.h code), called
+// directly on every target this CPU supports (per-target suites):
+//
+// The register tiles at both widths, against plain double loops: QKBlock4Rows and
+// PVBlock4Rows (sdpa_tiles-inl.h) and Tile6Rows (linear_tiles-inl.h) with 2 and 4
+// vectors per row. The SDPA drivers pick 4 only on AVX-512 and SCALAR, Linear only on
+// AArch64, so without this test AVX2 and SSE4 would never run the wide blocks. Rows
+// repeat as tails pass them (the last real row again), and nothing outside a block's
+// columns may change. QKRows4 and PVRows4 are checked over widths that mix both block
+// sizes.
+//
+// SumOfLanesExact (integer_sum-inl.h) against a scalar sum in 64 bits: lanes at the
+// int32 and uint32 extremes, where a reduction that adds in `int` overflows (AVX3's
+// hn::SumOfLanes does, and UBSan stops it: issue 28), and random lanes. Run in the
+// ASan + UBSan stage too, where an overflowing reduction fails the test.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/register_tiles_test.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -18,6 +28,7 @@
 #include "hwy/highway.h"
 #include "hwy/tests/hwy_gtest.h"
 #include "tests/kernels_nn/nn_target_fixture.h"
+#include "kernels/hwy/integer_sum-inl.h"
 #include "kernels/hwy/linear_tiles-inl.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
 
@@ -249,6 +260,45 @@ void TestTile6RowsBothWidths() {
   }
 }
 
+template <class T>
+std::vector<std::vector<T>> LanePatterns(size_t lanes) {
+  constexpr T kMin = std::numeric_limits<T>::min();
+  constexpr T kMax = std::numeric_limits<T>::max();
+  std::vector<std::vector<T>> patterns = {std::vector<T>(lanes, kMin),
+                                          std::vector<T>(lanes, kMax),
+                                          std::vector<T>(lanes, T{1})};
+  std::vector<T> alternating(lanes);
+  for (size_t i = 0; i < lanes; ++i) alternating[i] = (i % 2) ? kMin : kMax;
+  patterns.push_back(alternating);
+  std::mt19937 rng(11);
+  for (int r = 0; r < 8; ++r) {
+    std::vector<T> random(lanes);
+    for (T& v : random) v = static_cast<T>(rng());
+    patterns.push_back(random);
+  }
+  return patterns;
+}
+
+template <class T>
+void CheckExactSums() {
+  const hn::ScalableTag<T> d;
+  const size_t lanes = hn::Lanes(d);
+  auto buffer = hwy::AllocateAligned<T>(lanes);
+  for (const std::vector<T>& pattern : LanePatterns<T>(lanes)) {
+    using Wide = decltype(SumOfLanesExact(d, hn::Zero(d)));
+    Wide expected = 0;
+    for (T v : pattern) expected += static_cast<Wide>(v);
+    for (size_t i = 0; i < lanes; ++i) buffer[i] = pattern[i];
+    EXPECT_EQ(SumOfLanesExact(d, hn::Load(d, buffer.get())), expected)
+        << lanes << " lanes, first lane " << pattern[0];
+  }
+}
+
+void TestSumOfLanesExact() {
+  CheckExactSums<int32_t>();
+  CheckExactSums<uint32_t>();
+}
+
 }  // namespace
 }  // namespace HWY_NAMESPACE
 }  // namespace attnrt
@@ -267,6 +317,9 @@ HWY_EXPORT_AND_TEST_P(SdpaTilesTest, TestRows4OverMixedWidths);
 
 ATTNRT_PER_TARGET_SUITE(LinearTilesTest);
 HWY_EXPORT_AND_TEST_P(LinearTilesTest, TestTile6RowsBothWidths);
+
+ATTNRT_PER_TARGET_SUITE(IntegerSumTest);
+HWY_EXPORT_AND_TEST_P(IntegerSumTest, TestSumOfLanesExact);
 
 }  // namespace
 }  // namespace attnrt

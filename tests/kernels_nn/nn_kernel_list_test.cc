@@ -41,6 +41,9 @@ TEST(NnKernelList, AutoIsTheHighestRankedKernelOfEachOp) {
   ExpectAutoIsHighestRanked(&NnKernel::relu, "relu");
   ExpectAutoIsHighestRanked(&NnKernel::add, "add");
   ExpectAutoIsHighestRanked(&NnKernel::silu_mul, "silu_mul");
+  ExpectAutoIsHighestRanked(&NnKernel::gelu_tanh, "gelu_tanh");
+  ExpectAutoIsHighestRanked(&NnKernel::gelu_tanh_mul, "gelu_tanh_mul");
+  ExpectAutoIsHighestRanked(&NnKernel::scale, "scale");
   ExpectAutoIsHighestRanked(&NnKernel::erf, "erf");
   ExpectAutoIsHighestRanked(&NnKernel::softmax_exp, "softmax_exp");
   ExpectAutoIsHighestRanked(&NnKernel::store_kv_rows, "store_kv_rows");
@@ -63,6 +66,18 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, c
     EXPECT_NEAR(got[i], want[i], 2e-5f * (1.0f + std::fabs(want[i])))
         << kernel << " " << op << " at " << i;
   }
+}
+
+// An entry's in-place elementwise op (nullptr: not served) and its oracle, each run by
+// `call(op, data)` on a copy of x.
+template <class Op, class Call>
+void ExpectInPlaceOpMatches(Op op, Op reference, Call call, const std::vector<float>& x,
+                            const char* kernel, const char* op_name) {
+  if (op == nullptr) return;
+  std::vector<float> got = x, want = x;
+  call(op, got.data());
+  call(reference, want.data());
+  ExpectNear(got, want, kernel, op_name);
 }
 
 // Each entry's ops, called through the list, give the public oracles' values; the
@@ -95,30 +110,18 @@ TEST(NnKernelList, EveryKernelMatchesTheReference) {
         ExpectNear(q, r, k.name, "rope");
       }
     }
-    if (k.gelu != nullptr) {
-      got = x, want = x;
-      k.gelu(got.data(), got.size());
-      ReferenceGeluInPlace(want.data(), want.size());
-      ExpectNear(got, want, k.name, "gelu");
-    }
-    if (k.relu != nullptr) {
-      got = x, want = x;
-      k.relu(got.data(), got.size());
-      ReferenceReluInPlace(want.data(), want.size());
-      ExpectNear(got, want, k.name, "relu");
-    }
-    if (k.add != nullptr) {
-      got = x, want = x;
-      k.add(got.data(), up.data(), got.size());
-      ReferenceAddInPlace(want.data(), up.data(), want.size());
-      ExpectNear(got, want, k.name, "add");
-    }
-    if (k.silu_mul != nullptr) {
-      got = x, want = x;
-      k.silu_mul(got.data(), up.data(), got.size());
-      ReferenceSiluMulInPlace(want.data(), up.data(), want.size());
-      ExpectNear(got, want, k.name, "silu_mul");
-    }
+    const size_t len = x.size();
+    const auto unary = [len](auto op, float* v) { op(v, len); };
+    const auto times_up = [len, &up](auto op, float* v) { op(v, up.data(), len); };
+    const auto scaled = [len](auto op, float* v) { op(v, len, 33.941125f); };
+    ExpectInPlaceOpMatches(k.gelu, &ReferenceGeluInPlace, unary, x, k.name, "gelu");
+    ExpectInPlaceOpMatches(k.relu, &ReferenceReluInPlace, unary, x, k.name, "relu");
+    ExpectInPlaceOpMatches(k.add, &ReferenceAddInPlace, times_up, x, k.name, "add");
+    ExpectInPlaceOpMatches(k.silu_mul, &ReferenceSiluMulInPlace, times_up, x, k.name, "silu_mul");
+    ExpectInPlaceOpMatches(k.gelu_tanh, &ReferenceGeluTanhInPlace, unary, x, k.name, "gelu_tanh");
+    ExpectInPlaceOpMatches(k.gelu_tanh_mul, &ReferenceGeluTanhMulInPlace, times_up, x, k.name,
+                           "gelu_tanh_mul");
+    ExpectInPlaceOpMatches(k.scale, &ReferenceScaleInPlace, scaled, x, k.name, "scale");
     if (k.store_kv_rows != nullptr) {
       // The reference entry's f16 and q8 rows are those of the auto entry, bit for bit.
       const NnKernel& ref = *FindNnKernel("reference");

@@ -1,11 +1,13 @@
 // Test buffers for the nn kernel tests: random contents, an optional one-float
 // misalignment, and guard floats on both sides that must survive every call;
-// and dense grids of inputs for accuracy sweeps.
+// and dense grids of inputs for accuracy sweeps, with the worst error they found.
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace attnrt::testing {
@@ -75,5 +77,23 @@ inline std::vector<float> DenseGrid(double lo, double hi, double step) {
   for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(lo + double(i) * step);
   return x;
 }
+
+// The largest error of a sweep and the input it came from, for the test's record.
+struct WorstError {
+  double error = 0.0;
+  float x = 0.0f;
+
+  void Update(double e, float at) {
+    if (e > error) {
+      error = e;
+      x = at;
+    }
+  }
+  std::string Text() const {
+    char text[48];
+    std::snprintf(text, sizeof(text), "%.3g at x=%.9g", error, double(x));
+    return text;
+  }
+};
 
 }  // namespace attnrt::testing

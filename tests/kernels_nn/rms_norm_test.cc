@@ -99,21 +99,13 @@ TEST_P(RmsNormTest, RunsOnTheTargetUnderTest) {
 }
 
 TEST_P(RmsNormTest, WidthsStraddlingVectorEdges) {
-  const size_t widths[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 288, 768, 1021,
-                           4096};
-  uint32_t seed = 0;
-  for (size_t n : widths) {
-    for (int variant = 0; variant < 4; ++variant) {
-      RmsCase c{1 + seed % 5, n};
-      c.weight = variant & 1;
-      c.misalign = variant & 2;
-      c.x_pad = seed % 3;
-      c.y_pad = seed % 4 == 1 ? 7 : 0;
-      c.eps = seed % 2 == 0 ? 1e-5f : 1e-6f;
-      c.seed = ++seed;
-      RmsTester(c).ExpectMatchesReference();
-    }
-  }
+  ExpectWidthsMatchReference<RmsTester, RmsCase>(
+      {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 288, 768, 1021, 4096},
+      [](RmsCase* c, int variant) {
+        c->weight = variant & 1;
+        c->misalign = variant & 2;
+        c->eps = c->seed % 2 == 1 ? 1e-5f : 1e-6f;
+      });
 }
 
 TEST_P(RmsNormTest, TinyAndHugeMagnitudes) {

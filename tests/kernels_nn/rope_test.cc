@@ -52,6 +52,14 @@ struct RopeCase {
   double theta = kLlamaTheta;
   uint32_t seed = 1;
 
+  // `rows` rows of `heads` heads of head_dim floats, at positions first_position onwards.
+  static RopeCase Of(RopeStyle style, size_t rows, size_t heads, size_t head_dim,
+                     size_t first_position) {
+    RopeCase c{rows, heads, head_dim, first_position};
+    c.style = style;
+    return c;
+  }
+
   std::string Describe() const {
     std::ostringstream s;
     s << StyleName(style) << " rows=" << rows << " heads=" << heads << " head_dim=" << head_dim
@@ -193,12 +201,8 @@ TEST_P(RopeTest, HeadDimsStylesAndPositions) {
   for (size_t head_dim : kHeadDims) {
     for (size_t first_position : first_positions) {
       for (RopeStyle style : {RopeStyle::kInterleaved, RopeStyle::kHalf}) {
-        RopeCase c;
-        c.rows = 1 + seed % 7;  // 4090 + 6 = 4096 at most
-        c.heads = 1 + seed % 4;
-        c.head_dim = head_dim;
-        c.first_position = first_position;
-        c.style = style;
+        // At most 7 rows: 4090 + 6 = 4096 positions.
+        RopeCase c = RopeCase::Of(style, 1 + seed % 7, 1 + seed % 4, head_dim, first_position);
         c.x_pad = seed % 3 == 0 ? 0 : 5;
         c.misalign = seed % 2 == 1;
         c.theta = seed % 5 == 0 ? 500000.0 : kLlamaTheta;
@@ -215,12 +219,7 @@ TEST_P(RopeTest, LlamaShapes) {
   uint32_t seed = 50;
   for (const auto& shape : shapes) {
     for (RopeStyle style : {RopeStyle::kInterleaved, RopeStyle::kHalf}) {
-      RopeCase c;
-      c.rows = 3;
-      c.heads = shape[0];
-      c.head_dim = shape[1];
-      c.first_position = 255;
-      c.style = style;
+      RopeCase c = RopeCase::Of(style, 3, shape[0], shape[1], 255);
       c.seed = ++seed;
       RopeTester(c).ExpectMatchesReference();
     }
@@ -263,10 +262,7 @@ TEST_P(RopeTest, StylesGiveIdenticalPairs) {
 TEST_P(RopeTest, PositionZeroIsTheIdentity) {
   for (size_t head_dim : kHeadDims) {
     for (RopeStyle style : {RopeStyle::kInterleaved, RopeStyle::kHalf}) {
-      RopeCase c;
-      c.rows = 1;
-      c.head_dim = head_dim;
-      c.style = style;
+      const RopeCase c = RopeCase::Of(style, 1, 2, head_dim, 0);
       RopeTester t(c);
       EXPECT_TRUE(t.Run(0).SameBitsAs(t.x())) << c.Describe();
     }
@@ -275,13 +271,8 @@ TEST_P(RopeTest, PositionZeroIsTheIdentity) {
 
 TEST_P(RopeTest, RowSplitsGiveIdenticalBits) {
   for (RopeStyle style : {RopeStyle::kInterleaved, RopeStyle::kHalf}) {
-    RopeCase c;
-    c.rows = 7;
-    c.heads = 3;
-    c.head_dim = 34;
-    c.first_position = 100;
+    RopeCase c = RopeCase::Of(style, 7, 3, 34, 100);
     c.x_pad = 2;
-    c.style = style;
     RopeTester t(c);
     const GuardedFloats whole = t.Run(0);
     for (size_t split = 1; split <= c.rows; ++split) {
@@ -296,12 +287,7 @@ TEST_P(RopeTest, NanAndInfinityFollowTheReference) {
   const float inf = std::numeric_limits<float>::infinity();
   for (size_t head_dim : {2, 18, 64}) {
     for (RopeStyle style : {RopeStyle::kInterleaved, RopeStyle::kHalf}) {
-      RopeCase c;
-      c.rows = 2;
-      c.heads = 2;
-      c.head_dim = head_dim;
-      c.first_position = 1;
-      c.style = style;
+      const RopeCase c = RopeCase::Of(style, 2, 2, head_dim, 1);
       RopeTester t(c);
       t.x()[0] = nan;
       t.x()[t.Stride() + head_dim + head_dim - 1] = -inf;

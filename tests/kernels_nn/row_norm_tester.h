@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
@@ -77,6 +78,26 @@ class RowNormTester {
   Case c_;
   GuardedFloats x_;
 };
+
+// Each of `widths`, in four variants (vary(&c, variant) sets the op's own fields for
+// variant 0..3), with rows, paddings and seeds changing from case to case: every case
+// against the reference.
+template <class Tester, class Case, class Vary>
+void ExpectWidthsMatchReference(std::initializer_list<size_t> widths, Vary vary) {
+  uint32_t seed = 0;
+  for (size_t n : widths) {
+    for (int variant = 0; variant < 4; ++variant) {
+      Case c;
+      c.rows = 1 + seed % 5;
+      c.n = n;
+      c.x_pad = seed % 3;
+      c.y_pad = seed % 4 == 1 ? 7 : 0;
+      c.seed = ++seed;
+      vary(&c, variant);
+      Tester(c).ExpectMatchesReference();
+    }
+  }
+}
 
 // Every split of 9 rows into two calls gives the bits of one call.
 template <class Tester, class Case>

@@ -33,17 +33,23 @@ inline void SetEncoderLayerConfig(const char* activation, bool bias, bool norm_f
   w->SetInt("batch_first", 1);
 }
 
-// Every key but "arch" of a small grouped-query llama (4 heads, 2 kv heads,
-// vocab 37, max_seq_len 48); `half_rope` picks the half RoPE style.
-inline void SetLlamaConfig(bool half_rope, WeightFileWriter* w) {
+// The sizes every small decoder of the fixture shares (dim 24, 2 layers, 4 heads, vocab 37,
+// hidden 40, max_seq_len 48).
+inline void SetDecoderSizes(WeightFileWriter* w) {
   w->SetInt("dim", 24);
   w->SetInt("n_layers", 2);
   w->SetInt("n_heads", 4);
-  w->SetInt("n_kv_heads", 2);
   w->SetInt("vocab_size", 37);
   w->SetInt("hidden_dim", 40);
   w->SetFloat("norm_eps", 1e-5);
   w->SetInt("max_seq_len", 48);
+}
+
+// Every key but "arch" of a small grouped-query llama (2 kv heads); `half_rope` picks the
+// half RoPE style.
+inline void SetLlamaConfig(bool half_rope, WeightFileWriter* w) {
+  SetDecoderSizes(w);
+  w->SetInt("n_kv_heads", 2);
   w->SetFloat("rope_theta", 10000);
   w->SetString("rope_style", half_rope ? "half" : "interleaved");
   w->SetInt("multiple_of", 256);
@@ -109,13 +115,7 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
       w.SetFloat("query_pre_attn_scalar", 10);
       break;
     case Architecture::kGpt2:
-      w.SetInt("dim", 24);
-      w.SetInt("n_layers", 2);
-      w.SetInt("n_heads", 4);
-      w.SetInt("vocab_size", 37);
-      w.SetInt("hidden_dim", 40);
-      w.SetFloat("norm_eps", 1e-5);
-      w.SetInt("max_seq_len", 48);
+      SetDecoderSizes(&w);
       break;
   }
   // Derive the tensor list from a metadata-only file, as the converter does.

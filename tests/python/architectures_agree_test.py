@@ -1,29 +1,33 @@
 #!/usr/bin/python3
-"""The Python side of export against the runtime's architecture records.
+"""tools/python against the runtime's architecture records (`attnrt architectures --json`).
 
-The runtime lists what it knows with `attnrt architectures --json` (read from the C++ records,
-models/src/arch_*.cc). tools/python/torch_modules.py keeps the PyTorch constructor signatures
-(its own defaults, so the exporter runs where no attnrt is built). This test fails when the two
-disagree:
-  - the architecture names, in order;
-  - per architecture the config keys, their types, which of them are required, and which are
-    accepted only at their default ("fixed");
-  - the keys export_torch.py writes into config.json and the tensor names it writes into
-    model.safetensors (a tiny module of every architecture), against the runtime's keys and
-    its tensor name patterns.
-It also plants a difference and checks that it is reported, so the check itself cannot go blind.
+tools/python keeps no list of its own: torch_modules.py reads the names, config keys, types,
+required and fixed keys and defaults from the runtime (attnrt_architectures.py). This test fails
+when:
+  - Python does not follow the runtime: through a stand-in attnrt that prints the real list
+    with a key added to mha, an encoder default changed and a required key made optional,
+    resolve_config must accept and fill in the new key, use the changed defaults, and write
+    them, as read (a copy of the keys kept in Python would not);
+  - a runtime architecture has no PyTorch side: every one must have a tiny config here, build,
+    export, and convert with `attnrt convert` (unless it is in HF_ONLY: imported from Hugging
+    Face folders, which hf_parity_test.py checks) (the written config keys and tensor names must
+    also be the record's: keys it lists, names its patterns match);
+  - a table torch_modules keeps on top of the runtime's (EXPORT_DEFAULTS, TORCH_LACKS, the
+    ignored keys, the value choices, the heads checks) names an architecture or key the
+    runtime no longer has, or with another type.
+The export check is also run against a record with a tensor planted away, which must be reported.
 
 Usage: architectures_agree_test.py --attnrt PATH. Exits 77 (CTest skip) without torch."""
 import argparse
 import copy
 import json
 import os
-import re
+import stat
 import subprocess
 import sys
 import tempfile
 
-from script_setup import ROOT, import_tools_python, skip_without_modules
+from script_setup import import_tools_python, skip_without_modules
 
 with skip_without_modules():
     import numpy  # noqa: F401
@@ -34,19 +38,7 @@ import_tools_python()
 import export_torch  # noqa: E402
 
 tm = export_torch.tm
-
-# Where the PyTorch side knowingly differs, and why.
-KNOWN_EXTRA_RUNTIME_KEYS = {
-    # Seed 003's module has no causal option; the runtime's record accepts is_causal anyway.
-    "self-attention": {"is_causal"},
-}
-
-# Defaults the PyTorch side keeps on purpose. The first three predate the records (see
-# torch_modules' docstring); llama's None means "derived" there: n_kv_heads = n_heads, and
-# multiple_of is unused because hidden_dim is required.
-KNOWN_DEFAULT_DIFFERENCES = {("mha", "batch_first"), ("encoder-layer", "batch_first"),
-                             ("encoder-layer", "dropout"), ("llama", "n_kv_heads"),
-                             ("llama", "multiple_of")}
+runtime = tm.runtime
 
 # The smallest module of every architecture, for the export check.
 TINY_CONFIGS = {
@@ -62,79 +54,146 @@ TINY_CONFIGS = {
               "max_seq_len": 8},
 }
 
+# Records with no PyTorch module of their own: they come in as Hugging Face folders, and
+# tests/python/hf_parity_test.py converts a folder of each against its float64 reference.
+HF_ONLY = {"qwen2", "qwen3", "gemma3", "gpt2"}
 
-def runtime_architectures(attnrt):
-    """name -> record, in the runtime's order, from `attnrt architectures --json`."""
-    proc = subprocess.run([attnrt, "architectures", "--json"], capture_output=True, text=True,
-                          check=True)
-    return {a["name"]: a for a in json.loads(proc.stdout)}
+# What the stand-in attnrt changes in the real list (see stand_in()).
+PLANTED_KEY = {"name": "planted_width", "type": "int", "required": False, "default": 7,
+               "fixed": False}
+PLANTED_DEFAULT = ("encoder", "dim_feedforward", 99)
+PLANTED_OPTIONAL = ("single-head", "attention_dim", 5)
+
+STAND_IN = """#!{python}
+import json, subprocess, sys
+listed = json.loads(subprocess.run([{real!r}, "architectures", "--json"], check=True,
+                                   capture_output=True, text=True).stdout)
+by_name = {{a["name"]: a for a in listed}}
+by_name["mha"]["config_keys"].append({planted_key!r})
+for arch, key, value in ({planted_default!r}, {planted_optional!r}):
+    for k in by_name[arch]["config_keys"]:
+        if k["name"] == key:
+            k["default"], k["required"] = value, False
+print(json.dumps(listed))
+"""
 
 
-def same_default(key, python):
-    """Whether a runtime key's default is python's (None there: no default or "same as")."""
-    if key["required"] or python is tm.REQUIRED:
-        return True  # no default to compare; the required check reports a mismatch
-    if python is None:
-        return key["default"] is None
-    return key["default"] == python
+def stand_in(real, work):
+    """An executable that prints the real attnrt's list with the planted changes."""
+    path = os.path.join(work, "attnrt-planted")
+    with open(path, "w") as f:
+        f.write(STAND_IN.format(python=sys.executable, real=real, planted_key=PLANTED_KEY,
+                                planted_default=PLANTED_DEFAULT,
+                                planted_optional=PLANTED_OPTIONAL))
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    return path
 
 
-def key_differences(runtime):
-    """Every disagreement between the runtime's records and torch_modules.CONFIG_KEYS."""
+def follows_the_runtime(real, work):
+    """resolve_config and written_config under the stand-in: what does not follow it."""
     found = []
-    if tuple(runtime) != tuple(tm.ARCHITECTURES):
-        found.append(f"architectures: runtime {list(runtime)}, python {list(tm.ARCHITECTURES)}")
-    for arch in set(runtime) & set(tm.CONFIG_KEYS):
-        keys = {k["name"]: k for k in runtime[arch]["config_keys"]}
-        python = tm.CONFIG_KEYS[arch]
-        extra = set(keys) - set(python) - KNOWN_EXTRA_RUNTIME_KEYS.get(arch, set())
-        if extra or set(python) - set(keys):
-            found.append(f"{arch}: keys only in the runtime {sorted(extra)}, "
-                         f"only in python {sorted(set(python) - set(keys))}")
-        for name in set(keys) & set(python):
-            if keys[name]["required"] != (python[name] is tm.REQUIRED):
-                found.append(f"{arch}.{name}: required {keys[name]['required']} in the runtime")
-            if keys[name]["fixed"] != (name in tm.FIXED_KEYS):
-                found.append(f"{arch}.{name}: fixed {keys[name]['fixed']} in the runtime")
-            if (arch, name) not in KNOWN_DEFAULT_DIFFERENCES and \
-                    not same_default(keys[name], python[name]):
-                found.append(f"{arch}.{name}: default {keys[name]['default']!r} in the runtime, "
-                             f"{python[name]!r} in python")
-            if keys[name]["type"] != tm.key_type(name):
-                found.append(f"{arch}.{name}: type {keys[name]['type']} in the runtime, "
-                             f"{tm.key_type(name)} in python")
+    runtime.use(stand_in(real, work))
+    try:
+        mha = tm.resolve_config("mha", {"embed_dim": 8, "num_heads": 2})
+        if mha.get("planted_width") != 7:
+            found.append(f"a key the runtime added to mha is not filled in: {mha}")
+        try:
+            tm.resolve_config("mha", {"embed_dim": 8, "num_heads": 2, "planted_width": 3})
+        except ValueError as e:
+            found.append(f"a key the runtime added to mha is refused: {e}")
+        if "planted_width" not in tm.written_config("mha", mha):
+            found.append("a key the runtime added to mha is not written")
+        arch, key, value = PLANTED_DEFAULT
+        got = tm.resolve_config(arch, {**TINY_CONFIGS[arch], key: None})[key]  # null: default
+        if got != value:
+            found.append(f"{arch}.{key}: the runtime's default is {value}, python used {got}")
+        arch, key, value = PLANTED_OPTIONAL
+        try:
+            got = tm.resolve_config(arch, {"embedding_dim": 8})[key]
+            if got != value:
+                found.append(f"{arch}.{key}: the runtime's default is {value}, python used {got}")
+        except ValueError as e:
+            found.append(f"{arch}.{key} is optional in the runtime, python says: {e}")
+    finally:
+        runtime.use(real)
+    try:
+        tm.resolve_config("mha", {"embed_dim": 8, "num_heads": 2, "planted_width": 3})
+        found.append("the real runtime's mha took the planted key: the stand-in leaked")
+    except ValueError:
+        pass
     return found
 
 
-def name_pattern(record):
-    """A regex matching every tensor name the runtime's record can produce."""
-    prefix = re.escape(record["layer_prefix"]).replace(r"\{i\}", r"\d+")
-    names = [prefix + re.escape(t["name"]) for t in record["layer_tensors"]]
-    names += [re.escape(t["name"]) for t in record["model_tensors"]]
-    return re.compile("|".join(names))
-
-
-def export_differences(runtime, work):
-    """Keys and tensor names export_torch.py writes that the runtime does not know."""
+def python_tables(records):
+    """torch_modules' own tables against the records: architectures and keys that exist, with
+    the type each table assumes."""
     found = []
+
+    def check(where, arch, key, types):
+        keys = records[arch].keys if arch in records else None
+        if keys is None:
+            found.append(f"{where}: no architecture {arch!r} in the runtime")
+        elif key not in keys:
+            found.append(f"{where}: {arch} has no key {key!r} in the runtime")
+        elif keys[key].type not in types:
+            found.append(f"{where}: {arch}.{key} is a {keys[key].type} in the runtime")
+
+    json_type = {bool: "bool", int: "int", float: "float", str: "string"}
+    for arch, defaults in tm.EXPORT_DEFAULTS.items():
+        for key, value in defaults.items():
+            check("EXPORT_DEFAULTS", arch, key, {json_type[type(value)]})
+    for table, name in ((tm.TORCH_LACKS, "TORCH_LACKS"), (tm._IGNORED, "_IGNORED")):
+        for arch, keys in table.items():
+            for key in keys:
+                check(name, arch, key, {"int", "float", "bool", "string"})
+    for arch, (width, heads) in tm._HEADS.items():
+        check("_HEADS", arch, width, {"int"})
+        check("_HEADS", arch, heads, {"int"})
+    for key in tm._CHOICES:
+        if not any(key in r.keys and r.keys[key].type == "string" for r in records.values()):
+            found.append(f"_CHOICES: no architecture has a string key {key!r}")
+    for key in tm._PROBABILITIES | tm._EPSILONS:
+        if not any(key in r.keys and r.keys[key].type == "float" for r in records.values()):
+            found.append(f"_PROBABILITIES / _EPSILONS: no architecture has a float key {key!r}")
+    return found
+
+
+def export_differences(records, work, attnrt=None):
+    """Every architecture through export_torch and, with attnrt, `attnrt convert`: config keys
+    and tensor names the record does not know, and conversions that fail."""
+    found = []
+    missing = sorted(set(records) - set(TINY_CONFIGS) - HF_ONLY)
+    if missing:
+        found.append(f"no tiny config for {missing}: add one to TINY_CONFIGS (or HF_ONLY with "
+                     f"a family in hf_parity_test.py)")
+    for arch in sorted(HF_ONLY - set(records)):
+        found.append(f"HF_ONLY names {arch}, which the runtime does not list")
     for arch, config in TINY_CONFIGS.items():
-        if arch not in runtime:
-            continue  # reported by key_differences
+        if arch not in records:
+            found.append(f"TINY_CONFIGS names {arch}, which the runtime does not list")
+            continue
         out_dir = os.path.join(work, arch)
         export_torch.export_model(arch, config, out_dir, seed=0, init="torch")
         with open(os.path.join(out_dir, "config.json"), encoding="utf-8") as f:
             written = json.load(f)
-        keys = {k["name"] for k in runtime[arch]["config_keys"]}
-        unknown = sorted(set(written) - keys - {"architecture"})
+        unknown = sorted(set(written) - set(records[arch].keys) - {"architecture"})
         if unknown or written.get("architecture") != arch:
             found.append(f"{arch}: config.json has keys the runtime does not read: {unknown}")
         with open(os.path.join(out_dir, "model.safetensors"), "rb") as f:
             size = int.from_bytes(f.read(8), "little")
             tensors = set(json.loads(f.read(size))) - {"__metadata__"}
-        pattern = name_pattern(runtime[arch])
+        pattern = records[arch].tensor_pattern()
         stray = sorted(n for n in tensors if not pattern.fullmatch(n))
         if stray:
             found.append(f"{arch}: tensors outside the runtime's patterns: {stray}")
+        if attnrt is None:
+            continue
+        proc = subprocess.run([attnrt, "convert", "--config", os.path.join(out_dir, "config.json"),
+                               os.path.join(out_dir, "model.safetensors"), "-o",
+                               os.path.join(out_dir, "model.attnrt")],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            found.append(f"{arch}: attnrt convert failed on the export: {proc.stderr.strip()}")
     return found
 
 
@@ -142,18 +201,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)
     args = ap.parse_args()
-    runtime = runtime_architectures(args.attnrt)
-    failures = key_differences(runtime)
-    planted = copy.deepcopy(runtime)
-    planted["mha"]["config_keys"].pop()
-    if not key_differences(planted):
-        failures.append("a key dropped from the runtime's mha record went unnoticed")
-    missing = set(runtime) - set(TINY_CONFIGS)
-    if missing:
-        failures.append(f"no tiny config for {sorted(missing)}: add one to TINY_CONFIGS")
+    runtime.use(args.attnrt)
+    records = runtime.records()
+    failures = python_tables(records)
     with tempfile.TemporaryDirectory(prefix="attnrt_arch_") as work:
-        failures += export_differences(runtime, work)
-    return report(failures, f"{len(runtime)} architectures compared; {len(failures)} difference(s)")
+        failures += follows_the_runtime(args.attnrt, work)
+        failures += export_differences(records, os.path.join(work, "real"), args.attnrt)
+        planted = copy.deepcopy(records)
+        planted["mha"].layer_tensors.pop()
+        if not export_differences(planted, os.path.join(work, "planted")):
+            failures.append("a tensor dropped from the runtime's mha record went unnoticed")
+    return report(failures, f"{len(records)} architectures compared; "
+                            f"{len(failures)} difference(s)")
 
 
 if __name__ == "__main__":

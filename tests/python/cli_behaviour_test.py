@@ -71,7 +71,7 @@ def read_safetensors(path):
 
 
 def threads_said(text):
-    m = re.search(r"(\d+) thread\(s\)", text)
+    m = re.search(r"threads: (\d+) \(", text)
     return int(m.group(1)) if m else None
 
 

@@ -510,6 +510,7 @@ def refusal_cases(ctx, stats, model_file, resolved):
 
 def main():
     args = attnrt_cli.parse_parity_arguments()
+    tm.runtime.use(args.attnrt)  # the architectures, for export_torch here and in its runs
     global DTYPE, TOLERANCE
     DTYPE, TOLERANCE = args.dtype, attnrt_cli.DTYPE_TOLERANCE[args.dtype]
     torch.set_num_threads(1)

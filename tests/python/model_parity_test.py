@@ -555,6 +555,7 @@ def all_checks():
 
 def main():
     args = attnrt_cli.parse_parity_arguments()
+    tm.runtime.use(args.attnrt)  # the architectures, for export_torch here and in its runs
     global DTYPE, TOLERANCE
     DTYPE, TOLERANCE = args.dtype, attnrt_cli.DTYPE_TOLERANCE[args.dtype]
     torch.set_num_threads(1)  # tiny shapes: threads only add overhead beside attnrt's

@@ -195,8 +195,8 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
 // The table: one row per shape.
 void PrintTable(std::FILE* f, const BenchSdpaOptions& o, const std::vector<nlohmann::ordered_json>& rows) {
   const nlohmann::ordered_json& first = rows.front();
-  std::fprintf(f, "bench sdpa: %zu thread(s), B=%zu H=%zu Hkv=%zu E=%zu Ev=%zu causal %s",
-               first["threads"].get<size_t>(), o.batch, o.heads, first["kv_heads"].get<size_t>(),
+  std::fprintf(f, "bench sdpa: %s, B=%zu H=%zu Hkv=%zu E=%zu Ev=%zu causal %s",
+               DescribeThreads(o.threads).c_str(), o.batch, o.heads, first["kv_heads"].get<size_t>(),
                o.dim, first["dim_v"].get<size_t>(), o.causal.c_str());
   if (o.window != 0) std::fprintf(f, " window %zu", o.window);
   if (o.softcap != 0) std::fprintf(f, " softcap %g", o.softcap);
@@ -232,17 +232,19 @@ void PrintTable(std::FILE* f, const BenchSdpaOptions& o, const std::vector<nlohm
 }
 
 int RunBenchSdpa(const BenchSdpaOptions& o) {
-  ThreadPool pool(ResolveThreads(o.threads));
+  CommandPool workers(o.threads);
+  ThreadPool& pool = workers.pool;
   Progress progress("bench sdpa");
   std::vector<nlohmann::ordered_json> rows;
   for (size_t seq : o.seqs) {
     nlohmann::ordered_json j;
     const int code = BenchShape(o, seq, &pool, &progress, &j);
     if (code != 0) return code;
+    AddThreadsJson(workers, &j);
     rows.push_back(std::move(j));
   }
   if (o.json) {
-    std::fprintf(stderr, "bench sdpa: %zu thread(s), %zu shape(s)\n", pool.workers(), rows.size());
+    std::fprintf(stderr, "bench sdpa: %zu shape(s); %s\n", rows.size(), workers.Describe().c_str());
     const nlohmann::ordered_json out = rows.size() == 1 ? rows.front() : nlohmann::ordered_json(rows);
     std::printf("%s\n", out.dump().c_str());
   } else {

@@ -202,7 +202,8 @@ int RunBenchLm(const BenchLmOptions& o) {
     return ReportError(cmd, std::string(ArchitectureName(c.arch)) + " is not a language model");
   }
   std::FILE* prose = ProseStream(o.json);
-  ThreadPool pool(ResolveThreads(o.threads));
+  CommandPool workers(o.threads);
+  ThreadPool& pool = workers.pool;
   const size_t prompt_len = std::min(o.prompt_len, c.max_seq_len);
   if (o.gen >= c.max_seq_len) {
     return ReportError(cmd, "--gen " + std::to_string(o.gen) + " leaves no prompt within max_seq_len " +
@@ -292,6 +293,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["hidden_dim"] = c.ff_dim;
   j["vocab"] = c.vocab_size;
   j["threads"] = pool.workers();
+  AddThreadsJson(workers, &j);
   j["isa"] = LinearIsa();
   j["weight_dtype"] = WeightTypeName(model.layers[0].q.type);
   j["kv_dtype"] = o.kv_dtype;
@@ -317,11 +319,11 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["arena_bytes"] = decode.plan.arena_bytes;
 
   std::fprintf(prose,
-               "bench lm: %s, dim %zu, %zu layers, %zu heads (%zu kv), hidden %zu, vocab %zu; %zu "
-               "thread(s), %s; weights %s, KV cache %s\n",
+               "bench lm: %s, dim %zu, %zu layers, %zu heads (%zu kv), hidden %zu, vocab %zu; %s; "
+               "weights %s, KV cache %s\n  %s\n",
                o.model.c_str(), c.model_dim, c.num_layers, c.heads, c.kv_heads, c.ff_dim,
-               c.vocab_size, pool.workers(), LinearIsa(), WeightTypeName(model.layers[0].q.type),
-               o.kv_dtype.c_str());
+               c.vocab_size, LinearIsa(), WeightTypeName(model.layers[0].q.type),
+               o.kv_dtype.c_str(), workers.Describe().c_str());
   std::fprintf(prose,
                "  prefill %zu tokens: %.2f ms (stddev %.2f, %zu runs; CPU %.2f ms), %.0f tokens/s, "
                "%.1f GFLOP/s = %.0f%% of the FMA peak (%.1f GFLOP/s per core)\n",

@@ -103,7 +103,8 @@ int DemoCommand(const DemoOptions& o) {
   in.batch = x.shape[0];
   in.seq = x.shape[1];
 
-  ThreadPool pool(ResolveThreads(o.threads));
+  CommandPool workers(o.threads);
+  ThreadPool& pool = workers.pool;
   ModelPlan plan;
   Status st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan, true);
   if (!st.ok()) return ReportStatus(cmd, st);
@@ -141,9 +142,9 @@ int DemoCommand(const DemoOptions& o) {
   std::printf("attnrt demo: %s d_model=%zu heads=%zu ff=%zu (%s), %zu tensors, %zu weight bytes read in place\n",
               ArchitectureName(c.arch), c.model_dim, c.heads, c.ff_dim,
               c.activation == Activation::kGelu ? "gelu" : "relu", m.file.tensor_count(), m.file.file_size());
-  std::printf("input %s -> output %s, %zu thread(s), median %.3f ms over %zu runs\n",
+  std::printf("input %s -> output %s, %s, median %.3f ms over %zu runs\n",
               npy::ShapeString(x.shape).c_str(), npy::ShapeString(expected.shape).c_str(),
-              pool.workers(), times[times.size() / 2], times.size());
+              DescribeThreads(o.threads).c_str(), times[times.size() / 2], times.size());
   std::printf("arena: planned %zu bytes (activations %zu + scratch %zu), used %zu bytes\n",
               plan.arena_bytes, plan.activation_bytes, plan.scratch_bytes, arena.high_water());
   std::printf("check vs PyTorch: max error %.3g of max(1, |ref|) -> %s (tolerance %.0e)\n", err,

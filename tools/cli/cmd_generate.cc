@@ -126,7 +126,8 @@ int GenerateCommand(const GenerateOptions& o) {
                                 "max_seq_len " + std::to_string(c.max_seq_len));
   }
 
-  ThreadPool pool(ResolveThreads(o.threads));
+  CommandPool workers(o.threads);
+  ThreadPool& pool = workers.pool;
   LmShape shape;
   shape.max_seq = positions;
   shape.chunk = std::min(o.chunk, positions);  // longer than the session: one pass
@@ -190,11 +191,11 @@ int GenerateCommand(const GenerateOptions& o) {
   std::FILE* prose = stderr;  // timing is prose: it never mixes with the streamed text on stdout
   std::fprintf(prose,
                "generate: %zu prompt tokens, %zu new; prefill %.2f ms (%.0f tokens/s), decode "
-               "%.3f ms/token (%.1f tokens/s), %zu thread(s), linear %s\n",
+               "%.3f ms/token (%.1f tokens/s), linear %s; %s\n",
                prompt.size(), generated.size(), prefill_ms,
                prefill_ms > 0 ? 1000.0 * static_cast<double>(prompt.size()) / prefill_ms : 0.0,
-               ms_per_token, ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0, pool.workers(),
-               LinearIsa());
+               ms_per_token, ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0, LinearIsa(),
+               workers.Describe().c_str());
   if (o.json) {
     nlohmann::ordered_json j;
     j["tokens"] = generated;
@@ -208,6 +209,7 @@ int GenerateCommand(const GenerateOptions& o) {
     j["decode_ms_per_token"] = ms_per_token;
     j["tokens_per_s"] = ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0;
     j["threads"] = pool.workers();
+    AddThreadsJson(workers, &j);
     j["temperature"] = o.temperature;
     j["seed"] = o.seed;
     std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());

@@ -1,7 +1,7 @@
 // attnrt plan: exact arena bytes by region, for a model (`plan MODEL --seq N`)
 // or for one SDPA call (`plan sdpa --batch B --heads H --seq N --dim D ...`).
-// Both plan for the worker count the other commands run with by default (all
-// hardware threads; --threads). With --json stdout holds only one JSON object
+// Both plan for the worker count the other commands run with by default (one per
+// physical core; --threads). With --json stdout holds only one JSON object
 // {"arena_bytes": ..., "scratch_bytes": ..., "threads": ..., ...}; the table goes to stderr.
 #include <cstdio>
 
@@ -37,6 +37,19 @@ struct PlanSdpaOptions {
   bool weights = false, json = false;
 };
 
+// What every model plan ends with: the weights line under the table and, for --json,
+// the fields that describe the model (after the plan's own byte counts).
+void PrintWeightBytes(std::FILE* prose, const OpenedModel& m) {
+  std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
+               m.file.file_size());
+}
+void AddModelFields(nlohmann::ordered_json* j, const OpenedModel& m, size_t batch) {
+  (*j)["weight_file_bytes"] = m.file.file_size();
+  (*j)["architecture"] = ArchitectureName(m.model.config.arch);
+  (*j)["layers"] = m.model.config.num_layers;
+  (*j)["batch"] = batch;
+}
+
 // A language model's session: KV cache for --max-seq positions, RoPE table, one chunk.
 int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
   const ModelConfig& c = m.model.config;
@@ -57,10 +70,9 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
   if (!st.ok()) return ReportStatus("plan", st);
   std::FILE* prose = ProseStream(o.json);
   std::fprintf(prose,
-               "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, KV cache %s, "
-               "%zu thread(s)\n",
+               "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, KV cache %s, %s\n",
                ArchitectureName(c.arch), c.num_layers, shape.batch, shape.max_seq, shape.chunk,
-               KvTypeName(shape.kv_type), threads);
+               KvTypeName(shape.kv_type), DescribeThreads(o.threads).c_str());
   if (c.sliding_window != 0) {
     std::fprintf(prose,
                  "  sliding window %zu: the cache keeps %zu of %zu positions per sequence "
@@ -68,8 +80,7 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
                  c.sliding_window, plan.cache_rows, shape.max_seq);
   }
   std::fprintf(prose, "%s", LmPlanText(plan).c_str());
-  std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
-               m.file.file_size());
+  PrintWeightBytes(prose, m);
   if (o.json) {
     nlohmann::ordered_json j;
     j["arena_bytes"] = plan.arena_bytes;
@@ -81,10 +92,7 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
     j["rope_table_bytes"] = plan.rope_table_bytes;
     j["activation_bytes"] = plan.activation_bytes;
     j["scratch_bytes"] = plan.scratch_bytes;
-    j["weight_file_bytes"] = m.file.file_size();
-    j["architecture"] = ArchitectureName(c.arch);
-    j["layers"] = c.num_layers;
-    j["batch"] = shape.batch;
+    AddModelFields(&j, m, shape.batch);
     j["max_seq"] = shape.max_seq;
     j["chunk"] = shape.chunk;
     j["threads"] = threads;
@@ -126,26 +134,23 @@ int PlanModelCommand(const PlanModelOptions& o) {
   std::FILE* prose = ProseStream(o.json);
   if (images) {
     // An image model's sequence is fixed by its config: one token per patch plus the class token.
-    std::fprintf(prose, "plan: %s, batch %zu images of %zux%zu (%zu tokens each), %zu thread(s)\n",
+    std::fprintf(prose, "plan: %s, batch %zu images of %zux%zu (%zu tokens each), %s\n",
                  ArchitectureName(c.arch), o.batch, c.image_size, c.image_size, VitTokens(c),
-                 threads);
+                 DescribeThreads(o.threads).c_str());
   } else {
-    std::fprintf(prose, "plan: %s, %zu layer(s), batch %zu, seq %zu, %zu thread(s)\n",
-                 ArchitectureName(c.arch), c.num_layers, o.batch, o.seq, threads);
+    std::fprintf(prose, "plan: %s, %zu layer(s), batch %zu, seq %zu, %s\n",
+                 ArchitectureName(c.arch), c.num_layers, o.batch, o.seq,
+                 DescribeThreads(o.threads).c_str());
   }
   std::fprintf(prose, "  activations %12zu bytes\n  scratch     %12zu bytes\n  arena       %12zu bytes\n",
                plan.activation_bytes, plan.scratch_bytes, plan.arena_bytes);
-  std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
-               m.file.file_size());
+  PrintWeightBytes(prose, m);
   if (o.json) {
     nlohmann::ordered_json j;
     j["arena_bytes"] = plan.arena_bytes;
     j["scratch_bytes"] = plan.scratch_bytes;
     j["activation_bytes"] = plan.activation_bytes;
-    j["weight_file_bytes"] = m.file.file_size();
-    j["architecture"] = ArchitectureName(c.arch);
-    j["layers"] = c.num_layers;
-    j["batch"] = o.batch;
+    AddModelFields(&j, m, o.batch);
     j["seq"] = images ? VitTokens(c) : o.seq;
     j["threads"] = threads;
     j["kernel"] = kernel != nullptr ? kernel->name : "auto";
@@ -192,7 +197,8 @@ int PlanSdpaCommand(const PlanSdpaOptions& o) {
   const size_t out = p.batch * p.q_heads * p.q_len * p.v_dim * f;
   const size_t w = o.weights ? p.batch * p.q_heads * p.q_len * p.kv_len * f : 0;
   std::FILE* prose = ProseStream(o.json);
-  std::fprintf(prose, "plan sdpa: kernel %s (%s), %zu thread(s)\n", kernel->name, kernel->isa(), threads);
+  std::fprintf(prose, "plan sdpa: kernel %s (%s), %s\n", kernel->name, kernel->isa(),
+               DescribeThreads(o.threads).c_str());
   std::fprintf(prose,
                "  scratch     %12zu bytes (arena)\n  q           %12zu bytes\n  k+v         %12zu bytes\n"
                "  out         %12zu bytes\n  weights     %12zu bytes\n",

@@ -94,7 +94,8 @@ int RunLanguageModel(const RunOptions& o, const Model& model) {
   const std::vector<size_t> y_shape = {batch, seq, c.vocab_size};
   std::vector<float> y;
   if (!AllocateFloats(y_shape, "logits", &y, &error)) return ReportError(cmd, error);
-  ThreadPool pool(ResolveThreads(o.threads));
+  CommandPool workers(o.threads);
+  ThreadPool& pool = workers.pool;
   LmShape shape;
   shape.batch = batch;
   shape.max_seq = seq;
@@ -113,9 +114,10 @@ int RunLanguageModel(const RunOptions& o, const Model& model) {
     return ReportError(cmd, RunFailureMessage(st, LmPlannedArena(lm.plan, lm.arena->capacity())));
   }
   if (!npy::WriteFloat32(o.out, y_shape, y.data(), &error)) return ReportError(cmd, error);
-  std::printf("run: %s, %zu layer(s), tokens %s -> logits %s -> %s, %.3f ms, %zu thread(s)\n",
+  std::printf("run: %s, %zu layer(s), tokens %s -> logits %s -> %s, %.3f ms, %s\n",
               ArchitectureName(c.arch), c.num_layers, npy::ShapeString(ids.shape).c_str(),
-              npy::ShapeString(y_shape).c_str(), o.out.c_str(), ms, pool.workers());
+              npy::ShapeString(y_shape).c_str(), o.out.c_str(), ms,
+              DescribeThreads(o.threads).c_str());
   std::printf("arena: planned %zu bytes (kv cache %zu, activations %zu, scratch %zu), used %zu\n",
               lm.plan.arena_bytes, lm.plan.kv_cache_bytes, lm.plan.activation_bytes,
               lm.plan.scratch_bytes, lm.arena->high_water());
@@ -189,7 +191,8 @@ int RunModelCommand(const RunOptions& o) {
   }
   in.kernel = kernel;
 
-  ThreadPool pool(ResolveThreads(o.threads));
+  CommandPool workers(o.threads);
+  ThreadPool& pool = workers.pool;
   ModelPlan plan;
   st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan, want_weights, kernel);
   if (!st.ok()) return ReportStatus(cmd, st);
@@ -235,12 +238,12 @@ int RunModelCommand(const RunOptions& o) {
   if (!out_file.Commit(&error) || (want_weights && !weights_file.Commit(&error))) {
     return ReportError(cmd, error);
   }
-  std::printf("run: %s, %zu layer(s)%s, out %s -> %s%s, %.3f ms, %zu thread(s), kernel %s\n",
+  std::printf("run: %s, %zu layer(s)%s, out %s -> %s%s, %.3f ms, %s, kernel %s\n",
               ArchitectureName(c.arch), c.num_layers,
               c.causal != CausalKind::kNone ? ", causal (stored in the model)" : "",
               npy::ShapeString(y_shape).c_str(), o.out.c_str(),
               want_weights ? (", weights " + npy::ShapeString(weights_shape) + " -> " + o.weights_out).c_str() : "",
-              ms, pool.workers(), kernel != nullptr ? kernel->name : "auto");
+              ms, DescribeThreads(o.threads).c_str(), kernel != nullptr ? kernel->name : "auto");
   std::printf("arena: planned %zu bytes (activations %zu + scratch %zu), have %zu, used %zu bytes\n",
               plan.arena_bytes, plan.activation_bytes, plan.scratch_bytes, arena_bytes,
               arena.high_water());

@@ -143,7 +143,8 @@ int RunSdpaCommand(const SdpaOptions& o) {
 
   const SdpaKernel* kernel = nullptr;
   if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError(cmd, error);
-  ThreadPool pool(ResolveThreads(o.threads));
+  CommandPool workers(o.threads, /*calibrate=*/false);  // one job (thread_option.h)
+  ThreadPool& pool = workers.pool;
   size_t bytes = 0;
   st = SdpaScratchBytes(p, *kernel, pool.workers(), &bytes);
   if (!st.ok()) return ReportStatus(cmd, st);
@@ -171,8 +172,8 @@ int RunSdpaCommand(const SdpaOptions& o) {
   if (!out_file.Commit(&error) || (!o.weights_out.empty() && !weights_file.Commit(&error))) {
     return ReportError(cmd, error);
   }
-  std::printf("sdpa: kernel %s (%s), kv %s, %zu thread(s), out %s -> %s, %.3f ms, scratch %zu bytes\n",
-              kernel->name, kernel->isa(), o.kv_dtype.c_str(), pool.workers(),
+  std::printf("sdpa: kernel %s (%s), kv %s, %s, out %s -> %s, %.3f ms, scratch %zu bytes\n",
+              kernel->name, kernel->isa(), o.kv_dtype.c_str(), DescribeThreads(o.threads).c_str(),
               npy::ShapeString(ToVector(out_shape)).c_str(), o.out.c_str(), ms, bytes);
   return 0;
 }

@@ -21,7 +21,7 @@ CLI::Validator ExactFloat32Scale();
 // the bound model configs use too; products of such dims are still checked.
 constexpr uint64_t kMaxDim = uint64_t{1} << 24;
 
-// The thread-count option every command shares: 0 (all hardware threads) to 1024.
+// The thread-count option every command shares: 0 (one per physical core) to 1024.
 CLI::Validator ThreadCount();
 
 }  // namespace attnrt::cli

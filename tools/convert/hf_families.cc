@@ -50,18 +50,18 @@ bool Fail(std::string* error, const std::string& message) {
 
 // ---- config steps ----
 
-// rope_scaling null, {"rope_type" (or "type"): "default" | "linear" | "llama3", ...}.
-bool TranslateRopeScaling(const Json& hf, Json* ours, std::string* error) {
-  const auto it = hf.find("rope_scaling");
-  if (it == hf.end() || it->is_null()) return true;
-  if (!it->is_object()) return Fail(error, "config.json: rope_scaling must be null or an object");
-  const Json& rs = *it;
-  std::string type;
+// One RoPE object: rope_scaling {"rope_type" (or "type"): "default" | "linear" |
+// "llama3", ...}, or transformers 5's rope_parameters, which also holds rope_theta.
+// `theta_key` receives rope_theta when the object has one (nullptr: it may not).
+bool TranslateRopeObject(const Json& rs, const std::string& what, const char* theta_key,
+                         Json* ours, std::string* error) {
+  if (!rs.is_object()) return Fail(error, "config.json: " + what + " must be null or an object");
+  std::string type = "default";
   for (const char* key : {"rope_type", "type"}) {
     if (rs.contains(key) && rs[key].is_string()) type = rs[key].get<std::string>();
   }
-  if (type.empty()) return Fail(error, "config.json: rope_scaling has no rope_type");
   std::vector<std::string> allowed = {"rope_type", "type"};
+  if (theta_key != nullptr) allowed.push_back("rope_theta");
   if (type == "linear") {
     allowed.push_back("factor");
   } else if (type == "llama3") {
@@ -70,21 +70,22 @@ bool TranslateRopeScaling(const Json& hf, Json* ours, std::string* error) {
       allowed.push_back(k);
     }
   } else if (type != "default") {
-    return Fail(error, "config.json: rope_scaling type '" + type +
-                           "' is not supported (attnrt runs none, default, linear, llama3)");
+    return Fail(error, "config.json: " + what + " type '" + type +
+                           "' is not supported (attnrt runs default, linear, llama3)");
   }
   for (const auto& item : rs.items()) {
     bool known = false;
     for (const std::string& k : allowed) known = known || item.key() == k;
     if (!known) {
-      return Fail(error, "config.json: rope_scaling key '" + item.key() + "' is not supported for " +
-                             type + " scaling");
+      return Fail(error, "config.json: " + what + " key '" + item.key() +
+                             "' is not supported for " + type + " RoPE");
     }
   }
+  if (theta_key != nullptr && rs.contains("rope_theta")) (*ours)[theta_key] = rs["rope_theta"];
   if (type == "default") return true;
   for (const std::string& k : allowed) {
-    if (k != "rope_type" && k != "type" && !rs.contains(k)) {
-      return Fail(error, "config.json: rope_scaling (" + type + ") has no '" + k + "'");
+    if (k != "rope_type" && k != "type" && k != "rope_theta" && !rs.contains(k)) {
+      return Fail(error, "config.json: " + what + " (" + type + ") has no '" + k + "'");
     }
   }
   (*ours)["rope_scaling_type"] = type;
@@ -97,10 +98,38 @@ bool TranslateRopeScaling(const Json& hf, Json* ours, std::string* error) {
   return true;
 }
 
+// rope_scaling (null: none) and rope_parameters (transformers 5; null: none).
+bool TranslateRopeScaling(const Json& hf, Json* ours, std::string* error) {
+  const Json& scaling = hf.contains("rope_scaling") ? hf["rope_scaling"] : Json();
+  if (!scaling.is_null() && !TranslateRopeObject(scaling, "rope_scaling", nullptr, ours, error)) {
+    return false;
+  }
+  const Json& parameters = hf.contains("rope_parameters") ? hf["rope_parameters"] : Json();
+  return parameters.is_null() ||
+         TranslateRopeObject(parameters, "rope_parameters", "rope_theta", ours, error);
+}
+
 // Hugging Face rotates with rotate_half: the pairs (i, i + head_dim / 2).
 bool TranslateLlamaLike(const Json& hf, Json* ours, std::string* error) {
   (*ours)["rope_style"] = "half";
   return TranslateRopeScaling(hf, ours, error);
+}
+
+// Qwen2 / Qwen3 slide their window only with use_sliding_window (refused); transformers
+// 4.54+ also writes layer_types, which must then say full_attention for every layer.
+bool TranslateQwen(const Json& hf, Json* ours, std::string* error) {
+  const Json& types = hf.contains("layer_types") ? hf["layer_types"] : Json();
+  if (!types.is_null()) {
+    if (!types.is_array()) return Fail(error, "config.json: layer_types must be a list");
+    for (const Json& t : types) {
+      if (t != "full_attention") {
+        return Fail(error, "config.json: layer_types entry " + t.dump() +
+                               " is not supported for Qwen (sliding-window layers come with "
+                               "use_sliding_window, which attnrt does not run)");
+      }
+    }
+  }
+  return TranslateLlamaLike(hf, ours, error);
 }
 
 // Phi-3 rotates the first head_dim * partial_rotary_factor dims of each head.
@@ -125,7 +154,33 @@ bool TranslatePhi3(const Json& hf, Json* ours, std::string* error) {
 // Gemma 3: layer_types, or the older sliding_window_pattern (every pattern-th layer
 // is global), as the comma list the record reads.
 bool TranslateGemma3(const Json& hf, Json* ours, std::string* error) {
-  if (!TranslateLlamaLike(hf, ours, error)) return false;
+  const Json& parameters = hf.contains("rope_parameters") ? hf["rope_parameters"] : Json();
+  if (parameters.is_object() &&
+      (parameters.contains("full_attention") || parameters.contains("sliding_attention"))) {
+    // transformers 5: one RoPE object per layer type; the sliding layers' is unscaled.
+    Json global = hf;
+    global["rope_parameters"] = parameters.contains("full_attention") ? parameters["full_attention"]
+                                                                      : Json();
+    if (!TranslateLlamaLike(global, ours, error)) return false;
+    if (parameters.contains("sliding_attention")) {
+      Json local = Json::object();
+      if (!TranslateRopeObject(parameters["sliding_attention"], "rope_parameters.sliding_attention",
+                               "rope_local_theta", &local, error)) {
+        return false;
+      }
+      if (local.contains("rope_scaling_type")) {
+        return Fail(error, "config.json: rope_parameters.sliding_attention must not scale RoPE");
+      }
+      if (local.contains("rope_local_theta")) (*ours)["rope_local_theta"] = local["rope_local_theta"];
+    }
+    for (const auto& item : parameters.items()) {
+      if (item.key() != "full_attention" && item.key() != "sliding_attention") {
+        return Fail(error, "config.json: rope_parameters key '" + item.key() + "' is not a layer type");
+      }
+    }
+  } else if (!TranslateLlamaLike(hf, ours, error)) {
+    return false;
+  }
   const Json& n = hf["num_hidden_layers"];
   if (!n.is_number_integer() || n.get<int64_t>() <= 0 || n.get<int64_t>() > 1024) return true;
   const int64_t layers = n.get<int64_t>();
@@ -333,12 +388,14 @@ const HfKeyRule kLlamaRules[] = {
     {"mlp_bias", "false"},
     {"sliding_window", "null"},  // LlamaConfig has none; Hugging Face would ignore it
     {"rope_scaling", nullptr},   // translate_config
+    {"rope_parameters", nullptr},
     {"rope_interleaved", "false"},  // SmolLM's: rotate_half
 };
 
 const HfKeyRule kMistralRules[] = {
     {"hidden_act", "\"silu\""},
     {"rope_scaling", nullptr},
+    {"rope_parameters", nullptr},
 };
 
 // Qwen2 and Qwen3 slide their window only with use_sliding_window.
@@ -347,7 +404,9 @@ const HfKeyRule kQwenRules[] = {
     {"attention_bias", "false"},  // Qwen3's (Qwen2's q/k/v biases are its record's)
     {"use_sliding_window", "false"},
     {"sliding_window", nullptr},
+    {"layer_types", nullptr},  // translate_config: full_attention only
     {"rope_scaling", nullptr},
+    {"rope_parameters", nullptr},
 };
 
 const HfKeyRule kGemma3Rules[] = {
@@ -358,6 +417,7 @@ const HfKeyRule kGemma3Rules[] = {
     {"final_logit_softcapping", "null"},
     {"use_bidirectional_attention", "false"},
     {"rope_scaling", nullptr},
+    {"rope_parameters", nullptr},
     {"sliding_window_pattern", nullptr},  // translate_config
     {"_sliding_window_pattern", nullptr},
     {"layer_types", nullptr},
@@ -371,6 +431,7 @@ const HfKeyRule kPhi3Rules[] = {
     {"original_max_position_embeddings", nullptr},  // used by longrope scaling only
     {"partial_rotary_factor", nullptr},              // translate_config
     {"rope_scaling", nullptr},
+    {"rope_parameters", nullptr},
 };
 
 const HfKeyRule kGpt2Rules[] = {
@@ -416,7 +477,7 @@ const HfFamily kFamilies[] = {
          "hidden_act": "silu", "max_position_embeddings": 32768, "rms_norm_eps": 1e-6,
          "tie_word_embeddings": false, "rope_theta": 10000.0, "rope_scaling": null,
          "use_sliding_window": false, "sliding_window": 4096, "attention_dropout": 0.0})",
-     ATTNRT_RULES(kQwenRules), TranslateLlamaLike, nullptr},
+     ATTNRT_RULES(kQwenRules), TranslateQwen, nullptr},
     {"Qwen3ForCausalLM", "qwen3", Architecture::kQwen3,
      R"({"vocab_size": 151936, "hidden_size": 4096, "intermediate_size": 22016,
          "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32,
@@ -424,7 +485,7 @@ const HfFamily kFamilies[] = {
          "rms_norm_eps": 1e-6, "tie_word_embeddings": false, "rope_theta": 10000.0,
          "rope_scaling": null, "attention_bias": false, "use_sliding_window": false,
          "sliding_window": 4096, "attention_dropout": 0.0})",
-     ATTNRT_RULES(kQwenRules), TranslateLlamaLike, nullptr},
+     ATTNRT_RULES(kQwenRules), TranslateQwen, nullptr},
     {"Gemma3ForCausalLM", "gemma3_text", Architecture::kGemma3,
      R"({"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
          "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4,

@@ -10,6 +10,12 @@ namespace attnrt {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// One round: chain = chain * m + a for every chain (one vector FMA each, independent).
+template <class V, class... Chains>
+HWY_INLINE void StepChains(V m, V a, Chains&... chains) {
+  ((chains = hn::MulAdd(chains, m, a)), ...);
+}
+
 // Runs `rounds` rounds of 12 independent MulAdd chains (12 vector FMAs a round)
 // and returns a value that depends on every chain, so none can be dropped.
 // The multiplier is just below 1 so values settle instead of overflowing.
@@ -22,18 +28,7 @@ float FmaChains(size_t rounds) {
   auto c6 = hn::Set(d, 0.6f), c7 = hn::Set(d, 0.7f), c8 = hn::Set(d, 0.8f);
   auto c9 = hn::Set(d, 0.9f), c10 = hn::Set(d, 1.0f), c11 = hn::Set(d, 1.1f);
   for (size_t i = 0; i < rounds; ++i) {
-    c0 = hn::MulAdd(c0, m, a);
-    c1 = hn::MulAdd(c1, m, a);
-    c2 = hn::MulAdd(c2, m, a);
-    c3 = hn::MulAdd(c3, m, a);
-    c4 = hn::MulAdd(c4, m, a);
-    c5 = hn::MulAdd(c5, m, a);
-    c6 = hn::MulAdd(c6, m, a);
-    c7 = hn::MulAdd(c7, m, a);
-    c8 = hn::MulAdd(c8, m, a);
-    c9 = hn::MulAdd(c9, m, a);
-    c10 = hn::MulAdd(c10, m, a);
-    c11 = hn::MulAdd(c11, m, a);
+    StepChains(m, a, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11);
   }
   const auto sum = hn::Add(hn::Add(hn::Add(hn::Add(c0, c1), hn::Add(c2, c3)),
                                    hn::Add(hn::Add(c4, c5), hn::Add(c6, c7))),

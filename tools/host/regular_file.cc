@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -78,11 +79,21 @@ bool ReadRegularFileText(const std::string& path, size_t max_bytes, const char* 
     }
     return false;
   }
-  text->assign(max_bytes + 1, '\0');
-  const size_t n = std::fread(&(*text)[0], 1, text->size(), f);
+  // Grown as it is read (not sized to max_bytes up front: a 256 MB bound must not cost
+  // 256 MB for a 2 KB file), never past max_bytes + 1.
+  text->clear();
+  size_t n = 0;
+  for (;;) {
+    const size_t want = std::min(max_bytes + 1 - n, size_t{1} << 16);
+    text->resize(n + want);
+    const size_t got = std::fread(&(*text)[n], 1, want, f);
+    n += got;
+    if (got < want || n > max_bytes) break;
+  }
   const bool read_error = std::ferror(f) != 0;
   const int read_errno = errno;
   std::fclose(f);
+  text->resize(n);
   if (read_error) {
     if (error) *error = path + ": cannot read: " + std::strerror(read_errno);
     return false;
@@ -93,7 +104,6 @@ bool ReadRegularFileText(const std::string& path, size_t max_bytes, const char* 
     }
     return false;
   }
-  text->resize(n);
   return true;
 }
 

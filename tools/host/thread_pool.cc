@@ -3,6 +3,9 @@
 // worker that is not running costs the job nothing.
 #include "host/thread_pool.h"
 
+#include "host/cpu_topology.h"
+
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <system_error>
@@ -10,9 +13,20 @@
 namespace attnrt {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 // About 50 microseconds of polling: longer than the gap between the jobs of one
 // decode step, far shorter than anything a person notices on an idle pool.
 constexpr auto kSpinTime = std::chrono::microseconds(50);
+
+// The stall guard (thread_pool.h): how long the caller keeps jobs to itself after a
+// stall, at first and at most, and how many clean split jobs forgive the stalls.
+constexpr auto kFirstBackoff = std::chrono::milliseconds(20);
+constexpr auto kMaxBackoff = std::chrono::milliseconds(1000);
+constexpr size_t kCleanJobsToForgive = 64;
+// A wait longer than this many chunks at the caller's own pace (plus the spin
+// time) is a stall, not a chunk that was simply still running.
+constexpr int kStallChunks = 4;
 
 // Jobs hold at most this many items (the claim word keeps the next item in 32
 // bits); a larger one runs on the calling thread. Work items are rows, panels or
@@ -52,8 +66,8 @@ constexpr uint64_t Claim(uint32_t generation, size_t next) {
 }  // namespace
 
 size_t DefaultThreadCount() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : n;
+  static const size_t count = ReadThreadDefault().count;  // the machine does not change
+  return count;
 }
 
 ThreadPool::ThreadPool(size_t workers) {
@@ -131,7 +145,10 @@ void ThreadPool::WorkerLoop(size_t worker) {
 
 void ThreadPool::ParallelFor(size_t items, WorkFn fn, void* context) {
   if (items == 0) return;
-  if (threads_.empty() || items > kMaxJobItems) {
+  // One item, or no other worker: nothing to share, and waking a worker costs. After
+  // a stall, every job stays on this thread for a while.
+  if (threads_.empty() || items == 1 || items > kMaxJobItems ||
+      (backoff_.count() != 0 && Clock::now() < serial_until_)) {
     fn(context, 0, items, 0);
     return;
   }
@@ -144,21 +161,48 @@ void ThreadPool::ParallelFor(size_t items, WorkFn fn, void* context) {
   slot.items.store(items, std::memory_order_relaxed);
   // About 8 chunks per worker: enough to balance, few enough to stay cheap.
   const size_t per = items / (workers() * 8);
-  slot.chunk.store(per == 0 ? 1 : per, std::memory_order_relaxed);
+  const size_t chunk = per == 0 ? 1 : per;
+  slot.chunk.store(chunk, std::memory_order_relaxed);
   finished_.store(0, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);  // sleepers check the word under it
     claim_.store(Claim(generation, 0), std::memory_order_release);  // publishes the slot
   }
   start_.notify_all();
-  Drain(generation, 0);
+  const Clock::time_point start = Clock::now();
+  const size_t mine = Drain(generation, 0);
   // Every item is claimed; wait only for chunks that other workers are running.
   const auto finished = [&] { return finished_.load() == items; };
-  if (SpinUntil(finished)) return;
-  std::unique_lock<std::mutex> lock(mutex_);
-  caller_sleeps_.store(true);
-  done_.wait(lock, finished);
-  caller_sleeps_.store(false, std::memory_order_relaxed);
+  if (finished()) {
+    NoteWait(Clock::duration{}, mine, chunk, Clock::duration{}, Clock::time_point{});
+    return;
+  }
+  const Clock::time_point drained = Clock::now();
+  if (!SpinUntil(finished)) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    caller_sleeps_.store(true);
+    done_.wait(lock, finished);
+    caller_sleeps_.store(false, std::memory_order_relaxed);
+  }
+  const Clock::time_point now = Clock::now();
+  NoteWait(drained - start, mine, chunk, now - drained, now);
+}
+
+void ThreadPool::NoteWait(Clock::duration own, size_t mine, size_t chunk, Clock::duration wait,
+                          Clock::time_point now) {
+  // The caller's pace per item; with no item of its own there is nothing to compare.
+  const bool stalled = mine > 0 && wait > own / static_cast<Clock::rep>(mine) *
+                                                  static_cast<Clock::rep>(kStallChunks * chunk) +
+                                              kSpinTime;
+  if (!stalled) {
+    if (backoff_.count() != 0 && ++clean_jobs_ >= kCleanJobsToForgive) backoff_ = {};
+    return;
+  }
+  ++stalls_;
+  clean_jobs_ = 0;
+  backoff_ = backoff_.count() == 0 ? Clock::duration(kFirstBackoff)
+                                   : std::min<Clock::duration>(2 * backoff_, kMaxBackoff);
+  serial_until_ = now + backoff_;
 }
 
 }  // namespace attnrt

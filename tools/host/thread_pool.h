@@ -12,9 +12,18 @@
 // jobs a few tens of microseconds apart, and a condition-variable wake-up costs
 // about as much as such a job, so workers (and the caller, waiting for a started
 // chunk) poll for a short while first and only then block.
+//
+// A worker that loses its core in the middle of a chunk (another program took it)
+// makes the caller wait up to a scheduler time slice, far longer than the chunk.
+// The caller notes such a stall (a wait of more than four chunks of its own pace)
+// and then runs every job itself for a while: 20 ms, doubling with each stall that
+// follows up to 1 s, back to 20 ms after 64 split jobs without one. On a machine
+// whose cores are taken the pool so runs about as fast as one thread, instead of
+// waiting on the scheduler job after job; when the cores free up it splits again.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +45,14 @@ class ThreadPool final : public Executor {
 
   size_t workers() const override { return threads_.size() + 1; }
   void ParallelFor(size_t items, WorkFn fn, void* context) override;
+  // Below what size RunWorkItems keeps a job on the calling thread: unset (every
+  // job split) until CalibrateSplit (split_calibration.h) measures this pool, or a
+  // caller sets it. Set it before handing the pool to a model, not while it runs.
+  SplitThreshold split_threshold() const override { return split_threshold_; }
+  void set_split_threshold(const SplitThreshold& t) { split_threshold_ = t; }
+  // Stalls noted so far (see above): jobs whose caller waited on a worker that had
+  // lost its core.
+  size_t stalls() const { return stalls_; }
 
  private:
   // What a worker needs to run a chunk of job `generation`. Two slots, indexed by
@@ -70,10 +87,22 @@ class ThreadPool final : public Executor {
   std::atomic<size_t> finished_{0};
   // True while the caller sleeps on done_ (so the finisher knows to wake it).
   std::atomic<bool> caller_sleeps_{false};
+  // After a split job: a wait for other workers' chunks of `wait` where the caller
+  // ran `mine` items in `own` suggests one of them lost its core.
+  void NoteWait(std::chrono::steady_clock::duration own, size_t mine, size_t chunk,
+                std::chrono::steady_clock::duration wait, std::chrono::steady_clock::time_point now);
+
   uint32_t generation_ = 0;  // the caller's: the current job's generation
+  SplitThreshold split_threshold_;
+  // The caller's stall guard (above); only the calling thread touches these.
+  std::chrono::steady_clock::time_point serial_until_{};
+  std::chrono::steady_clock::duration backoff_{};
+  size_t clean_jobs_ = 0;
+  size_t stalls_ = 0;
 };
 
-// Worker count for "--threads 0" or an unset option: the machine's hardware threads.
+// Worker count for "--threads 0" or an unset option: the physical cores this process
+// may run on (cpu_topology.h; ReadThreadDefault says why).
 size_t DefaultThreadCount();
 
 }  // namespace attnrt

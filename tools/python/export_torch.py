@@ -8,11 +8,14 @@ request, a random input and the module's float64 output for it).
   export_torch.py --arch ARCH --config CONFIG.json --out-dir DIR [--seed N] [--init {perturbed,torch}]
                   [--input-out X.npy --output-out Y.npy --batch B --seq L
                    [--mask-out M.npy --mask-kind {bool,float}] [--causal] [--weights-out W.npy]]
+  (each with [--attnrt PATH])
 
-ARCH is one of mha, encoder-layer, self-attention, single-head, encoder, vit, llama. Needs torch
-1.13 and numpy (Debian's /usr/bin/python3), and torchvision for vit. The modules and the config
-keys are defined in tools/python/torch_modules.py (the PyTorch constructor arguments, checked
-against the runtime's `attnrt architectures --json` by tests/python/architectures_agree_test.py);
+ARCH is one of `attnrt architectures` (mha, encoder-layer, self-attention, single-head, encoder,
+vit, llama). Needs torch 1.13 and numpy (Debian's /usr/bin/python3), torchvision for vit, and an
+attnrt binary: the architectures, their config keys, types and defaults are the runtime's, read
+from `attnrt architectures --json` (tools/python/attnrt_architectures.py) of the attnrt named by
+--attnrt, else $ATTNRT, else the one on PATH; without one the export stops and says so. The
+modules are built by tools/python/torch_modules.py (PyTorch constructor arguments);
 config.json gets "architecture" and the resolved config (every default filled in), except
 is_causal when false and the keys attnrt accepts only at their default (add_bias_kv,
 add_zero_attn, kdim, vdim, representation_size), which are left out (see
@@ -595,7 +598,7 @@ def module_config(module, *, causal=False):
                          f"nn.TransformerEncoder, torchvision VisionTransformer, seed 001 "
                          f"SingleHeadAttention, seed 003 SelfAttention, Llama / llama2.c "
                          f"Transformer)")
-    if "is_causal" in tm.CONFIG_KEYS[arch]:
+    if "is_causal" in tm.config_keys(arch):
         config["is_causal"] = bool(causal)
     elif causal and arch not in ("single-head", "llama"):
         raise ValueError(f"{arch} has no causal option")
@@ -703,7 +706,9 @@ def parse_args(argv):
     p.add_argument("--module", help="a torch.save'd nn.Module, or a state_dict (with --config)")
     p.add_argument("--is-causal", action="store_true",
                    help="with --module holding a module: record is_causal true")
-    p.add_argument("--arch", choices=tm.ARCHITECTURES)
+    p.add_argument("--attnrt", help="the attnrt binary whose architectures to export for "
+                   f"(default: ${tm.runtime.ENV}, else attnrt on PATH)")
+    p.add_argument("--arch", help="one of `attnrt architectures`")
     p.add_argument("--config", help="JSON object of constructor arguments")
     p.add_argument("--out-dir", required=True)
     p.add_argument("--seed", type=int)
@@ -717,6 +722,15 @@ def parse_args(argv):
     p.add_argument("--causal", action="store_true")
     p.add_argument("--weights-out")
     args = p.parse_args(argv)
+    if args.attnrt is not None:
+        tm.runtime.use(args.attnrt)
+    try:
+        known = tm.architectures()  # also says first, and plainly, when there is no attnrt
+    except tm.runtime.AttnrtUnavailable as e:
+        p.error(str(e))
+    if args.arch is not None and args.arch not in known:
+        p.error(f"argument --arch: invalid choice: {args.arch!r} (choose from "
+                f"{', '.join(known)})")
     fresh_only = {"--seed": args.seed is not None, "--init": args.init is not None,
                   "--input-out": args.input_out, "--output-out": args.output_out,
                   "--batch": args.batch is not None, "--seq": args.seq is not None,

@@ -1,6 +1,7 @@
 """The PyTorch modules attnrt converts, built from a config dict; shared by tools/python/export_torch.py
-and the tests (import this file by path: it needs torch, numpy and the standard library, and
-torchvision for the vit architecture only, imported when a vit is built).
+and the tests (import this file by path: it needs torch, numpy, the standard library and
+attnrt_architectures.py beside it, torchvision for the vit architecture only, imported when a
+vit is built, and an attnrt binary to read the architectures from, see below).
 
 Architectures (the `--arch` names of export_torch.py and `attnrt convert`):
   mha             torch.nn.MultiheadAttention, eval mode
@@ -17,19 +18,21 @@ Architectures (the `--arch` names of export_torch.py and `attnrt convert`):
 
 Config keys are the PyTorch constructor arguments; resolve_config() checks them and fills in the
 defaults, build_module() constructs the module, forward() runs it with attnrt's mask semantics.
-The keys are those of attnrt's C++ records (models/src/arch_*.cc), which `attnrt architectures
---json` lists; tests/python/architectures_agree_test.py fails when the names, keys, required or
-fixed keys here disagree with that list. They stay spelled out here so that the exporter runs
-where no attnrt is built. The defaults are the records' with two exceptions kept from before
-those records existed: for mha and encoder-layer, batch_first
-defaults to True and encoder-layer's dropout to 0.0 (PyTorch: False and 0.1; the encoder keeps
-PyTorch's). export_torch.py writes the resolved config (less the keys that only restate
-attnrt's defaults, see written_config()), so `attnrt convert` never relies on a default that
-differs. Keys attnrt implements only at their default (mha's add_bias_kv, add_zero_attn, kdim,
-vdim; vit's representation_size) are accepted at that value only. is_causal (mha,
-encoder-layer, encoder) is attnrt's own key: the model applies the causal rule on every run, so
-forward() must be called with causal=True for such a module (see stored_causal()). The C++
-self-attention record also takes is_causal; here seed 003 keeps its lack of a causal option.
+The architecture names, the keys, their types, which are required or accepted only at their
+default ("fixed"), and the defaults are read from the runtime: attnrt's C++ records
+(models/src/arch_*.cc) as `attnrt architectures --json` lists them (attnrt_architectures.py;
+which attnrt: its use(), $ATTNRT or PATH). What is kept here is what building the PyTorch
+modules needs on top (see the config section): the exporter's defaults where they differ
+(EXPORT_DEFAULTS: mha and encoder-layer are built batch_first, encoder-layer without dropout,
+as before the records existed), keys a module lacks (TORCH_LACKS: seed 003 has no causal
+option), the values the modules accept (activations, RoPE styles, ranges) and the checks that
+a module can be built (heads divide the width, ...). export_torch.py writes the resolved config
+(less the keys that only restate attnrt's defaults, see written_config()), so `attnrt convert`
+never relies on a default that differs. Keys attnrt implements only at their default (mha's
+add_bias_kv, add_zero_attn, kdim, vdim; vit's representation_size) are accepted at that value
+only. is_causal (mha, encoder-layer, encoder) is attnrt's own key: the model applies the causal
+rule on every run, so forward() must be called with causal=True for such a module (see
+stored_causal()).
 
 Layouts: batch_first true means (batch, seq, features) in and out; false (the default of PyTorch
 and of the encoder) means (seq, batch, features), exactly as PyTorch and `attnrt run` take it.
@@ -46,11 +49,18 @@ that key; forward() hands a bool one to the module as its key_padding_mask uncha
 """
 import json
 import math
+import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+import attnrt_architectures as runtime  # noqa: E402
 
 REQUIRED = object()  # marks a config key without a default
 
@@ -317,77 +327,51 @@ def llama_generate(model, prompt, max_new_tokens, temperature=0.0, top_k=None, g
     return torch.stack(chosen, dim=1), torch.stack(logits_seen, dim=1)
 
 
-# Per architecture: key -> default (or REQUIRED), in constructor order.
-_ENCODER_LAYER_KEYS = {
-    "d_model": REQUIRED, "nhead": REQUIRED, "dim_feedforward": 2048, "dropout": 0.0,
-    "activation": "relu", "layer_norm_eps": 1e-5, "batch_first": True, "norm_first": False,
-    "bias": True, "is_causal": False,
-}
-CONFIG_KEYS = {
-    "mha": {
-        "embed_dim": REQUIRED, "num_heads": REQUIRED, "dropout": 0.0, "bias": True,
-        "batch_first": True, "is_causal": False, "add_bias_kv": False, "add_zero_attn": False,
-        "kdim": None, "vdim": None,
-    },
-    "encoder-layer": dict(_ENCODER_LAYER_KEYS),
-    "self-attention": {"d_model": REQUIRED, "d_k": None, "d_v": None},
-    "single-head": {"embedding_dim": REQUIRED, "attention_dim": REQUIRED},
-    # PyTorch's defaults, as the C++ record: batch_first False, dropout 0.1 (ignored in eval).
-    "encoder": {
-        **_ENCODER_LAYER_KEYS, "dropout": 0.1, "batch_first": False,
-        "num_layers": REQUIRED, "final_norm": False, "final_norm_eps": 1e-5,
-        "enable_nested_tensor": True,
-    },
-    "vit": {
-        "image_size": REQUIRED, "patch_size": REQUIRED, "num_layers": REQUIRED,
-        "num_heads": REQUIRED, "hidden_dim": REQUIRED, "mlp_dim": REQUIRED, "dropout": 0.0,
-        "attention_dropout": 0.0, "num_classes": 1000, "representation_size": None,
-    },
-    # llama2.c's ModelArgs plus rope_theta (Meta's), rope_style and Mistral's sliding_window
-    # (None: full causal attention; not written then); n_kv_heads None resolves to n_heads.
-    # hidden_dim is required (llama2.c derives it from multiple_of when None; attnrt does
-    # not): multiple_of and dropout are accepted and ignored, and not written.
-    "llama": {
-        "dim": REQUIRED, "n_layers": REQUIRED, "n_heads": REQUIRED, "n_kv_heads": None,
-        "vocab_size": REQUIRED, "hidden_dim": REQUIRED, "norm_eps": 1e-5,
-        "max_seq_len": REQUIRED, "rope_theta": 10000.0, "rope_style": "interleaved",
-        "multiple_of": None, "dropout": 0.0, "sliding_window": None,
-    },
-}
+# ---- config keys: the runtime's, read from `attnrt architectures --json` ------------------
+# The names, keys, types, required and fixed keys and defaults are attnrt's records
+# (attnrt_architectures.py asks the binary). What is kept here is what building a PyTorch
+# module needs on top of them, each with its reason.
 
-# The `--arch` names, in the order of attnrt's records (`attnrt architectures`).
-ARCHITECTURES = tuple(CONFIG_KEYS)
-
-# Keys accepted only at their default (attnrt does not implement the alternative). kdim and vdim
-# may also equal embed_dim, which is what PyTorch makes of None.
-FIXED_KEYS = {"add_bias_kv", "add_zero_attn", "kdim", "vdim", "representation_size"}
-# Keys whose value is a positive integer (None allowed where the default is None).
-_POSITIVE_INTS = {"embed_dim", "num_heads", "d_model", "nhead", "dim_feedforward", "d_k", "d_v",
-                  "embedding_dim", "attention_dim", "num_layers", "image_size", "patch_size",
-                  "hidden_dim", "mlp_dim", "num_classes", "kdim", "vdim", "representation_size",
-                  "dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size", "max_seq_len",
-                  "multiple_of", "sliding_window"}
-_BOOLS = {"bias", "batch_first", "norm_first", "is_causal", "final_norm", "enable_nested_tensor",
-          "add_bias_kv", "add_zero_attn"}
-_FLOATS = {"dropout", "attention_dropout", "layer_norm_eps", "final_norm_eps", "norm_eps",
-           "rope_theta"}
-_PROBABILITIES = {"dropout", "attention_dropout"}
-_EPSILONS = {"layer_norm_eps", "final_norm_eps", "norm_eps"}
+# The defaults of a fresh export where they differ from the runtime's, kept from before the
+# records existed: mha and encoder-layer modules are built batch_first (PyTorch and attnrt:
+# false) and without dropout (encoder-layer's PyTorch default 0.1; ignored in eval anyway).
+# export_torch.py writes the resolved value, so `attnrt convert` never relies on either.
+EXPORT_DEFAULTS = {"mha": {"batch_first": True},
+                   "encoder-layer": {"batch_first": True, "dropout": 0.0}}
+# Keys of a record that the PyTorch module has no argument for: seed 003's SelfAttention has
+# no causal option, so its config is refused with is_causal (attnrt's record accepts it).
+TORCH_LACKS = {"self-attention": {"is_causal"}}
 # Keys attnrt's llama accepts and ignores (it derives nothing from them); not written.
 _IGNORED = {"llama": {"multiple_of", "dropout"}}
+# What the PyTorch modules built here accept beyond the key's type.
 _ACTIVATIONS = ("relu", "gelu")  # gelu is the exact (erf) GELU, F.gelu's default
+_CHOICES = {"activation": _ACTIVATIONS, "rope_style": ROPE_STYLES}
+_PROBABILITIES = {"dropout", "attention_dropout"}
+_EPSILONS = {"layer_norm_eps", "final_norm_eps", "norm_eps"}
+_HEADS = {"mha": ("embed_dim", "num_heads"), "encoder-layer": ("d_model", "nhead"),
+          "encoder": ("d_model", "nhead"), "vit": ("hidden_dim", "num_heads")}
 VIT_NORM_EPS = 1e-6  # torchvision's norm_layer default, the only one attnrt's vit implements
 VIT_CHANNELS = 3
 
 
-def key_type(key):
-    """The JSON type a config key takes: "int", "float", "bool" or "string" (the names `attnrt
-    architectures` gives the runtime's types)."""
-    if key in _POSITIVE_INTS:
-        return "int"
-    if key in _BOOLS:
-        return "bool"
-    return "float" if key in _FLOATS else "string"
+def architectures():
+    """The `--arch` names, in the order of attnrt's records (`attnrt architectures`)."""
+    return runtime.names()
+
+
+def runtime_keys(arch):
+    """name -> attnrt_architectures.Key of the keys a config for arch takes: the record's, less
+    TORCH_LACKS. ValueError for an unknown architecture."""
+    lacks = TORCH_LACKS.get(arch, ())
+    return {name: key for name, key in runtime.record(arch).keys.items() if name not in lacks}
+
+
+def config_keys(arch):
+    """name -> default (REQUIRED for a required key) in the record's order: the runtime's
+    defaults with EXPORT_DEFAULTS applied."""
+    export = EXPORT_DEFAULTS.get(arch, {})
+    return {name: REQUIRED if key.required else export.get(name, key.default)
+            for name, key in runtime_keys(arch).items()}
 
 
 def resolve_config(arch, config):
@@ -396,63 +380,65 @@ def resolve_config(arch, config):
     Raises ValueError naming the offending key. An "architecture" key, if present, must equal arch
     (export_torch.py writes it into config.json) and is not part of the result.
     """
-    if arch not in CONFIG_KEYS:
-        raise ValueError(f"unknown architecture {arch!r} (expected one of {', '.join(ARCHITECTURES)})")
+    keys = runtime_keys(arch)
+    defaults = config_keys(arch)
     config = dict(config)
     named = config.pop("architecture", arch)
     if named != arch:
         raise ValueError(f"config says architecture {named!r} but --arch is {arch!r}")
-    keys = CONFIG_KEYS[arch]
     unknown = sorted(set(config) - set(keys))
     if unknown:
         raise ValueError(f"unknown config key(s) {', '.join(unknown)} for {arch} "
                          f"(allowed: {', '.join(keys)})")
     resolved = {}
-    for key, default in keys.items():
-        if key not in config and default is REQUIRED:
-            raise ValueError(f"missing required config key {key!r} for {arch}")
-        resolved[key] = _check_value(key, config.get(key, default), default)
-    _check_combination(arch, resolved)
+    for name, key in keys.items():
+        if config.get(name) is not None:
+            resolved[name] = _check_value(key, config[name])
+        elif defaults[name] is REQUIRED:
+            raise ValueError(f"missing required config key {name!r} for {arch}")
+        else:  # absent or null, as `attnrt convert` reads it: the default
+            resolved[name] = defaults[name]
+    _check_combination(arch, keys, resolved)
     return resolved
 
 
-def _check_value(key, value, default):
-    if value is None and default is None:
-        return None
-    if key in _POSITIVE_INTS:
+def _check_value(key, value):
+    """A given (non-null) value against the runtime's type and what the modules accept."""
+    name = key.name
+    if key.type == "int":
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"config key {key!r} must be a positive integer, got {value!r}")
-    elif key in _BOOLS:
+            raise ValueError(f"config key {name!r} must be a positive integer, got {value!r}")
+    elif key.type == "bool":
         if not isinstance(value, bool):
-            raise ValueError(f"config key {key!r} must be true or false, got {value!r}")
-    elif key in _FLOATS:
+            raise ValueError(f"config key {name!r} must be true or false, got {value!r}")
+    elif key.type == "float":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"config key {key!r} must be a finite number, got {value!r}")
+            raise ValueError(f"config key {name!r} must be a finite number, got {value!r}")
         value = float(value)
-    elif key == "activation":
-        if value not in _ACTIVATIONS:
-            raise ValueError(f"config key 'activation' must be one of {_ACTIVATIONS}, got {value!r}")
-    elif key == "rope_style":
-        if value not in ROPE_STYLES:
-            raise ValueError(f"config key 'rope_style' must be one of {ROPE_STYLES}, got {value!r}")
+    elif name in _CHOICES:
+        if value not in _CHOICES[name]:
+            raise ValueError(f"config key {name!r} must be one of {_CHOICES[name]}, got {value!r}")
+    elif not isinstance(value, str):
+        raise ValueError(f"config key {name!r} must be a string, got {value!r}")
     return value
 
 
-def _check_combination(arch, c):
-    for key in FIXED_KEYS & set(c):
-        default = CONFIG_KEYS[arch][key]
-        if c[key] != default and not (key in ("kdim", "vdim") and c[key] == c["embed_dim"]):
-            allowed = "null or embed_dim" if key in ("kdim", "vdim") else json_name(default)
-            raise ValueError(f"config key {key!r} = {json_name(c[key])} is not supported by attnrt "
-                             f"(only {allowed})")
-    for key in _PROBABILITIES & set(c):
-        if not 0.0 <= c[key] < 1.0:
-            raise ValueError(f"config key {key!r} must be in [0, 1), got {c[key]!r}")
-    for key in _EPSILONS & set(c):
-        if not 0.0 < c[key] < 1.0:
-            raise ValueError(f"config key {key!r} must be in (0, 1), got {c[key]!r}")
-    heads = {"mha": ("embed_dim", "num_heads"), "encoder-layer": ("d_model", "nhead"),
-             "encoder": ("d_model", "nhead"), "vit": ("hidden_dim", "num_heads")}.get(arch)
+def _check_combination(arch, keys, c):
+    for name, key in keys.items():
+        if not key.fixed or c[name] == key.default:
+            continue
+        if key.same_as is not None and c[name] == c[key.same_as]:
+            continue
+        allowed = f"null or {key.same_as}" if key.same_as else json_name(key.default)
+        raise ValueError(f"config key {name!r} = {json_name(c[name])} is not supported by attnrt "
+                         f"(only {allowed})")
+    for name in _PROBABILITIES & set(c):
+        if not 0.0 <= c[name] < 1.0:
+            raise ValueError(f"config key {name!r} must be in [0, 1), got {c[name]!r}")
+    for name in _EPSILONS & set(c):
+        if not 0.0 < c[name] < 1.0:
+            raise ValueError(f"config key {name!r} must be in (0, 1), got {c[name]!r}")
+    heads = _HEADS.get(arch)
     if heads and c[heads[0]] % c[heads[1]] != 0:
         raise ValueError(f"{heads[0]} {c[heads[0]]} is not divisible by {heads[1]} {c[heads[1]]}")
     if arch == "llama":
@@ -463,7 +449,7 @@ def _check_combination(arch, c):
 
 
 def _check_llama(c):
-    if c["n_kv_heads"] is None:
+    if not c["n_kv_heads"]:  # null or the record's 0: as many as the query heads
         c["n_kv_heads"] = c["n_heads"]
     if c["dim"] % c["n_heads"] != 0:
         raise ValueError(f"dim {c['dim']} is not divisible by n_heads {c['n_heads']}")
@@ -485,13 +471,14 @@ def json_name(value):
 def written_config(arch, resolved):
     """The config as export_torch.py writes it into config.json (after "architecture"): the
     resolved config without the keys that only restate attnrt's defaults and that older readers
-    do not know: the keys accepted only at their default (add_bias_kv, add_zero_attn, kdim, vdim,
-    representation_size; attnrt records nothing for them either), is_causal when false and
-    sliding_window when None."""
+    do not know: the record's fixed keys (add_bias_kv, add_zero_attn, kdim, vdim,
+    representation_size; attnrt records nothing for them either), _IGNORED's, is_causal when
+    false and a key left null whose record has no default (sliding_window)."""
+    keys = runtime_keys(arch)
     ignored = _IGNORED.get(arch, ())
     return {k: v for k, v in resolved.items()
-            if k not in FIXED_KEYS and k not in ignored and not (k == "is_causal" and not v)
-            and not (k == "sliding_window" and v is None)}
+            if not keys[k].fixed and k not in ignored and not (k == "is_causal" and not v)
+            and not (v is None and keys[k].default is None and keys[k].same_as is None)}
 
 
 def stored_causal(arch, config):

@@ -5,7 +5,11 @@ tools/python/export_torch.py's export_state_dict, float32, tied embeddings) and 
 command, steps, losses, wall time, CPU, a greedy sample).
 
   train_byte_llama.py [--out-dir models/lm] [--text FILE] [--train-seconds 560] [--steps N]
-                      [--seed 1234] [--threads 2] [model and optimiser options, see --help]
+                      [--seed 1234] [--threads 2] [--attnrt PATH]
+                      [model and optimiser options, see --help]
+
+The llama config keys and defaults are the runtime's (`attnrt architectures --json` of --attnrt,
+else $ATTNRT, else attnrt on PATH; see tools/python/attnrt_architectures.py).
 
 Text: by default the King James Version as Debian's bible-kjv prints it (`bible -l4000
 gen1:1-rev22:21`; packages bible-kjv and bible-kjv-text, installed by tools/setup.sh), one verse
@@ -91,7 +95,15 @@ def parse_args(argv=None):
                     help="bytes of each split scored at the end (windows of --max-seq-len)")
     ap.add_argument("--sample-bytes", type=int, default=200)
     ap.add_argument("--log-every", type=float, default=15.0, help="seconds between progress lines")
+    ap.add_argument("--attnrt", help="the attnrt whose llama record the config follows (default: "
+                    f"${tm.runtime.ENV}, else attnrt on PATH)")
     args = ap.parse_args(argv)
+    if args.attnrt is not None:
+        tm.runtime.use(args.attnrt)
+    try:
+        tm.architectures()  # before training, not after it
+    except tm.runtime.AttnrtUnavailable as e:
+        ap.error(str(e))
     if not 0 < args.train_seconds <= MAX_TRAIN_SECONDS:
         ap.error(f"--train-seconds must be in (0, {MAX_TRAIN_SECONDS}]")
     if args.steps is not None and args.steps <= 0:

@@ -33,6 +33,9 @@ struct NnKernel {
   decltype(&ReluInPlace) relu;
   decltype(&AddInPlace) add;
   decltype(&SiluMulInPlace) silu_mul;
+  decltype(&GeluTanhInPlace) gelu_tanh;
+  decltype(&GeluTanhMulInPlace) gelu_tanh_mul;
+  decltype(&ScaleInPlace) scale;
   decltype(&ErfInPlace) erf;
   decltype(&SoftmaxExpInPlace) softmax_exp;
   decltype(&StoreKvRows) store_kv_rows;

@@ -6,10 +6,21 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace attnrt {
 
 using WorkFn = void (*)(void* context, size_t begin, size_t end, size_t worker);
+
+// Below what size a job is not worth splitting. A job's time on one thread is about
+// the larger of its flops over the rate of compute-bound work and its bytes over
+// the rate of streaming work; `flops` and `bytes` are what each rate gets through
+// in the time below which splitting does not pay. A job under both runs on the
+// calling thread (RunWorkItems). Zero: split every job of two or more items.
+struct SplitThreshold {
+  uint64_t flops = 0;
+  uint64_t bytes = 0;
+};
 
 class Executor {
  public:
@@ -17,6 +28,10 @@ class Executor {
   // Calls fn for disjoint ranges that together cover [0, items); returns when all
   // calls have finished. `worker` is in [0, workers()).
   virtual void ParallelFor(size_t items, WorkFn fn, void* context) = 0;
+  // Jobs below this run on the calling thread: handing them to other workers costs
+  // more than it saves. A pool measures it (tools/host/split_calibration.h); the
+  // default splits every job of two or more items.
+  virtual SplitThreshold split_threshold() const { return SplitThreshold{}; }
 
  protected:
   // Not deletable through the interface: no virtual destructor, so firmware links
