@@ -245,8 +245,9 @@ def markdown(report):
                  f"round {r['round']}: {r['uptime_before'].split('load average:')[-1].strip()} "
                  f"before, {r['uptime_after'].split('load average:')[-1].strip()} after"
                  for r in report["rounds"]) + ".",
-             "Ratios are default time / one-thread time (below 1: the default is faster); "
-             "idle speed-up = one-thread time / default time.", "",
+             "\"idle\" = no busy process started by this script: whatever else the load "
+             "average shows was running too. Ratios are default time / one-thread time (below "
+             "1: the default is faster); idle speed-up = one-thread time / default time.", "",
              "| load | workload | default ms | 1 thread ms | ratio median | ratio worst "
              "| idle speed-up | target | met |",
              "|---|---|---|---|---|---|---|---|---|"]

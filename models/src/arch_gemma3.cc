@@ -60,6 +60,6 @@ const LmRecipe kGemma3Recipe = {NormKind::kRms, MlpKind::kGeGluTanh, PositionKin
 const ArchitectureRecord kGemma3Record = {
     "Gemma 3 text decoder (Hugging Face Gemma3ForCausalLM)", kGemma3Keys, CountOf(kGemma3Keys),
     ReadDecoderConfig, "layers.{i}.", kGemma3LayerTensors, CountOf(kGemma3LayerTensors),
-    kLlamaTensors, kLlamaTensorCount, nullptr, false, &kGemma3Recipe, "model.layers.{i}."};
+    kLlamaTensors, CountOf(kLlamaTensors), nullptr, false, &kGemma3Recipe, "model.layers.{i}."};
 
 }  // namespace attnrt

@@ -8,24 +8,11 @@
 
 namespace attnrt {
 
-const ConfigKey kLlamaKeys[] = {ATTNRT_LLAMA_KEYS};
-const size_t kLlamaKeyCount = CountOf(kLlamaKeys);
-
 namespace {
 
 constexpr TensorRecord kLlamaLayerTensors[] = {ATTNRT_LLAMA_LAYER_TENSORS};
 
 }  // namespace
-
-// Without output.weight the output layer shares tok_embeddings (tied embeddings).
-const TensorRecord kLlamaTensors[] = {
-    {"tok_embeddings.weight", 2, {Dim::kVocab, Dim::kModel}, When::kAlways, Slot::kTokenEmbedding,
-     "model.embed_tokens.weight"},
-    {"norm.weight", 1, {Dim::kModel}, When::kAlways, Slot::kFinalNormWeight, "model.norm.weight"},
-    {"output.weight", 2, {Dim::kVocab, Dim::kModel}, When::kOptional, Slot::kHeadWeight,
-     "lm_head.weight"},
-};
-const size_t kLlamaTensorCount = CountOf(kLlamaTensors);
 
 const LmRecipe kLlamaRecipe = {NormKind::kRms, MlpKind::kSwiGlu, PositionKind::kRope,
                                ResidualKind::kPreNorm, EmbeddingScale::kNone, false};

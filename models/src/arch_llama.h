@@ -66,11 +66,19 @@ namespace attnrt {
   {"rope_high_freq_factor", ConfigType::kFloat, false, 0, "null"},                        \
   {"rope_original_max_positions", ConfigType::kInt, false, 0, "null"}
 
-extern const ConfigKey kLlamaKeys[];
-extern const size_t kLlamaKeyCount;
+// The tables the Llama-like records share are constexpr here, not extern arrays with an
+// extern count: a record in another file that read a count defined elsewhere would be
+// initialized at start-up, i.e. by a static constructor, which firmware built without a C++
+// runtime never runs (tests/firmware_consumer checks the libraries have none).
+inline constexpr ConfigKey kLlamaKeys[] = {ATTNRT_LLAMA_KEYS};
 // tok_embeddings, norm, and output (optional: tied to tok_embeddings without it).
-extern const TensorRecord kLlamaTensors[];
-extern const size_t kLlamaTensorCount;
+inline constexpr TensorRecord kLlamaTensors[] = {
+    {"tok_embeddings.weight", 2, {Dim::kVocab, Dim::kModel}, When::kAlways, Slot::kTokenEmbedding,
+     "model.embed_tokens.weight"},
+    {"norm.weight", 1, {Dim::kModel}, When::kAlways, Slot::kFinalNormWeight, "model.norm.weight"},
+    {"output.weight", 2, {Dim::kVocab, Dim::kModel}, When::kOptional, Slot::kHeadWeight,
+     "lm_head.weight"},
+};
 extern const LmRecipe kLlamaRecipe;
 
 

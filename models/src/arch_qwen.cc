@@ -30,14 +30,14 @@ const LmRecipe kQwen3Recipe = {NormKind::kRms, MlpKind::kSwiGlu, PositionKind::k
 
 const ArchitectureRecord kQwen2Record = {
     "Qwen2 (Hugging Face Qwen2ForCausalLM: Llama with q, k, v biases)", kLlamaKeys,
-    kLlamaKeyCount, ReadDecoderConfig, "layers.{i}.", kQwen2LayerTensors,
-    CountOf(kQwen2LayerTensors), kLlamaTensors, kLlamaTensorCount, nullptr, false,
+    CountOf(kLlamaKeys), ReadDecoderConfig, "layers.{i}.", kQwen2LayerTensors,
+    CountOf(kQwen2LayerTensors), kLlamaTensors, CountOf(kLlamaTensors), nullptr, false,
     &kLlamaRecipe, "model.layers.{i}."};
 
 const ArchitectureRecord kQwen3Record = {
     "Qwen3 (Hugging Face Qwen3ForCausalLM: Llama with per-head q/k RMSNorm)", kLlamaKeys,
-    kLlamaKeyCount, ReadDecoderConfig, "layers.{i}.", kQwen3LayerTensors,
-    CountOf(kQwen3LayerTensors), kLlamaTensors, kLlamaTensorCount, nullptr, false,
+    CountOf(kLlamaKeys), ReadDecoderConfig, "layers.{i}.", kQwen3LayerTensors,
+    CountOf(kQwen3LayerTensors), kLlamaTensors, CountOf(kLlamaTensors), nullptr, false,
     &kQwen3Recipe, "model.layers.{i}."};
 
 }  // namespace attnrt

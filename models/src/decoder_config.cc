@@ -117,7 +117,7 @@ Status ReadWindow(const WeightFile& file, ModelConfig* c) {
   bool present;
   ATTNRT_RETURN_IF_ERROR(ReadOptionalString(file, "layer_types", &types, &present));
   if (!present) {
-    c->window_layers = c->sliding_window == 0 ? 0 : ~uint64_t{0} >> (64 - c->num_layers);
+    c->window_layers = c->sliding_window == 0 ? 0 : AllLayers(c->num_layers);
     return Status::Ok();
   }
   c->window_layers = 0;

@@ -29,7 +29,7 @@ namespace {
 // A cache keeps fewer than max_seq rows only when every layer has the window (a
 // global layer of Gemma 3 reads them all).
 bool WindowedCache(const ModelConfig& c) {
-  return c.sliding_window != 0 && c.window_layers == ~uint64_t{0} >> (64 - c.num_layers);
+  return c.sliding_window != 0 && c.window_layers == AllLayers(c.num_layers);
 }
 
 size_t CacheRows(const ModelConfig& c, const LmShape& s) {

@@ -1668,7 +1668,11 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description="Self-test of the Hugging Face family references")
     ap.add_argument("--only", help="comma list of families or variants")
     ap.add_argument("--keep", help="write the test folders here (kept)")
+    ap.add_argument("--attnrt", help="the attnrt whose architecture list torch_modules reads "
+                    "(default: $ATTNRT, else attnrt on PATH)")
     args = ap.parse_args()
+    if args.attnrt:
+        os.environ["ATTNRT"] = args.attnrt  # tools/python/attnrt_architectures.py reads it
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
     try:

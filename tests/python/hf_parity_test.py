@@ -36,7 +36,8 @@ gpt2):
 Also: a folder without tokenizer files converts, and the refusals: unknown architectures,
 rope_scaling yarn, llama attention_bias true, llama hidden_act gelu, a shard of the index
 missing, a tensor missing, an unexpected tensor, an unknown config key, GPT-2
-scale_attn_by_inverse_layer_idx, Gemma final_logit_softcapping: each a non-zero exit (no
+scale_attn_by_inverse_layer_idx, Gemma final_logit_softcapping, --out naming a shard, config.json
+or tokenizer.json of the folder (which must stay unchanged): each a non-zero exit (no
 signal), nothing at -o, and stderr naming the offending key, value, file or tensor.
 
 Usage: hf_parity_test.py --attnrt PATH [--threads N] [--only FAMILY,...] [--keep DIR]
@@ -405,6 +406,27 @@ def _extra_tensor(d):
     return [name]
 
 
+def out_names_an_input(ctx, stats):
+    """convert D -o D/<a file it reads>: refused by name, the file unchanged byte for byte."""
+    d = ctx.new_dir("refuse_out_names_input")
+    hf.write_folder("llama", d, dtype="BF16", shards=3, seed=SEED)
+    for name in (hf.shard_name(2, 3), "config.json", "tokenizer.json"):
+        path = os.path.join(d, name)
+        with open(path, "rb") as f:
+            before = f.read()
+        proc = attnrt_cli.run_cli([ctx.attnrt, "convert", d, "-o", path], timeout=300)
+        with open(path, "rb") as f:
+            after = f.read()
+        if proc.returncode is None or proc.returncode <= 0:
+            raise Failure(f"-o {name}: exit {proc.returncode}: {one_line(proc.stderr)}")
+        if after != before:
+            raise Failure(f"-o {name}: the folder's {name} was overwritten")
+        if "refusing to overwrite an input" not in proc.stderr or name not in proc.stderr:
+            raise Failure(f"-o {name}: stderr does not name it: {one_line(proc.stderr)}")
+    stats.refusals += 1
+    return "a shard, config.json and tokenizer.json as -o: refused, each unchanged"
+
+
 REFUSALS = [
     ("unknown architectures FalconForCausalLM", "llama",
      refusal("llama", "architecture", ["FalconForCausalLM"],
@@ -427,6 +449,7 @@ REFUSALS = [
     ("gpt2 scale_attn_by_inverse_layer_idx true", "gpt2",
      refusal("gpt2", "inverse_layer_idx", ["scale_attn_by_inverse_layer_idx"],
              {"scale_attn_by_inverse_layer_idx": True})),
+    ("--out naming a file of the folder", "llama", out_names_an_input),
     ("gemma3 final_logit_softcapping 30.0", "gemma3",
      refusal("gemma3", "softcapping", ["final_logit_softcapping"],
              {"final_logit_softcapping": 30.0})),

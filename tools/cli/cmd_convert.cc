@@ -7,6 +7,8 @@
 // convert-input fuzzer drives too.
 #include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "attnrt/models/model_config.h"
 #include "cli/cli_common.h"
@@ -138,10 +140,18 @@ int ConvertHfFolder(const ConvertOptions& o, WeightType matrix_type) {
       !PrepareHfConversion(files, &writer, &config, &import, &error)) {
     return ReportError(cmd, error);
   }
-  const auto progress = [](size_t i, size_t n, const std::string& path) {
+  // Every file of the folder that was read is an input --out must not name (-o
+  // DIR/model.safetensors would replace the weights it was made from).
+  std::vector<std::string> read = {o.weights + "/model.safetensors.index.json"};
+  for (const auto& kept : files.texts) read.push_back(o.weights + "/" + kept.first);
+  const auto progress = [&read](size_t i, size_t n, const std::string& path) {
     std::fprintf(stderr, "convert: reading %s (%zu of %zu)\n", path.c_str(), i + 1, n);
+    read.push_back(path);
   };
   if (!ReadHfCheckpoint(o.weights, &st, &error, progress)) return ReportError(cmd, error);
+  std::vector<PathArg> inputs;
+  for (const std::string& path : read) inputs.push_back({"folder file", path});
+  if (!CheckOutputPaths(inputs, {{"--out", o.out}}, &error)) return ReportError(cmd, error);
   const size_t tensors = st.tensors.size();
   if (!AddHfTensors(import, config, &st, o.weights, matrix_type, &writer, &error) ||
       !writer.WriteFile(o.out, &error)) {

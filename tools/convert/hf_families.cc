@@ -5,6 +5,7 @@
 #include "convert/hf_families.h"
 
 #include <cmath>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -229,6 +230,11 @@ bool TranslateGpt2(const Json& hf, Json* ours, std::string*) {
 
 // ---- tensor steps ----
 
+bool EndsWith(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
 SafetensorsTensor* FindTensor(SafetensorsFile* st, const std::string& name) {
   for (SafetensorsTensor& t : st->tensors) {
     if (t.name == name) return &t;
@@ -293,11 +299,8 @@ bool ReshapePhi3(const ModelConfig& c, SafetensorsFile* st, std::string* error) 
 bool ReshapeGemma3(const ModelConfig&, SafetensorsFile* st, std::string*) {
   for (SafetensorsTensor& t : st->tensors) {
     const std::string& n = t.name;
-    const auto ends = [&n](const char* s) {
-      const std::string suffix(s);
-      return n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    if (ends("layernorm.weight") || ends("q_norm.weight") || ends("k_norm.weight") ||
+    if (EndsWith(n, "layernorm.weight") || EndsWith(n, "q_norm.weight") ||
+        EndsWith(n, "k_norm.weight") ||
         n == "model.norm.weight") {
       for (float& v : t.values) v = 1.0f + v;
     }
@@ -330,10 +333,7 @@ bool ReshapeGpt2(const ModelConfig& c, SafetensorsFile* st, std::string* error) 
   std::vector<SafetensorsTensor> kept;
   for (SafetensorsTensor& t : st->tensors) {
     const std::string& n = t.name;
-    const bool mask_buffer = n.size() > 10 && (n.compare(n.size() - 10, 10, ".attn.bias") == 0 ||
-                                              (n.size() > 17 &&
-                                               n.compare(n.size() - 17, 17, ".attn.masked_bias") == 0));
-    if (!mask_buffer) kept.push_back(std::move(t));
+    if (!EndsWith(n, ".attn.bias") && !EndsWith(n, ".attn.masked_bias")) kept.push_back(std::move(t));
   }
   st->tensors = std::move(kept);
   const size_t d = c.model_dim, ff = c.ff_dim;

@@ -103,6 +103,11 @@ struct ModelConfig {
 // Longest layer stack a model may have (Model holds one LayerWeights per layer).
 constexpr size_t kMaxLayers = 32;
 
+static_assert(kMaxLayers <= 64, "window_layers holds one bit per layer");
+
+// window_layers with every one of n layers (1 <= n <= 64) set.
+constexpr uint64_t AllLayers(size_t n) { return ~uint64_t{0} >> (64 - n); }
+
 // The architecture's name in architectures.inc ("mha", "llama", ...).
 const char* ArchitectureName(Architecture arch);
 // The PyTorch module an architecture reproduces, for messages and help.
