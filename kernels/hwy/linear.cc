@@ -60,6 +60,7 @@
 #include "kernels/hwy/codec_bf16-inl.h"
 #include "kernels/hwy/codec_f16-inl.h"
 #include "kernels/hwy/codec_f32-inl.h"
+#include "kernels/hwy/codec_q4_0-inl.h"
 #include "kernels/hwy/codec_q8-inl.h"
 
 HWY_BEFORE_NAMESPACE();

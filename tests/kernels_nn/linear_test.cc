@@ -347,7 +347,8 @@ TEST_P(LinearTest, ScratchDependsOnlyOnDepth) {
   EXPECT_EQ(LinearScratchFloats(a), LinearScratchFloats(b));
 }
 
-const WeightType kTypedWeights[] = {WeightType::kF16, WeightType::kBF16, WeightType::kQ8};
+const WeightType kTypedWeights[] = {WeightType::kF16, WeightType::kBF16, WeightType::kQ8,
+                                     WeightType::kQ4_0};
 
 // Every stored type on both paths (1-3 rows: the dot path; 20 and 29: packed),
 // K around q8's 32-value blocks (shorter last blocks, K < 32) and vector edges, N

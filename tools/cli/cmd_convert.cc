@@ -99,7 +99,8 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--out", o->out, "Model file to write")->required();
   AddWeightDtypeOption(cmd, &o->dtype,
                        "Storage of weight matrices and embeddings (q8: int8, one f16 scale per "
-                       "32 weights of a row; runtime/FORMAT.md). Norms, biases and position "
+                       "32 weights of a row; q4_0: GGUF's Q4_0, 4 bits and one f16 scale per 32 "
+                       "weights; runtime/FORMAT.md). Norms, biases and position "
                        "embeddings stay f32");
   cmd->callback([o, exit_code] { *exit_code = ConvertCommand(*o); });
 }
