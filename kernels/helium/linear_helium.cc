@@ -305,10 +305,12 @@ namespace {
 bool HeliumSupports(WeightType t) { return helium::ReadsWeightType(t); }
 }  // namespace
 
-// linear_variants.inc. Rank 2: above Highway, whose code on an M55 is SCALAR.
+// linear_variants.inc. Rank 3: above Highway, whose code on an M55 is SCALAR, its integer
+// kernel (rank 2) included: a scalar int8 loop does not beat these vector FMAs on q8.
+// Helium's own integer dot product (VMLADAV) is issue 32's Helium item.
 extern const LinearKernel kLinearHelium = {
-    "helium", 2, HeliumSupports, helium::LinearScratchFloats, helium::LinearWorkItems,
-    helium::LinearRun, helium::LinearIsa};
+    "helium", 3, HeliumSupports, helium::LinearScratchFloats, helium::LinearWorkItems,
+    helium::LinearRun, helium::LinearIsa, false};
 }  // namespace attnrt
 
 #endif  // ATTNRT_HELIUM

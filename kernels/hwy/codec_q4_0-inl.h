@@ -1,8 +1,8 @@
 // q4_0 weights for the hwy Linear kernel (weight_types.inc; GGUF's layout, weight_q4_0.h):
-// the codec of linear_weights-inl.h's interface. A first, plain version: each block of a
-// row is unpacked to 32 floats on the stack and summed against x with f32 FMAs, row by
-// row (x is reloaded per row: it is L1-resident). Integer dot products on activations
-// quantized to 8 bits (DESIGN.md) are the next step; this one is exact f32.
+// the codec of linear_weights-inl.h's interface, for the exact path (f32 activations,
+// LinearActivations::kF32; `auto` runs q4_0 on the integer kernel, linear_int8.cc). Plain:
+// each block of a row is unpacked to 32 floats on the stack (its scale widened once) and
+// summed against x with f32 FMAs, row by row (x is reloaded per row: it is L1-resident).
 
 #if defined(ATTNRT_KERNELS_HWY_CODEC_Q4_0_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTNRT_KERNELS_HWY_CODEC_Q4_0_INL_H_
