@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/models/language_model.h"
 #include "attnrt/models/model_spec.h"
 #include "cli/bench_timing.h"
@@ -292,7 +293,11 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["hidden_dim"] = c.ff_dim;
   j["vocab"] = c.vocab_size;
   j["threads"] = pool.workers();
+  // The kernel the layers' matrices run on (hwy-int8 for q8 and q4_0: 8-bit activations).
+  const LinearKernel& linear = AutoLinearKernel(model.layers[0].q.type);
   j["isa"] = LinearIsa();
+  j["linear_kernel"] = linear.name;
+  j["linear_isa"] = linear.isa();
   j["weight_dtype"] = WeightTypeName(model.layers[0].q.type);
   j["kv_dtype"] = o.kv_dtype;
   j["prompt_tokens"] = prompt_len;
@@ -318,10 +323,10 @@ int RunBenchLm(const BenchLmOptions& o) {
 
   std::fprintf(prose,
                "bench lm: %s, dim %zu, %zu layers, %zu heads (%zu kv), hidden %zu, vocab %zu; %zu "
-               "thread(s), %s; weights %s, KV cache %s\n",
+               "thread(s), linear %s on %s; weights %s, KV cache %s\n",
                o.model.c_str(), c.model_dim, c.num_layers, c.heads, c.kv_heads, c.ff_dim,
-               c.vocab_size, pool.workers(), LinearIsa(), WeightTypeName(model.layers[0].q.type),
-               o.kv_dtype.c_str());
+               c.vocab_size, pool.workers(), linear.name, linear.isa(),
+               WeightTypeName(model.layers[0].q.type), o.kv_dtype.c_str());
   std::fprintf(prose,
                "  prefill %zu tokens: %.2f ms (stddev %.2f, %zu runs; CPU %.2f ms), %.0f tokens/s, "
                "%.1f GFLOP/s = %.0f%% of the FMA peak (%.1f GFLOP/s per core)\n",
