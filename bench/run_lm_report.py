@@ -18,9 +18,10 @@ printed with them, and --rounds > 1 keeps each row's best (lowest) median.
 With --dtypes (e.g. f16,q8,q4_0) it instead times the weight types against each other (issue 32):
 `attnrt bench lm CONFIG --dtype W --json` for every config of --configs (default stories15M and
 SmolLM2-135M's shape, bench/configs/) and type, interleaved round by round at --threads, and
-prints decode ms/token, read_ms and prefill ms per type (medians over rounds) with the ratio of
-each type's decode to the first type's taken within each round (the figure to trust on a shared
-machine), and the CPU, its kernels and the load average.
+prints decode ms/token (wall and process CPU time), read_ms and prefill ms per type (medians over
+rounds) with the ratio of each type's decode CPU time to the first type's taken within each round
+(the figure to trust on a shared machine: wall time there includes other processes' turns), and
+the CPU, its kernels and the load average.
 """
 import argparse
 import json
@@ -67,21 +68,25 @@ def dtype_table(args):
     lines = [f"CPU: {cpu_model()}; {args.threads} thread(s); load average before each run "
              f"{loads[0]} .. {loads[-1]}; {args.rounds} interleaved round(s); prompt "
              f"{args.prompt_len} tokens, decode 32; medians over rounds, ratios per round", "",
-             "| shape | weights | kernel | decode ms/token | x own read | x "
-             f"{dtypes[0]} decode | prefill ms |", "|---|---|---|---:|---:|---:|---:|"]
+             "| shape | weights | kernel | decode ms/token (wall) | decode CPU ms/token | x "
+             f"{dtypes[0]} (CPU, per round) | wall x own read | prefill ms (CPU) |",
+             "|---|---|---|---:|---:|---:|---:|---:|"]
     report = {"cpu": cpu_model(), "threads": args.threads, "loads": loads, "results": {}}
     for config in configs:
         base = runs[(config, dtypes[0])]
         for dtype in dtypes:
             got = runs[(config, dtype)]
-            ratios = [g["decode_ms_per_token"] / b["decode_ms_per_token"] for g, b in zip(got, base)]
+            cpu = "decode_cpu_ms_per_token"
+            ratios = [g[cpu] / b[cpu] for g, b in zip(got, base)]
             decode = median([g["decode_ms_per_token"] for g in got])
+            decode_cpu = median([g[cpu] for g in got])
             read = median([g["decode_read_ratio"] for g in got])
             prefill = median([g["prefill_ms"] for g in got])
+            prefill_cpu = median([g["prefill_cpu_ms"] for g in got])
             kernel = f"{got[0].get('linear_kernel', '?')} {got[0].get('linear_isa', got[0]['isa'])}"
             lines.append(f"| {os.path.basename(config)} | {dtype} | {kernel} | {decode:.3f} | "
-                         f"{read:.2f} | {median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
-                         f" | {prefill:.1f} |")
+                         f"{decode_cpu:.3f} | {median(ratios):.2f} ({min(ratios):.2f}-"
+                         f"{max(ratios):.2f}) | {read:.2f} | {prefill:.1f} ({prefill_cpu:.1f}) |")
             report["results"][f"{os.path.basename(config)}/{dtype}"] = got
     text = "\n".join(lines)
     print(text)

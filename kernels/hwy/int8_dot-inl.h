@@ -193,6 +193,19 @@ HWY_INLINE WStep LoadQ8First(const int8_t* p) { return LoadQ8(p); }
 HWY_INLINE WStep LoadQ4_0First(const uint8_t* block) { return LoadQ4_0(block); }
 #endif
 
+// The first `count` (< kStepValues) int8 at p, zeros after; nothing past p + count is read
+// (a q8 row's last step: the next row, or past the matrix for the last one). AVX-512 masks
+// the load; the others copy into a zeroed buffer.
+HWY_INLINE WStep LoadQ8Partial(const int8_t* p, size_t count) {
+#if ATTNRT_I8_X86 == 512
+  return {_mm512_maskz_loadu_epi8((__mmask64{1} << count) - 1, p)};
+#else
+  alignas(64) int8_t padded[kStepValues] = {};
+  for (size_t j = 0; j < count; ++j) padded[j] = p[j];
+  return LoadQ8(padded);
+#endif
+}
+
 // ------------------------------------------------------------------ dot products
 // int32 lanes whose sum over each block's lanes is that block's sum_j w[j] * a[j]
 // (`a`: kStepValues activations, all readable). Lanes of block j of a two-block step are

@@ -134,7 +134,7 @@ struct Q4_0Rows {
 
 // q8: int8 rows of K values (not padded to whole blocks) and a plane of f16 scales
 // (weight_q8.h). A step past K would read the next row, or past the matrix for the last
-// one: the last step of a row whose K is no multiple of the step is copied and zero-padded.
+// one: the last step of a row whose K is no multiple of the step reads only K's values.
 struct Q8Rows {
   const int8_t* values;
   const uint16_t* scales;
@@ -156,56 +156,48 @@ struct Q8Rows {
     return LoadQ8(reinterpret_cast<const int8_t*>(row) + b * kI8Block);
   }
   HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const {
-    alignas(64) int8_t padded[kStepValues] = {};
-    std::memcpy(padded, row + b * kI8Block, K - b * kI8Block);
-    return LoadQ8(padded);
+    return LoadQ8Partial(reinterpret_cast<const int8_t*>(row) + b * kI8Block, K - b * kI8Block);
   }
 };
 
-// dw[i * stride + b] = the f16 scale of block b of row rows[i] as f32, for b < blocks;
-// zeros up to `stride` (the pad block). Widened 16 at a time through a small buffer: one vector
-// conversion (vcvtph2ps on x86) per 16 scales instead of a software one per block.
+// dw[i * stride + b] = the f16 scale of block b of row rows[i] as f32, for b < blocks; 0 for
+// the pad block; up to kScaleChunk - 1 floats past a row's end are written too (the next
+// row's, rewritten after, or the region's spare: linear_int8.h). 16 scales at a time go
+// through a small buffer and one vector conversion (vcvtph2ps on x86).
 template <class Weights>
 HWY_INLINE void WidenScales(const Weights& w, const size_t* rows, size_t stride,
                             float* HWY_RESTRICT dw) {
-  constexpr size_t kChunk = 16;
+  constexpr size_t kChunk = int8_linear::kScaleChunk;
   const hn::CappedTag<float, kChunk> df;
   const hn::Rebind<hwy::float16_t, decltype(df)> dh;
   const size_t N = hn::Lanes(df);
   HWY_ALIGN uint16_t bits[kChunk];
   for (size_t i = 0; i < kTileRows; ++i) {
     for (size_t b0 = 0; b0 < stride; b0 += kChunk) {
-      const size_t n = HWY_MIN(kChunk, stride - b0);
-      for (size_t j = 0; j < kChunk; ++j) {
-        bits[j] = b0 + j < w.blocks ? w.ScaleBits(rows[i], b0 + j) : 0;
-      }
-      for (size_t j = 0; j < n; j += N) {
+      const size_t n = HWY_MIN(kChunk, w.blocks > b0 ? w.blocks - b0 : 0);
+      for (size_t j = 0; j < n; ++j) bits[j] = w.ScaleBits(rows[i], b0 + j);
+      for (size_t j = n; j < kChunk; ++j) bits[j] = 0;
+      const size_t covered = HWY_MIN(kChunk, stride - b0);
+      for (size_t j = 0; j < covered; j += N) {
         const auto h = hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(bits + j));
-        if (j + N <= n) {
-          hn::StoreU(hn::PromoteTo(df, h), df, dw + i * stride + b0 + j);
-        } else {  // fewer than a vector left (stride is even, lanes may be 16)
-          HWY_ALIGN float widened[kChunk];
-          hn::Store(hn::PromoteTo(df, h), df, widened);
-          for (size_t t = j; t < n; ++t) dw[i * stride + b0 + t] = widened[t - j];
-        }
+        hn::StoreU(hn::PromoteTo(df, h), df, dw + i * stride + b0 + j);
       }
     }
   }
 }
 
 // s[i * stride + b] = dw[i * stride + b] * d[b]: the combined scale of each block of each
-// tile row for one x row (NaN where the activations were not finite).
+// tile row for one x row (NaN where the activations were not finite). Whole vectors, up to
+// kScaleChunk - 1 floats past a row (see WidenScales).
 HWY_INLINE void CombineScales(const float* HWY_RESTRICT dw, const float* HWY_RESTRICT d,
                               size_t stride, float* HWY_RESTRICT s) {
-  const hn::CappedTag<float, 16> df;
+  const hn::CappedTag<float, int8_linear::kScaleChunk> df;
   const size_t N = hn::Lanes(df);
   for (size_t i = 0; i < kTileRows; ++i) {
-    size_t b = 0;
-    for (; b + N <= stride; b += N) {
+    for (size_t b = 0; b < stride; b += N) {
       hn::StoreU(hn::Mul(hn::LoadU(df, dw + i * stride + b), hn::LoadU(df, d + b)), df,
                  s + i * stride + b);
     }
-    for (; b < stride; ++b) s[i * stride + b] = dw[i * stride + b] * d[b];
   }
 }
 

@@ -39,7 +39,11 @@ inline size_t WorkItems(const LinearParams& p) {
 //   dw     kTileRows rows of `blocks` weight scales (the tile's, widened to f32);
 //   s      kTileRows rows of `blocks` products dw * d (one x row's);
 // with `blocks` = ActivationBlocks(K) rounded up to even: a two-block step (AVX-512) reads
-// the pad block, whose activations, scales and weights are all 0.
+// the pad block, whose activations, scales and weights are all 0. The three float regions
+// end with kScaleChunk spare floats: the scale passes run whole vectors of up to 16 lanes
+// past a row's `blocks` (the extra lanes land in the next row or the spare, never used).
+constexpr size_t kScaleChunk = 16;
+
 struct Layout {
   size_t blocks;
   size_t q, d, dw, s, total;
@@ -52,9 +56,9 @@ inline Layout MakeLayout(size_t K) {
   l.blocks = DivCeil(ActivationBlocks(K), 2) * 2;
   l.q = 0;
   l.d = l.q + align(kChunkRows * l.blocks * kActivationBlock / sizeof(float));
-  l.dw = l.d + align(kChunkRows * l.blocks);
-  l.s = l.dw + align(kTileRows * l.blocks);
-  l.total = l.s + align(kTileRows * l.blocks);
+  l.dw = l.d + align(kChunkRows * l.blocks + kScaleChunk);
+  l.s = l.dw + align(kTileRows * l.blocks + kScaleChunk);
+  l.total = l.s + align(kTileRows * l.blocks + kScaleChunk);
   return l;
 }
 

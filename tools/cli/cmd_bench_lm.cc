@@ -237,7 +237,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   decode_shape.kv_type = KvDtype(o.kv_dtype);
   LmRunner decode;
   if (!StartLm(model, decode_shape, pool.workers(), 0, &decode, &error)) return ReportError(cmd, error);
-  std::vector<double> steps;
+  std::vector<double> steps, step_cpu;  // wall and process CPU ms per step
   progress.StartShape("decode " + std::to_string(o.gen) + " steps");
   const auto decode_start = Clock::now();
   do {
@@ -246,8 +246,10 @@ int RunBenchLm(const BenchLmOptions& o) {
     for (size_t i = 0; i < o.gen && st.ok(); ++i) {
       const int32_t next = token(rng);
       const auto start = Clock::now();
+      const double cpu_start = ProcessCpuMs();
       st = decode.session.Feed(&next, 1, logits.data(), &pool);
       steps.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+      step_cpu.push_back(ProcessCpuMs() - cpu_start);
     }
     if (!st.ok()) return ReportStatus(cmd, st);
     progress.Update(steps.size(), steps.size());
@@ -312,6 +314,9 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["decode_context"] = context;
   j["decode_steps"] = o.gen;
   j["decode_ms_per_token"] = decode_ms;
+  // CPU time of all workers per step (on a shared, loaded machine wall time includes the
+  // time other processes held the cores; with 1 thread this is the step's own work).
+  j["decode_cpu_ms_per_token"] = Median(step_cpu);
   j["decode_stddev_ms"] = SampleStddev(steps);
   j["decode_runs"] = steps.size();
   j["weight_bytes"] = weight_bytes;
