@@ -11,6 +11,8 @@
 //            vpadalq_s16 (armhf and baseline AArch64);
 //   SVE      svdot_s32 (in every SVE), weights through a 32-byte buffer (SVE vectors are
 //            sizeless, no struct may hold one);
+//   Helium   (Cortex-M55, Highway's SCALAR target with MVE) VMLADAV: 16 products summed
+//            into an int32 by one instruction;
 //   others   (EMU128; SCALAR for Cortex-M) int16 products through Highway's
 //            ReorderWidenMulAccumulate, or a plain int32 loop on SCALAR.
 // Exactness: |w| <= 127 and |a| <= 127, so a pair of products is at most 32258 and fits
@@ -34,8 +36,12 @@
 #include <cstring>
 
 #include "attnrt/kernels/activation_blocks.h"
+#include "attnrt/kernels/helium.h"
 #include "attnrt/kernels/weight_q4_0.h"
 #include "hwy/highway.h"
+#if ATTNRT_HELIUM
+#include <arm_mve.h>
+#endif
 
 // Per target (this file is included once for each): which intrinsics below apply, and
 // ATTNRT_I8_BEGIN / ATTNRT_I8_END, which every file calling DotStep puts inside its
@@ -43,6 +49,7 @@
 // clang build runs the AVX3 code there), elsewhere nothing.
 #undef ATTNRT_I8_X86
 #undef ATTNRT_I8_NEON
+#undef ATTNRT_I8_MVE
 #undef ATTNRT_I8_VNNI
 #undef ATTNRT_I8_BEGIN
 #undef ATTNRT_I8_END
@@ -90,6 +97,13 @@ struct WStep {
 #define ATTNRT_I8_NEON 1
 constexpr size_t kStepBlocks = 1;
 using DStep = hn::CappedTag<float, 4>;
+struct WStep {
+  int8x16_t lo, hi;
+};
+#elif HWY_TARGET == HWY_SCALAR && ATTNRT_HELIUM
+#define ATTNRT_I8_MVE 1
+constexpr size_t kStepBlocks = 1;
+using DStep = hn::CappedTag<float, 1>;
 struct WStep {
   int8x16_t lo, hi;
 };
@@ -160,7 +174,7 @@ HWY_INLINE WStep LoadQ4_0(const uint8_t* block) {
 }
 #endif
 
-#elif defined(ATTNRT_I8_NEON)
+#elif defined(ATTNRT_I8_NEON) || defined(ATTNRT_I8_MVE)  // the same intrinsic names
 
 HWY_INLINE WStep LoadQ8(const int8_t* p) { return {vld1q_s8(p), vld1q_s8(p + 16)}; }
 HWY_INLINE WStep LoadQ4_0(const uint8_t* block) {
@@ -256,6 +270,13 @@ HWY_INLINE VStepI DotStep(const WStep& w, const int8_t* a) {
   p1 = vmlal_s8(p1, vget_high_s8(w.hi), vget_high_s8(a1));
   return VStepI(vpadalq_s16(vpaddlq_s16(p0), p1));
 #endif
+}
+
+#elif defined(ATTNRT_I8_MVE)
+
+HWY_INLINE VStepI DotStep(const WStep& w, const int8_t* a) {
+  const int32_t sum = vmladavaq_s8(vmladavq_s8(w.lo, vld1q_s8(a)), w.hi, vld1q_s8(a + 16));
+  return hn::Set(DStepI(), sum);
 }
 
 #elif HWY_TARGET == HWY_SCALAR

@@ -323,9 +323,10 @@ const char* Isa() { return HWY_DYNAMIC_DISPATCH(Int8Isa)(); }
 
 }  // namespace
 
-// linear_variants.inc. Rank 2: `auto` runs q8 and q4_0 here; a call that asks for f32
-// activations (LinearActivations::kF32) skips it (quantizes_activations).
-extern const LinearKernel kLinearHwyInt8 = {"hwy-int8", 2,         int8_linear::ReadsWeightType,
+// linear_variants.inc. Rank 3, above every f32-activation kernel (Helium's too): `auto` runs
+// q8 and q4_0 here on every target, so their results do not depend on the board; a call that
+// asks for f32 activations (LinearActivations::kF32) skips it (quantizes_activations).
+extern const LinearKernel kLinearHwyInt8 = {"hwy-int8", 3,         int8_linear::ReadsWeightType,
                                             ScratchFloats,  WorkItems, Run,
                                             Isa,            true};
 

@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "attnrt/kernels/activation_blocks.h"
-#include "attnrt/kernels/helium.h"
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
@@ -221,11 +220,7 @@ TEST(LinearInt8, AutoRunsIntegerTypesHereAndF32ActivationsElsewhere) {
   for (WeightType t : kIntegerTypes) {
     const LinearKernel& chosen = AutoLinearKernel(t);
     EXPECT_TRUE(chosen.quantizes_activations) << WeightTypeName(t);
-#if ATTNRT_HELIUM
-    EXPECT_STREQ(chosen.name, t == WeightType::kQ8 ? "helium" : "hwy-int8");
-#else
     EXPECT_STREQ(chosen.name, "hwy-int8") << WeightTypeName(t);
-#endif
     const LinearKernel& exact = AutoLinearKernel(t, LinearActivations::kF32);
     EXPECT_FALSE(exact.quantizes_activations) << WeightTypeName(t);
     EXPECT_TRUE(exact.supports(t)) << WeightTypeName(t);

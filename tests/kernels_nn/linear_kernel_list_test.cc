@@ -38,8 +38,8 @@ TEST(LinearKernelList, AutoIsTheHighestRankedKernelOfEachType) {
         }
       }
     }
-    // Helium (M55) reads q8 itself; the integer kernel takes q8 and q4_0 everywhere else.
-    const bool int8 = t.type == WeightType::kQ4_0 || (t.type == WeightType::kQ8 && !ATTNRT_HELIUM);
+    // The integer kernel takes q8 and q4_0 on every target (over Helium's q8 on the M55).
+    const bool int8 = t.type == WeightType::kQ4_0 || t.type == WeightType::kQ8;
     const char* expected = int8 ? "hwy-int8" : ATTNRT_HELIUM ? "helium" : "hwy";
     EXPECT_STREQ(AutoLinearKernel(t.type).name, expected) << t.name;
     EXPECT_EQ(AutoLinearKernel(t.type).quantizes_activations, int8) << t.name;

@@ -2,10 +2,10 @@
 // (kernels/linear_variants.inc), as the SDPA variants are (sdpa_kernel.h): which one
 // runs a call is a lookup, not an #if inside one of them. linear.h's four entry points
 // run the `auto` choice: the highest-ranked kernel that supports the weight type (and, when
-// a call asks for f32 activations, does not quantize them). Today that is Helium on a
-// Cortex-M55 for the types it reads (f32, f16, bf16, q8), then Highway's integer kernel for
-// q8 and q4_0 (8-bit activations; SCALAR on a Cortex-M7, whose M55 Helium outranks it for
-// q8), then Highway's f32-activation kernel (every type); the scalar reference ranks last.
+// a call asks for f32 activations, does not quantize them). Today that is Highway's integer
+// kernel for q8 and q4_0 (8-bit activations, on every target: SCALAR code on the Cortex-M
+// boards), then Helium on a Cortex-M55 for the types it reads (f32, f16, bf16, and q8 with
+// f32 activations), then Highway's f32-activation kernel (every type); the reference last.
 // No allocation, no exceptions, no printing.
 #pragma once
 
