@@ -1,6 +1,8 @@
 // Google Benchmark suite for Linear (y = x W^T + bias) with each stored weight
-// type (f32, f16, bf16, q8), one thread, on the best Highway target (or every
-// target this CPU supports with --attnrt_isa=all).
+// type (f32, f16, bf16, q8, q4_0), one thread, on the best Highway target (or every
+// target this CPU supports with --attnrt_isa=all). The integer types run twice: as
+// `auto` runs them (8-bit activations, the integer kernel: <type>) and with f32
+// activations (the exact path: <type>-f32act).
 //
 // Shapes are llama2.c's stories15M (dim 288, hidden 768, 6 layers, vocab 32000):
 //   linear/<type>/<isa>/<N>x<K>        decode GEMV, rows = 1: 288x288 (wq, wk, wv,
@@ -16,7 +18,8 @@
 //   prefill/<type>/<isa>/256x288x768   rows = 256, K = 288, N = 768 (w1 over a
 //                                      256-token prompt): the packed path.
 // Counters: bytes_per_second = weight bytes (in their stored type) per second;
-// GFLOPs = 2 * rows * K * N per second (prefill). Time in ms.
+// GFLOPs = 2 * rows * K * N per second (prefill). Time in ms. The label names the
+// kernel and its instruction set.
 //
 // Own flags (before or among Google Benchmark's):
 //   --attnrt_isa=best|all   which Highway targets to run (default best)
@@ -32,6 +35,7 @@
 
 #include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
 #include "host/aligned_buffer.h"
 #include "host/memory_read.h"
 #include "hwy/targets.h"
@@ -74,7 +78,8 @@ struct LinearCall {
   std::vector<float> x, y;
   LinearParams p{};
 
-  LinearCall(WeightType type, const Shape& s, size_t rows, std::mt19937* rng)
+  LinearCall(WeightType type, const Shape& s, size_t rows, std::mt19937* rng,
+             LinearActivations activations)
       : w(RandomWeights(type, s, rng)), x(rows * s.in), y(rows * s.out) {
     std::normal_distribution<float> normal(0.0f, 1.0f);
     for (float& v : x) v = normal(*rng);
@@ -88,6 +93,7 @@ struct LinearCall {
     p.bias = nullptr;
     p.y = y.data();
     p.y_stride = s.out;
+    p.activations = activations;
   }
 };
 
@@ -124,45 +130,52 @@ void TimeCalls(benchmark::State& state, std::vector<LinearCall>& calls) {
     RunCalls(calls, s);
     benchmark::ClobberMemory();
   }
-  state.SetLabel(LinearIsa());
+  const LinearKernel& kernel = AutoLinearKernel(calls[0].p.w_type, calls[0].p.activations);
+  state.SetLabel(std::string(kernel.name) + " " + kernel.isa());
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
   state.counters["GFLOPs"] =
       benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// What a benchmark runs: a weight type and the activations its calls ask for.
+struct Variant {
+  WeightType type;
+  LinearActivations activations;
+};
+
 // One call of shape `s` on `rows` rows of input.
-std::vector<LinearCall> OneCall(WeightType type, Shape s, size_t rows) {
+std::vector<LinearCall> OneCall(Variant v, Shape s, size_t rows) {
   std::mt19937 rng(1);
   std::vector<LinearCall> calls;
-  calls.emplace_back(type, s, rows, &rng);
+  calls.emplace_back(v.type, s, rows, &rng, v.activations);
   return calls;
 }
 
-void BenchGemv(benchmark::State& state, WeightType type, Shape s, int64_t target) {
+void BenchGemv(benchmark::State& state, Variant v, Shape s, int64_t target) {
   ForcedTarget forced(target);
-  std::vector<LinearCall> calls = OneCall(type, s, 1);
+  std::vector<LinearCall> calls = OneCall(v, s, 1);
   TimeCalls(state, calls);
 }
 
-void BenchPrefill(benchmark::State& state, WeightType type, int64_t target) {
+void BenchPrefill(benchmark::State& state, Variant v, int64_t target) {
   ForcedTarget forced(target);
-  std::vector<LinearCall> calls = OneCall(type, Shape{768, 288}, kPrefillRows);
+  std::vector<LinearCall> calls = OneCall(v, Shape{768, 288}, kPrefillRows);
   TimeCalls(state, calls);
 }
 
-std::vector<LinearCall> TokenCalls(WeightType type) {
+std::vector<LinearCall> TokenCalls(Variant v) {
   std::mt19937 rng(1);
   std::vector<LinearCall> calls;
   for (size_t l = 0; l < kLayers; ++l) {
-    for (const Shape& s : kLayerShapes) calls.emplace_back(type, s, 1, &rng);
+    for (const Shape& s : kLayerShapes) calls.emplace_back(v.type, s, 1, &rng, v.activations);
   }
-  calls.emplace_back(type, kClassifier, 1, &rng);
+  calls.emplace_back(v.type, kClassifier, 1, &rng, v.activations);
   return calls;
 }
 
-void BenchToken(benchmark::State& state, WeightType type, int64_t target) {
+void BenchToken(benchmark::State& state, Variant v, int64_t target) {
   ForcedTarget forced(target);
-  std::vector<LinearCall> calls = TokenCalls(type);
+  std::vector<LinearCall> calls = TokenCalls(v);
   TimeCalls(state, calls);
 }
 
@@ -177,14 +190,14 @@ void TimeReads(benchmark::State& state, const std::vector<LinearCall>& calls) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
 }
 
-void BenchReadGemv(benchmark::State& state, WeightType type, Shape s, int64_t target) {
+void BenchReadGemv(benchmark::State& state, Variant v, Shape s, int64_t target) {
   ForcedTarget forced(target);
-  TimeReads(state, OneCall(type, s, 1));
+  TimeReads(state, OneCall(v, s, 1));
 }
 
-void BenchReadToken(benchmark::State& state, WeightType type, int64_t target) {
+void BenchReadToken(benchmark::State& state, Variant v, int64_t target) {
   ForcedTarget forced(target);
-  TimeReads(state, TokenCalls(type));
+  TimeReads(state, TokenCalls(v));
 }
 
 std::string ShapeName(const Shape& s) {
@@ -195,28 +208,35 @@ void RegisterAll(bool all_isas) {
   std::vector<int64_t> targets = {0};
   if (all_isas) targets = hwy::SupportedAndGeneratedTargets();
   for (int64_t target : targets) {
-    std::string isa;
-    {
-      ForcedTarget forced(target);
-      isa = LinearIsa();
-    }
+    std::vector<Variant> variants;
     for (const WeightTypeInfo& info : kWeightTypes) {  // every type of weight_types.inc
-      const WeightType t = info.type;
-      const std::string suffix = std::string(WeightTypeName(t)) + "/" + isa;
+      variants.push_back({info.type, LinearActivations::kAuto});
+      if (AutoLinearKernel(info.type).quantizes_activations) {
+        variants.push_back({info.type, LinearActivations::kF32});
+      }
+    }
+    for (const Variant& v : variants) {
+      std::string isa;
+      {
+        ForcedTarget forced(target);
+        isa = AutoLinearKernel(v.type, v.activations).isa();
+      }
+      const char* mode = v.activations == LinearActivations::kF32 ? "-f32act" : "";
+      const std::string suffix = std::string(WeightTypeName(v.type)) + mode + "/" + isa;
       for (const Shape& s : kGemvShapes) {
         benchmark::RegisterBenchmark(("linear/" + suffix + "/" + ShapeName(s)).c_str(), BenchGemv,
-                                     t, s, target)
+                                     v, s, target)
             ->Unit(benchmark::kMicrosecond);
         benchmark::RegisterBenchmark(("read/" + suffix + "/" + ShapeName(s)).c_str(),
-                                     BenchReadGemv, t, s, target)
+                                     BenchReadGemv, v, s, target)
             ->Unit(benchmark::kMicrosecond);
       }
-      benchmark::RegisterBenchmark(("token/" + suffix).c_str(), BenchToken, t, target)
+      benchmark::RegisterBenchmark(("token/" + suffix).c_str(), BenchToken, v, target)
           ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(("read_token/" + suffix).c_str(), BenchReadToken, t, target)
+      benchmark::RegisterBenchmark(("read_token/" + suffix).c_str(), BenchReadToken, v, target)
           ->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("prefill/" + suffix + "/256x288x768").c_str(), BenchPrefill,
-                                   t, target)
+                                   v, target)
           ->Unit(benchmark::kMillisecond);
     }
   }

@@ -14,6 +14,14 @@ targets of the language-model issue:
   2 threads                       decode >= 1.6x and prefill >= 1.8x the 1-thread speed
 Every number goes to --json-out too. Timings on a loaded machine are noisy: the load average is
 printed with them, and --rounds > 1 keeps each row's best (lowest) median.
+
+With --dtypes (e.g. f16,q8,q4_0) it instead times the weight types against each other (issue 32):
+`attnrt bench lm CONFIG --dtype W --json` for every config of --configs (default stories15M and
+SmolLM2-135M's shape, bench/configs/) and type, interleaved round by round at --threads, and
+prints decode ms/token (wall and process CPU time), read_ms and prefill ms per type (medians over
+rounds) with the ratio of each type's decode CPU time to the first type's taken within each round
+(the figure to trust on a shared machine: wall time there includes other processes' turns), and
+the CPU, its kernels and the load average.
 """
 import argparse
 import json
@@ -34,6 +42,60 @@ def run_json(cmd):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def median(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else 0.5 * (values[mid - 1] + values[mid])
+
+
+def dtype_table(args):
+    """Weight types against each other, interleaved; returns the exit code."""
+    dtypes = args.dtypes.split(",")
+    configs = args.configs.split(",") if args.configs else [
+        CONFIG, os.path.join(HERE, "configs", "smollm2_135m.json")]
+    runs = {}  # (config, dtype) -> list of per-round JSON results
+    loads = []
+    for r in range(args.rounds):
+        for config in configs:
+            for dtype in dtypes:
+                print(f"round {r + 1}/{args.rounds}: {os.path.basename(config)} {dtype}",
+                      file=sys.stderr)
+                loads.append(load_average())
+                runs.setdefault((config, dtype), []).append(run_json(
+                    [args.attnrt, "bench", "lm", config, "--json", "--dtype", dtype,
+                     "--threads", str(args.threads), "--seconds", str(args.seconds),
+                     "--prompt-len", str(args.prompt_len), "--gen", "32"]))
+    lines = [f"CPU: {cpu_model()}; {args.threads} thread(s); load average before each run "
+             f"{loads[0]} .. {loads[-1]}; {args.rounds} interleaved round(s); prompt "
+             f"{args.prompt_len} tokens, decode 32; medians over rounds, ratios per round", "",
+             "| shape | weights | kernel | decode ms/token (wall) | decode CPU ms/token | x "
+             f"{dtypes[0]} (CPU, per round) | wall x own read | prefill ms (CPU) |",
+             "|---|---|---|---:|---:|---:|---:|---:|"]
+    report = {"cpu": cpu_model(), "threads": args.threads, "loads": loads, "results": {}}
+    for config in configs:
+        base = runs[(config, dtypes[0])]
+        for dtype in dtypes:
+            got = runs[(config, dtype)]
+            cpu = "decode_cpu_ms_per_token"
+            ratios = [g[cpu] / b[cpu] for g, b in zip(got, base)]
+            decode = median([g["decode_ms_per_token"] for g in got])
+            decode_cpu = median([g[cpu] for g in got])
+            read = median([g["decode_read_ratio"] for g in got])
+            prefill = median([g["prefill_ms"] for g in got])
+            prefill_cpu = median([g["prefill_cpu_ms"] for g in got])
+            kernel = f"{got[0].get('linear_kernel', '?')} {got[0].get('linear_isa', got[0]['isa'])}"
+            lines.append(f"| {os.path.basename(config)} | {dtype} | {kernel} | {decode:.3f} | "
+                         f"{decode_cpu:.3f} | {median(ratios):.2f} ({min(ratios):.2f}-"
+                         f"{max(ratios):.2f}) | {read:.2f} | {prefill:.1f} ({prefill_cpu:.1f}) |")
+            report["results"][f"{os.path.basename(config)}/{dtype}"] = got
+    text = "\n".join(lines)
+    print(text)
+    for path, content in ((args.json_out, json.dumps(report, indent=2)), (args.md_out, text)):
+        if path:
+            write_text_atomically(path, content + "\n")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--attnrt", default=os.path.join(ROOT, "build", "release", "bin", "attnrt"))
@@ -42,7 +104,19 @@ def main():
     ap.add_argument("--rounds", type=int, default=1, help="repeat every measurement, keep the best")
     ap.add_argument("--json-out", default=os.path.join(HERE, "results", "lm_speed_report.json"))
     ap.add_argument("--md-out", default=os.path.join(HERE, "results", "lm_speed_report.md"))
+    ap.add_argument("--dtypes", help="compare these weight types instead (comma-separated; the "
+                    "first is the ratio's base)")
+    ap.add_argument("--configs", help="with --dtypes: comma-separated configs (default stories15M "
+                    "and SmolLM2-135M's shape)")
+    ap.add_argument("--threads", type=int, default=1, help="with --dtypes: attnrt's threads")
+    ap.add_argument("--prompt-len", type=int, default=64, help="with --dtypes: prefill tokens")
     args = ap.parse_args()
+    if args.dtypes:
+        if args.json_out == ap.get_default("json_out"):
+            args.json_out = os.path.join(HERE, "results", "dtype_lm_report.json")
+        if args.md_out == ap.get_default("md_out"):
+            args.md_out = os.path.join(HERE, "results", "dtype_lm_report.md")
+        return dtype_table(args)
     clash = clashing_paths([args.json_out, args.md_out], [args.config])
     if clash:
         print(f"run_lm_report: {clash}", file=sys.stderr)

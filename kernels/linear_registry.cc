@@ -33,23 +33,29 @@ const LinearKernel* FindLinearKernel(const char* name) {
   return FindListedKernel(kLinearSlots, name);
 }
 
-const LinearKernel& AutoLinearKernel(WeightType type) {
+const LinearKernel& AutoLinearKernel(WeightType type, LinearActivations activations) {
   const LinearKernel* best = nullptr;
   const LinearKernel* best_any = nullptr;
   for (const LinearKernel* kernel : kLinearSlots) {
     if (kernel == nullptr) continue;
     if (best_any == nullptr || kernel->rank > best_any->rank) best_any = kernel;
-    if (kernel->supports(type) && (best == nullptr || kernel->rank > best->rank)) best = kernel;
+    const bool allowed =
+        activations != LinearActivations::kF32 || !kernel->quantizes_activations;
+    if (allowed && kernel->supports(type) && (best == nullptr || kernel->rank > best->rank)) {
+      best = kernel;
+    }
   }
   return best != nullptr ? *best : *best_any;
 }
 
 size_t LinearScratchFloats(const LinearParams& p) {
-  return AutoLinearKernel(p.w_type).scratch_floats(p);
+  return AutoLinearKernel(p.w_type, p.activations).scratch_floats(p);
 }
-size_t LinearWorkItems(const LinearParams& p) { return AutoLinearKernel(p.w_type).work_items(p); }
+size_t LinearWorkItems(const LinearParams& p) {
+  return AutoLinearKernel(p.w_type, p.activations).work_items(p);
+}
 void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) {
-  AutoLinearKernel(p.w_type).run(p, begin, end, scratch);
+  AutoLinearKernel(p.w_type, p.activations).run(p, begin, end, scratch);
 }
 const char* LinearIsa() { return AutoLinearKernel(WeightType::kF32).isa(); }
 

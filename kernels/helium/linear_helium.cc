@@ -305,10 +305,14 @@ namespace {
 bool HeliumSupports(WeightType t) { return helium::ReadsWeightType(t); }
 }  // namespace
 
-// linear_variants.inc. Rank 2: above Highway, whose code on an M55 is SCALAR.
+// linear_variants.inc. Rank 2: above Highway's f32-activation kernel, whose code on an M55
+// is SCALAR; below its integer kernel (rank 3), which `auto` runs for q8 as on every other
+// target, so the board's q8 tokens are the host's (the M55 runs it as SCALAR code until
+// Helium has its own integer dot product, VMLADAV: issue 32's Helium item). A q8 call that
+// asks for f32 activations still runs here.
 extern const LinearKernel kLinearHelium = {
     "helium", 2, HeliumSupports, helium::LinearScratchFloats, helium::LinearWorkItems,
-    helium::LinearRun, helium::LinearIsa};
+    helium::LinearRun, helium::LinearIsa, false};
 }  // namespace attnrt
 
 #endif  // ATTNRT_HELIUM

@@ -60,6 +60,7 @@
 #include "kernels/hwy/codec_bf16-inl.h"
 #include "kernels/hwy/codec_f16-inl.h"
 #include "kernels/hwy/codec_f32-inl.h"
+#include "kernels/hwy/codec_q4_0-inl.h"
 #include "kernels/hwy/codec_q8-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -308,10 +309,11 @@ bool HwySupports(WeightType t) { return IsKnownWeightType(static_cast<uint8_t>(t
 
 }  // namespace
 
-// linear_variants.inc. Rank 1: above the reference; the Cortex-M55's Helium Linear
+// linear_variants.inc. Rank 1: above the reference; the integer kernel outranks it for q8
+// and q4_0 unless a call asks for f32 activations, and the Cortex-M55's Helium Linear
 // outranks it there (Highway 1.0.3 has no MVE target and would run SCALAR code).
 extern const LinearKernel kLinearHwy = {"hwy",        1,      HwySupports, HwyScratchFloats,
-                                        HwyWorkItems, HwyRun, HwyIsa};
+                                        HwyWorkItems, HwyRun, HwyIsa, false};
 
 }  // namespace attnrt
 #endif  // HWY_ONCE

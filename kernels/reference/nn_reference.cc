@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attnrt/kernels/activation_blocks.h"
 #include "attnrt/kernels/elementwise.h"
 #include "attnrt/kernels/float16.h"
 #include "attnrt/kernels/kv_store.h"
@@ -32,6 +33,28 @@ void ReferenceLinear(const LinearParams& p) {
   }
 }
 
+// Quantizes one block at a time on the stack (the oracle holds no row buffer) and sums
+// each output's blocks in order.
+void ReferenceLinearQ8Activations(const LinearParams& p) {
+  const WeightMatrixRef w{p.w, LinearScalePlane(p), p.in};
+  int8_t q[kActivationBlock];
+  float d;
+  for (size_t m = 0; m < p.rows; ++m) {
+    const float* x = p.x + m * p.x_stride;
+    for (size_t n = 0; n < p.out; ++n) {
+      double acc = p.bias != nullptr ? double(p.bias[n]) : 0.0;
+      for (size_t k0 = 0; k0 < p.in; k0 += kActivationBlock) {
+        const size_t len = p.in - k0 < kActivationBlock ? p.in - k0 : kActivationBlock;
+        QuantizeActivationRow(x + k0, len, q, &d);
+        for (size_t j = 0; j < len; ++j) {
+          acc += double(q[j]) * double(d) * WeightValue(p.w_type, w, n, k0 + j);
+        }
+      }
+      p.y[m * p.y_stride + n] = static_cast<float>(acc);
+    }
+  }
+}
+
 namespace {
 
 bool ReferenceSupports(WeightType t) { return IsKnownWeightType(static_cast<uint8_t>(t)); }
@@ -50,7 +73,7 @@ const char* ReferenceIsa() { return "scalar"; }
 // linear_variants.inc. Rank 0: `auto` takes it only for a type no other kernel reads.
 extern const LinearKernel kLinearReference = {"reference",  0, ReferenceSupports,
                                               ReferenceScratchFloats, ReferenceWorkItems,
-                                              ReferenceRun, ReferenceIsa};
+                                              ReferenceRun, ReferenceIsa, false};
 
 void ReferenceLayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n,
                             const float* gamma, const float* beta, float eps, float* y,

@@ -4,10 +4,9 @@
 // is one call, set-up excluded. Not a test; see kernels/helium/README.md for the use:
 //   qemu-system-arm ... -semihosting-config enable=on,target=native,arg=TYPE,arg=K,arg=N,
 //                       arg=M,arg=REPS -d plugin -plugin insn_count.so
-// TYPE is f32, f16, bf16 or q8. Exit code 0 on success, 2 on bad arguments.
+// TYPE is a weight type's name (f32, f16, bf16, q8, q4_0). Exit code 0 on success, 2 on bad arguments.
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/kernels/linear.h"
@@ -26,17 +25,6 @@ LINEAR_COUNT_BULK(g_y) float g_y[kMaxX];
 LINEAR_COUNT_BULK(g_scratch) float g_scratch[16 * 1024];
 char g_cmdline[256];
 
-bool ParseType(const char* text, attnrt::WeightType* t) {
-  for (uint8_t code = 1; code <= 4; ++code) {
-    const auto c = static_cast<attnrt::WeightType>(code);
-    if (strcmp(text, attnrt::WeightTypeName(c)) == 0) {
-      *t = c;
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 int main() {
@@ -44,7 +32,7 @@ int main() {
   attnrt::LinearParams p{};
   size_t reps = 0;
   if (semihost_read_cmdline(g_cmdline, sizeof(g_cmdline)) < 0 ||
-      semihost_split_words(g_cmdline, w, 5) != 5 || !ParseType(w[0], &p.w_type) ||
+      semihost_split_words(g_cmdline, w, 5) != 5 || !attnrt::ParseWeightType(w[0], &p.w_type) ||
       !semihost_parse_size(w[1], &p.in) || !semihost_parse_size(w[2], &p.out) ||
       !semihost_parse_size(w[3], &p.rows) || !semihost_parse_size(w[4], &reps) ||
       p.in * p.out > kMaxWeights || p.rows * p.in > kMaxX || p.rows * p.out > kMaxX) {

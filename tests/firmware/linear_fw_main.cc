@@ -1,7 +1,9 @@
 // linear_fw: the board's Linear (LinearRun: on the Cortex-M55 the Helium kernel,
-// kernels/helium/linear_helium.cc; on the Cortex-M7 Highway's SCALAR target) against
-// ReferenceLinear (double accumulation over the same stored weights) for every weight
-// type (f32, f16, bf16, q8), on sizes whose K and N are not multiples of 4 or 32 (the
+// kernels/helium/linear_helium.cc; on the Cortex-M7 Highway's SCALAR target; for q8 and q4_0
+// Highway's integer kernel, SCALAR on both) against ReferenceLinear (double accumulation over
+// the same stored weights) for every weight type (f32, f16, bf16, q8 with f32 activations),
+// and against ReferenceLinearQ8Activations (the same on 8-bit-rounded activations) for q8 and
+// q4_0 as `auto` runs them, on sizes whose K and N are not multiples of 4 or 32 (the
 // tails), K = 0, one row (decode) and 5 rows, with and without bias, with row strides
 // wider than the rows (the padding must stay untouched).
 // Each call is run as one worker taking every item, then as every item alone and as 3
@@ -15,6 +17,8 @@
 #include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/kernels/helium.h"
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
+#include "attnrt/kernels/weight_q4_0.h"
 #include "semihost.h"
 
 #if ATTNRT_HELIUM
@@ -23,6 +27,7 @@
 
 namespace {
 
+using attnrt::LinearActivations;
 using attnrt::WeightType;
 
 // The boards' bulk memory, as sdpa_fw's buffers.
@@ -67,8 +72,21 @@ struct Case {
 // N: 1, below 4, not a multiple of 4 or 8, the lm's MLP width.
 constexpr Case kCases[] = {{0, 5},   {1, 1},   {3, 6},   {4, 4},   {32, 8},  {33, 7},
                            {37, 13}, {70, 9},  {96, 96}, {96, 384}, {100, 33}, {130, 17}};
-constexpr WeightType kTypes[] = {WeightType::kF32, WeightType::kF16, WeightType::kBF16,
-                                  WeightType::kQ8};
+// A call's weight type and the activations it asks for: q8 twice, with f32 activations
+// (Helium's vector FMAs on the M55) and as `auto` runs it (the integer kernel).
+struct Variant {
+  WeightType type;
+  LinearActivations activations;
+};
+constexpr Variant kVariants[] = {
+    {WeightType::kF32, LinearActivations::kAuto}, {WeightType::kF16, LinearActivations::kAuto},
+    {WeightType::kBF16, LinearActivations::kAuto}, {WeightType::kQ8, LinearActivations::kF32},
+    {WeightType::kQ8, LinearActivations::kAuto},  {WeightType::kQ4_0, LinearActivations::kAuto}};
+constexpr size_t kVariantCount = sizeof(kVariants) / sizeof(kVariants[0]);
+
+bool QuantizesActivations(const Variant& v) {
+  return attnrt::AutoLinearKernel(v.type, v.activations).quantizes_activations;
+}
 
 // Largest |got - want| / max(1, max|want|) over a call's outputs; NaN counts as infinite.
 float RelativeError(const attnrt::LinearParams& p, const float* got, const float* want) {
@@ -124,19 +142,31 @@ void StoreWeights(WeightType t, size_t K, size_t N) {
       }
       return;
     }
+    case WeightType::kQ4_0: {
+      const size_t row_bytes =
+          attnrt::WeightBlocksPerRow(attnrt::kQ4_0Info, K) * attnrt::kQ4_0BlockBytes;
+      for (size_t n = 0; n < N; ++n) {
+        attnrt::QuantizeQ4_0Row(g_w_f32 + n * K, K, g_w + n * row_bytes);
+      }
+      return;
+    }
   }
 }
 
 struct Totals {
   size_t checks = 0, failed = 0;
-  float max_error[4] = {};
+  float max_error[kVariantCount] = {};
 };
 
-// Tolerance of |got - want| / max(1, max|want|) per type: the reference sums the same
-// stored weights in double, so this is float accumulation error only (K <= 130).
-float Tolerance(WeightType) { return 1e-5f; }
+// Tolerance of |got - want| / max(1, max|want|): the reference sums the same stored weights
+// (and, for the integer kernel, the same rounded activations) in double, so this is float
+// accumulation error only (K <= 130). The integer kernel's bound, (blocks + 19) * 2^-24 of
+// sum |w x| (linear_int8_test.cc), stays below 5e-5 of these outputs.
+float Tolerance(const Variant& v) { return QuantizesActivations(v) ? 5e-5f : 1e-5f; }
 
-bool RunCall(const Case& c, WeightType t, size_t rows, bool bias, Totals* totals) {
+bool RunCall(const Case& c, const Variant& v, size_t vi, size_t rows, bool bias,
+             Totals* totals) {
+  const WeightType t = v.type;
   attnrt::LinearParams p{};
   p.rows = rows;
   p.in = c.K;
@@ -147,6 +177,7 @@ bool RunCall(const Case& c, WeightType t, size_t rows, bool bias, Totals* totals
   p.bias = bias ? g_bias : nullptr;
   p.y_stride = c.N + kPad;
   p.w_type = t;
+  p.activations = v.activations;
 
   // Fill pattern (a NaN, so a stray write is seen) in every output buffer.
   const uint32_t fill = 0x7fc0dead;
@@ -156,7 +187,11 @@ bool RunCall(const Case& c, WeightType t, size_t rows, bool bias, Totals* totals
     memcpy(&g_split[i], &fill, 4);
   }
   p.y = g_want;
-  attnrt::ReferenceLinear(p);
+  if (QuantizesActivations(v)) {
+    attnrt::ReferenceLinearQ8Activations(p);
+  } else {
+    attnrt::ReferenceLinear(p);
+  }
   // ReferenceLinear writes only columns < out; the padding keeps the pattern.
 
   const size_t items = attnrt::LinearWorkItems(p);
@@ -164,7 +199,7 @@ bool RunCall(const Case& c, WeightType t, size_t rows, bool bias, Totals* totals
   p.y = g_all;
   pass = RunItems(p, 0, items) && pass;
   const float error = RelativeError(p, g_all, g_want);
-  pass = pass && error <= Tolerance(t) && PaddingIntact(p, g_all);
+  pass = pass && error <= Tolerance(v) && PaddingIntact(p, g_all);
 
   // Every item alone, last first; then 3 uneven workers. Both bit-identical to g_all.
   p.y = g_split;
@@ -176,13 +211,13 @@ bool RunCall(const Case& c, WeightType t, size_t rows, bool bias, Totals* totals
   const bool three = memcmp(g_split, g_all, rows * p.y_stride * 4) == 0;
   pass = pass && alone && three;
 
-  const size_t ti = static_cast<size_t>(t) - 1;
-  if (!(error <= totals->max_error[ti])) totals->max_error[ti] = error;
+  if (!(error <= totals->max_error[vi])) totals->max_error[vi] = error;
   ++totals->checks;
   if (!pass) {
     ++totals->failed;
     Print(" ");
     Print(attnrt::WeightTypeName(t));
+    Print(QuantizesActivations(v) ? "" : v.activations == LinearActivations::kF32 ? "-f32act" : "");
     PrintSize(" M=", rows);
     Print(bias ? " bias" : " no-bias");
     PrintSize(" items=", items);
@@ -245,11 +280,11 @@ int main() {
     PrintSize(" N=", c.N);
     Print(" |");
     bool case_pass = true;
-    for (WeightType t : kTypes) {
-      StoreWeights(t, c.K, c.N);
+    for (size_t vi = 0; vi < kVariantCount; ++vi) {
+      StoreWeights(kVariants[vi].type, c.K, c.N);
       for (size_t rows = 1; rows <= kMaxRows; rows += kMaxRows - 1) {  // 1 and 5
         for (int bias = 0; bias < 2; ++bias) {
-          case_pass = RunCall(c, t, rows, bias != 0, &totals) && case_pass;
+          case_pass = RunCall(c, kVariants[vi], vi, rows, bias != 0, &totals) && case_pass;
         }
       }
     }
@@ -262,14 +297,18 @@ int main() {
   PrintSize(" cases passed; ", totals.checks - totals.failed);
   PrintSize("/", totals.checks);
   Print(" calls passed (each: 1 worker, every item alone, 3 workers, bit-identical); max error");
-  for (WeightType t : kTypes) {
+  for (size_t vi = 0; vi < kVariantCount; ++vi) {
     Print(" ");
-    Print(attnrt::WeightTypeName(t));
+    Print(attnrt::WeightTypeName(kVariants[vi].type));
+    Print(QuantizesActivations(kVariants[vi]) ? "-int8"
+          : kVariants[vi].activations == LinearActivations::kF32 ? "-f32act" : "");
     Print(" ");
-    semihost_write_float(totals.max_error[static_cast<size_t>(t) - 1], 9);
+    semihost_write_float(totals.max_error[vi], 9);
   }
   Print(" (tolerance ");
-  semihost_write_float(Tolerance(WeightType::kF32), 9);
+  semihost_write_float(Tolerance(kVariants[0]), 9);
+  Print(", integer kernel ");
+  semihost_write_float(Tolerance(kVariants[kVariantCount - 1]), 9);
   Print(")\n");
   const bool pass = isa_pass && cases_passed == kCount && totals.failed == 0;
   Print(pass ? "linear_fw: PASS\n" : "linear_fw: FAIL\n");

@@ -6,7 +6,8 @@
 // memory and read back by the runtime (WeightFile::Open, LoadModel).
 //
 // Input layout (tests/fuzz/make_convert_corpus.py writes seeds in it):
-//   byte 0       options: bits 0-1 the --dtype (f32, f16, bf16, q8); bits 2-5 the --arch:
+//   byte 0       options: bits 0-2 the --dtype (kWeightTypes[bits % kWeightTypeCount]: f32,
+//                f16, bf16, q8, q4_0); bits 3-6 the --arch:
 //                0 = none (the config's "architecture" key decides), k = ArchitectureAt(k - 1)
 //                (values past the last architecture mean none too)
 //   bytes 1-2    config length N, little-endian (clamped to what is left)
@@ -105,8 +106,8 @@ void CheckConvertedFile(const WeightFileWriter& writer, const SafetensorsFile& s
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace attnrt;
   if (size < 3) return 0;
-  const WeightType matrix_type = kWeightTypes[data[0] % kWeightTypeCount].type;
-  const size_t arch_pick = (data[0] >> 2) & 15;
+  const WeightType matrix_type = kWeightTypes[(data[0] & 7) % kWeightTypeCount].type;
+  const size_t arch_pick = (data[0] >> 3) & 15;
   const std::string arch_option =
       arch_pick != 0 && arch_pick <= ArchitectureCount()
           ? ArchitectureName(ArchitectureAt(arch_pick - 1))

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Writes the committed seed corpus for convert_input_fuzzer into corpus/convert_input/.
 
-Each seed is the fuzzer's input layout (convert_input_fuzzer.cc): an options byte (bits 0-1 the
---dtype: 0 f32, 1 f16, 2 bf16, 3 q8; bits 2-4 the --arch, 0 = the config's "architecture" key,
+Each seed is the fuzzer's input layout (convert_input_fuzzer.cc): an options byte (bits 0-2 the
+--dtype: 0 f32, 1 f16, 2 bf16, 3 q8, 4 q4_0; bits 3-6 the --arch, 0 = the config's "architecture" key,
 k = the k-th architecture of models/src/model_config.cc), the config length as 2 little-endian
 bytes, the config JSON, then the safetensors image. Tiny models (dims 2-4) of several
 architectures that convert, and inputs that each break one rule of the config or the checkpoint.
@@ -20,7 +20,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 from output_files import write_atomically  # noqa: E402
 from safetensors_format import header_bytes  # noqa: E402
 
-F32, F16, BF16, Q8 = 0, 1, 2, 3
+F32, F16, BF16, Q8, Q4_0 = 0, 1, 2, 3, 4
+ARCH_SHIFT = 3
 ARCH_SELF_ATTENTION, ARCH_LLAMA = 3, 7  # positions in kRecords, counted from 1
 
 DTYPES = {"F32": ("<f", 4), "F16": ("<e", 2)}
@@ -118,7 +119,7 @@ SEEDS = {
     "ok_self_attention_f32": seed(F32, SA, safetensors(self_attention())),
     "ok_self_attention_dk_q8": seed(Q8, dict(SA, d_k=3, d_v=1),
                                     safetensors(self_attention(2, 3, 1, "F16"))),
-    "ok_self_attention_arch_option": seed(F16 | ARCH_SELF_ATTENTION << 2, {"d_model": 2},
+    "ok_self_attention_arch_option": seed(F16 | ARCH_SELF_ATTENTION << ARCH_SHIFT, {"d_model": 2},
                                           safetensors(self_attention(dtype="F16"))),
     "ok_single_head_bf16": seed(BF16, SINGLE_HEAD, safetensors(SINGLE_HEAD_TENSORS)),
     "ok_mha_bias_metadata": seed(F16, MHA, safetensors(MHA_TENSORS, metadata={"format": "pt"})),
@@ -129,14 +130,16 @@ SEEDS = {
                     [("norm.weight", (2,), "F32"), ("norm.bias", (2,), "F32")])),
     "ok_vit_q8": seed(Q8, VIT, safetensors(vit())),
     "ok_llama_tied_f16": seed(F16, LLAMA, safetensors(llama())),
-    "ok_llama_output_q8": seed(Q8 | ARCH_LLAMA << 2, LLAMA, safetensors(llama("F16", False))),
+    "ok_llama_output_q8": seed(Q8 | ARCH_LLAMA << ARCH_SHIFT, LLAMA, safetensors(llama("F16", False))),
+    "ok_llama_q4_0": seed(Q4_0, LLAMA, safetensors(llama("F16", False))),
+    "ok_encoder_layer_q4_0": seed(Q4_0, ENCODER_LAYER, safetensors(encoder_layer())),
     # The config is refused.
     "bad_config_not_json": seed(F32, b'{"architecture": "self-attention", "d_model": 2',
                                 safetensors(self_attention())),
     "bad_config_duplicate_key": seed(F32, b'{"architecture":"self-attention","d_model":2,"d_model":2}',
                                      safetensors(self_attention())),
     "bad_config_no_architecture": seed(F32, {"d_model": 2}, safetensors(self_attention())),
-    "bad_config_arch_mismatch": seed(F32 | ARCH_SELF_ATTENTION << 2, dict(SA, architecture="mha"),
+    "bad_config_arch_mismatch": seed(F32 | ARCH_SELF_ATTENTION << ARCH_SHIFT, dict(SA, architecture="mha"),
                                      safetensors(self_attention())),
     "bad_config_unknown_key": seed(F32, dict(SA, d_modle=2), safetensors(self_attention())),
     "bad_config_string_dim": seed(F32, dict(SA, d_model="2"), safetensors(self_attention())),
@@ -165,6 +168,10 @@ SEEDS = {
         k: {"dtype": "F16", "shape": [2, 2], "data_offsets": [8 * i, 8 * i + 8]}
         for i, k in enumerate(["W_q.weight", "W_k.weight", "W_v.weight", "W_o.weight"])},
         data_extra=struct.pack("<4e", float("inf"), 0, 1, 2) + b"\0" * 24)),
+    "bad_q4_0_non_finite": seed(Q4_0, SA, safetensors([], header_extra={
+        k: {"dtype": "F16", "shape": [2, 2], "data_offsets": [8 * i, 8 * i + 8]}
+        for i, k in enumerate(["W_q.weight", "W_k.weight", "W_v.weight", "W_o.weight"])},
+        data_extra=b"\0" * 8 + struct.pack("<4e", 0, 1, float("nan"), 2) + b"\0" * 16)),
 }
 
 

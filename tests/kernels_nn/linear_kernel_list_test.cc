@@ -1,6 +1,8 @@
 // The Linear kernel list (kernels/linear_variants.inc): `auto` takes the highest-ranked
-// kernel that reads a type, linear.h's entry points run it, and every listed kernel's
-// results match the scalar reference through the item interface alone.
+// kernel that reads a type (among those keeping f32 activations when a call asks for them),
+// linear.h's entry points run it, and every listed kernel's results match the scalar
+// reference (ReferenceLinearQ8Activations for a kernel that quantizes activations) through
+// the item interface alone.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,21 +22,27 @@ TEST(LinearKernelList, AutoIsTheHighestRankedKernelOfEachType) {
   ASSERT_GE(LinearKernelCount(), 2u);
   ASSERT_NE(FindLinearKernel("reference"), nullptr);
   ASSERT_NE(FindLinearKernel("hwy"), nullptr);
+  ASSERT_NE(FindLinearKernel("hwy-int8"), nullptr);
   EXPECT_EQ(FindLinearKernel("nope"), nullptr);
   for (const WeightTypeInfo& t : kWeightTypes) {
-    const LinearKernel& chosen = AutoLinearKernel(t.type);
-    EXPECT_TRUE(chosen.supports(t.type)) << t.name;
-    for (size_t i = 0; i < LinearKernelCount(); ++i) {
-      const LinearKernel& k = LinearKernelAt(i);
-      if (k.supports(t.type)) {
-        EXPECT_LE(k.rank, chosen.rank) << k.name << " " << t.name;
+    for (LinearActivations a : {LinearActivations::kAuto, LinearActivations::kF32}) {
+      const LinearKernel& chosen = AutoLinearKernel(t.type, a);
+      EXPECT_TRUE(chosen.supports(t.type)) << t.name;
+      if (a == LinearActivations::kF32) {
+        EXPECT_FALSE(chosen.quantizes_activations) << t.name;
+      }
+      for (size_t i = 0; i < LinearKernelCount(); ++i) {
+        const LinearKernel& k = LinearKernelAt(i);
+        if (k.supports(t.type) && (a == LinearActivations::kAuto || !k.quantizes_activations)) {
+          EXPECT_LE(k.rank, chosen.rank) << k.name << " " << t.name;
+        }
       }
     }
-#if ATTNRT_HELIUM
-    EXPECT_STREQ(chosen.name, "helium") << t.name;
-#else
-    EXPECT_STREQ(chosen.name, "hwy") << t.name;
-#endif
+    // The integer kernel takes q8 and q4_0 on every target (over Helium's q8 on the M55).
+    const bool int8 = t.type == WeightType::kQ4_0 || t.type == WeightType::kQ8;
+    const char* expected = int8 ? "hwy-int8" : ATTNRT_HELIUM ? "helium" : "hwy";
+    EXPECT_STREQ(AutoLinearKernel(t.type).name, expected) << t.name;
+    EXPECT_EQ(AutoLinearKernel(t.type).quantizes_activations, int8) << t.name;
   }
   EXPECT_STREQ(LinearIsa(), AutoLinearKernel(WeightType::kF32).isa());
 }
@@ -51,12 +59,15 @@ TEST(LinearKernelList, EveryKernelMatchesTheReference) {
     for (size_t i = 0; i < values.size(); ++i) values[i] = std::cos(0.11f * float(i));
     const testing::TypedMatrix w(t.type, N, K, false, values.data());
     LinearParams p{M, K, N, x.data(), K, w.data(), bias.data(), nullptr, N, t.type};
-    std::vector<float> want(M * N);
-    p.y = want.data();
+    std::vector<float> exact(M * N), rounded(M * N);
+    p.y = exact.data();
     ReferenceLinear(p);
+    p.y = rounded.data();
+    ReferenceLinearQ8Activations(p);
     for (size_t i = 0; i < LinearKernelCount(); ++i) {
       const LinearKernel& k = LinearKernelAt(i);
       if (!k.supports(t.type)) continue;
+      const std::vector<float>& want = k.quantizes_activations ? rounded : exact;
       std::vector<float> got(M * N, -1.0f);
       p.y = got.data();
       std::vector<float> scratch(k.scratch_floats(p) + 64);

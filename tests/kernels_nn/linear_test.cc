@@ -1,9 +1,11 @@
 // LinearRun (hwy) against ReferenceLinear: sizes straddling vector, panel, tile
 // and depth-block edges, both the packed and the dot (few rows) path, strides,
 // misaligned buffers, bias on and off, K up to 4096, large magnitudes, and any
-// split of the work items giving bit-identical output; and the same for f16, bf16
-// and q8 weights (typed_weights.h), against ReferenceLinear on the same typed
-// weights and against the kernel's own f32 results on the decoded weights.
+// split of the work items giving bit-identical output; and the same for f16, bf16,
+// q8 and q4_0 weights (typed_weights.h), against ReferenceLinear on the same typed
+// weights and against the kernel's own f32 results on the decoded weights. Every call
+// asks for f32 activations (LinearActivations::kF32), the exact path of every type;
+// linear_int8_test.cc tests the integer kernel that `auto` runs for q8 and q4_0.
 #include "attnrt/kernels/linear.h"
 
 #include <gtest/gtest.h>
@@ -77,6 +79,7 @@ class LinearTester {
     p.bias = c_.bias ? bias_.data() : nullptr;
     p.y = y->data();
     p.y_stride = c_.N + c_.y_pad;
+    p.activations = LinearActivations::kF32;
     return p;
   }
 
@@ -347,7 +350,8 @@ TEST_P(LinearTest, ScratchDependsOnlyOnDepth) {
   EXPECT_EQ(LinearScratchFloats(a), LinearScratchFloats(b));
 }
 
-const WeightType kTypedWeights[] = {WeightType::kF16, WeightType::kBF16, WeightType::kQ8};
+const WeightType kTypedWeights[] = {WeightType::kF16, WeightType::kBF16, WeightType::kQ8,
+                                     WeightType::kQ4_0};
 
 // Every stored type on both paths (1-3 rows: the dot path; 20 and 29: packed),
 // K around q8's 32-value blocks (shorter last blocks, K < 32) and vector edges, N

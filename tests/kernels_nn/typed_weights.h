@@ -47,6 +47,15 @@ class TypedMatrix {
           values[i] = BF16ToF32(h);
         }
         break;
+      case WeightType::kQ4_0: {
+        const WeightMatrixRef m{base, nullptr, cols};
+        const size_t row_bytes = WeightBlocksPerRow(kQ4_0Info, cols) * kQ4_0BlockBytes;
+        for (size_t r = 0; r < rows; ++r) QuantizeQ4_0Row(values + r * cols, cols, base + r * row_bytes);
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t c = 0; c < cols; ++c) values[r * cols + c] = Q4_0Scalar::Value(m, r, c);
+        }
+        break;
+      }
       case WeightType::kQ8: {
         auto* q = reinterpret_cast<int8_t*>(base);
         auto* scales = reinterpret_cast<uint16_t*>(base + Q8ScalesOffset(rows, cols));

@@ -114,7 +114,9 @@ def run_cli(cmd, timeout=120):
 
 # Largest relative error (max |got - want| / max(1, max |want|)) allowed against float64 PyTorch
 # on the f32 weights, by the type `attnrt convert --dtype` stores weight matrices in.
-DTYPE_TOLERANCE = {"f32": 1e-4, "f16": 5e-3, "bf16": 3e-2, "q8": 5e-2}
+# q4_0's figure is llama_parity_test's (against the stored weights and 8-bit activations); it
+# has no f32-weight tolerance, so the other parity scripts do not take it.
+DTYPE_TOLERANCE = {"f32": 1e-4, "f16": 5e-3, "bf16": 3e-2, "q8": 5e-2, "q4_0": 2e-3}
 
 
 def parse_parity_arguments():

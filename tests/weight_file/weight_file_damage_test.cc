@@ -276,21 +276,23 @@ TEST(WeightFileTensor, DTypes) {
                         "tensor 'a': unknown dtype " + std::to_string(d)));
   }
   // The fixture is an f32-only file, written as version 1: typed tensors need version 2.
-  const char* names[] = {"", "", "f16", "bf16", "q8"};
-  for (uint8_t d : {2, 3, 4}) {
+  const char* names[] = {"", "", "f16", "bf16", "q8", "q4_0"};
+  for (uint8_t d : {2, 3, 4, 5}) {
     EXPECT_TRUE(Refused(Corrupted([d](Bytes* b) { (*b)[TensorEntry(*b, 1) + kDType] = d; }),
                         std::string("tensor 'b': dtype ") + names[d] +
                             " needs format version 2, the header says 1"));
   }
 }
 
-// A version-2 file: "h" (3, 5) f16 and "q" (2, 40) q8 (40 = a full and a partial block).
+// A version-2 file: "h" (3, 5) f16, "q" (2, 40) q8 and "r" (2, 40) q4_0 (40 = a full and a
+// partial block).
 Bytes TypedFile() {
   WeightFileWriter w;
   std::string error;
   const std::vector<float> h = SampleValues(1.0f, 15), q = SampleValues(-5.0f, 80);
   EXPECT_TRUE(w.AddTensor("h", {3, 5}, h.data(), WeightType::kF16, &error)) << error;
   EXPECT_TRUE(w.AddTensor("q", {2, 40}, q.data(), WeightType::kQ8, &error)) << error;
+  EXPECT_TRUE(w.AddTensor("r", {2, 40}, q.data(), WeightType::kQ4_0, &error)) << error;
   Bytes out;
   EXPECT_TRUE(w.Serialize(&out, &error)) << error;
   return out;
@@ -325,6 +327,14 @@ TEST(WeightFileTypedTensor, ByteSizeFollowsTheType) {
   }
   EXPECT_TRUE(Refused(TypedCorrupted([](Bytes* b) { Put64(b, TensorEntry(*b, 0) + kByteSize, 60); }),
                       "tensor 'h': byte_size 60 but its f16 dims need 30 bytes"));
+  // r: 2 rows of 2 blocks of 18 bytes; its f32 size, q8's size and one byte short are wrong.
+  for (uint64_t wrong : {320u, 136u, 40u, 71u}) {
+    EXPECT_TRUE(Refused(TypedCorrupted([wrong](Bytes* b) {
+                          Put64(b, TensorEntry(*b, 2) + kByteSize, wrong);
+                        }),
+                        "tensor 'r': byte_size " + std::to_string(wrong) +
+                            " but its q4_0 dims need 72 bytes"));
+  }
 }
 
 TEST(WeightFileTypedTensor, Q8ScalesMustBeFinite) {
@@ -337,6 +347,24 @@ TEST(WeightFileTypedTensor, Q8ScalesMustBeFinite) {
                         "tensor 'q': q8 scale 1 of row 1 is not finite (f16 bits " +
                             std::to_string(bits) + ")"));
   }
+}
+
+TEST(WeightFileTypedTensor, Q4_0ScalesMustBeFinite) {
+  // The scales lead GGUF's 18-byte blocks: block 3 = row 1, block 1 at 54 bytes into r's data.
+  for (uint16_t bits : {0x7C00u, 0xFC00u, 0x7E00u}) {
+    EXPECT_TRUE(Refused(TypedCorrupted([bits](Bytes* b) {
+                          const size_t at = Get64(*b, TensorEntry(*b, 2) + kTensorDataOffset) + 54;
+                          PutLE(b, at, bits, 2);
+                        }),
+                        "tensor 'r': q4_0 scale 1 of row 1 is not finite (f16 bits " +
+                            std::to_string(bits) + ")"));
+  }
+  // A nibble byte with every bit pattern is a valid value: only the scales are checked.
+  const Bytes nibbles = TypedCorrupted([](Bytes* b) {
+    (*b)[Get64(*b, TensorEntry(*b, 2) + kTensorDataOffset) + 56] = 0xFF;
+  });
+  WeightFile file;
+  EXPECT_TRUE(OpenCopy(nibbles, &file).ok());
 }
 
 TEST(WeightFileTensor, Rank) {

@@ -69,6 +69,20 @@ double AllowedError(const TensorSpec& t, size_t k) {
       }
       return amax / 127.0 * 0.5 + amax * std::ldexp(1.0, -10);
     }
+    case WeightType::kQ4_0: {
+      // The step |d| is amax / 8 rounded to f16, or (tiny blocks, weight_q4_0.h) at most one
+      // f16 subnormal step above amax / 8.5; values of the sign opposite to the block's largest
+      // one clamp at 7 steps (under 1 + 2^-8 steps of error), the rest are within half a step.
+      const size_t cols = t.shape.size() >= 2 ? Elements(t.shape) / t.shape[0] : t.values.size();
+      const size_t first = k / cols * cols + (k % cols) / kQ4_0Block * kQ4_0Block;
+      double amax = 0;
+      for (size_t i = first; i < std::min(first + kQ4_0Block, k / cols * cols + cols); ++i) {
+        amax = std::max(amax, std::fabs(double(t.values[i])));
+      }
+      const double step = std::max(amax / 8.0 * (1 + std::ldexp(1.0, -11)),
+                                   amax / 8.5 + std::ldexp(1.0, -24));
+      return step * (1 + std::ldexp(1.0, -8));
+    }
   }
   return 0.0;
 }
@@ -341,6 +355,14 @@ TEST(WeightFileWriter, RefusesValuesTheStoredTypeCannotHold) {
        "tensor 'w' as q8: value nan at row 1, column 0 is not finite, which q8 cannot store"},
       {WeightType::kQ8, {1.0f, 2.0f, 3.0f, 1e7f},
        "tensor 'w' as q8: block 0 of row 1 has values too large for an f16 q8 scale"},
+      {WeightType::kQ4_0, {1.0f, 2.0f, 3.0f, -std::numeric_limits<float>::infinity()},
+       "tensor 'w' as q4_0: value -inf at row 1, column 1 is not finite, which q4_0 cannot store"},
+      {WeightType::kQ4_0, {nan, 2.0f, 3.0f, 4.0f},
+       "tensor 'w' as q4_0: value nan at row 0, column 0 is not finite, which q4_0 cannot store"},
+      // |m| / 8 past 65504 overflows the f16 scale: 6e5 does, 5e5 (the other row) does not.
+      {WeightType::kQ4_0, {5e5f, 2.0f, 3.0f, -6e5f},
+       "tensor 'w' as q4_0: block 0 of row 1 (columns 0..1) has values too large for an f16 "
+       "q4_0 scale (max |x| must be below 524032"},
   };
   for (const auto& c : cases) {
     WeightFileWriter w;
@@ -416,6 +438,16 @@ std::vector<float> EdgeValues() {
           1.0f + std::ldexp(1.0f, -8), 1.0f + 3 * std::ldexp(1.0f, -8), 0.1f, -7.5f};
 }
 
+// weight_files.py's q4_0_tiny: three rows of blocks whose f16 scale is subnormal (1e-4, 1e-6)
+// or would flush to zero (3e-8), products in float64 rounded to float32.
+std::vector<float> Q4_0TinyValues() {
+  std::vector<float> values;
+  for (double scale : {1e-4, 1e-6, 3e-8}) {
+    for (double v : {1.0, -0.3, 0.7, 0.05, -1.1}) values.push_back(static_cast<float>(v * scale));
+  }
+  return values;
+}
+
 // The same files as SAMPLES in weight_files.py.
 std::vector<SampleFile> PythonSamples() {
   return {
@@ -463,6 +495,17 @@ std::vector<SampleFile> PythonSamples() {
         Typed("q8_conv", 1.0, {2, 1, 3, 3}, WeightType::kQ8),
         Typed("q8_matrix", -1.0, {3, 40}, WeightType::kQ8),
         {"q8_zeros", {2, 3}, std::vector<float>(6, 0.0f), WeightType::kQ8}},
+       {},
+       {},
+       {{"arch", "typed_test"}}},
+      {"typed_q4_0.wf",
+       64,
+       {Typed("q4_0_conv", 1.0, {2, 1, 3, 3}, WeightType::kQ4_0),
+        Typed("q4_0_matrix", -1.0, {3, 40}, WeightType::kQ4_0),
+        {"q4_0_signs", {2, 4}, {1.0f, -0.5f, 0.25f, 0.875f, -1.0f, 0.5f, -0.25f, 0.875f},
+         WeightType::kQ4_0},
+        {"q4_0_tiny", {3, 5}, Q4_0TinyValues(), WeightType::kQ4_0},
+        {"q4_0_zeros", {2, 3}, std::vector<float>(6, 0.0f), WeightType::kQ4_0}},
        {},
        {},
        {{"arch", "typed_test"}}},

@@ -23,9 +23,11 @@ HEADER_SIZE = 128
 TENSOR_ENTRY = 64
 METADATA_ENTRY = 24
 CHECKSUM_AT = 104
-DTYPE_F32, DTYPE_F16, DTYPE_BF16, DTYPE_Q8 = 1, 2, 3, 4
-DTYPE_CODES = {"f32": DTYPE_F32, "f16": DTYPE_F16, "bf16": DTYPE_BF16, "q8": DTYPE_Q8}
+DTYPE_F32, DTYPE_F16, DTYPE_BF16, DTYPE_Q8, DTYPE_Q4_0 = 1, 2, 3, 4, 5
+DTYPE_CODES = {"f32": DTYPE_F32, "f16": DTYPE_F16, "bf16": DTYPE_BF16, "q8": DTYPE_Q8,
+               "q4_0": DTYPE_Q4_0}
 Q8_BLOCK = 32
+Q4_0_BLOCK, Q4_0_BLOCK_BYTES = 32, 18
 TYPE_INT, TYPE_FLOAT, TYPE_STRING = 1, 2, 3
 
 
@@ -94,6 +96,30 @@ def q8_row(row):
     return values, scales
 
 
+def q4_0_row(row):
+    """One row as FORMAT.md's q4_0 reference writer: per block of 32, m the value of largest
+    magnitude (first on ties), d = f16(m / -8) in f32, one f16 step larger in magnitude when
+    8.5 |d| < |m|; nibbles round(x / d) clamped to [-8, 7], halves away from zero, plus 8; a short
+    block padded with nibble 8. Returns the row's bytes."""
+    out = bytearray()
+    for b0 in range(0, len(row), Q4_0_BLOCK):
+        block = np.array(row[b0:b0 + Q4_0_BLOCK], dtype=np.float32)
+        first = int(np.argmax(np.abs(block)))
+        m, amax = block[first], np.abs(block)[first]
+        bits = f16_bits(float(m / np.float32(-8)))
+        if np.float32(f16_value(bits & 0x7FFF)) * np.float32(8.5) < amax:
+            bits += 1
+        d = np.float32(f16_value(bits))
+        inv = np.float32(1) / d if d != 0 else np.float32(0)
+        q = np.clip(block * inv, np.float32(-8), np.float32(7))
+        nibbles = list(np.where(q < 0, q - np.float32(0.5), q + np.float32(0.5)).astype(np.int32) + 8)
+        nibbles += [8] * (Q4_0_BLOCK - len(nibbles))
+        half = Q4_0_BLOCK // 2
+        out.extend(struct.pack("<H", bits))
+        out.extend(bytes(int(nibbles[j]) | int(nibbles[j + half]) << 4 for j in range(half)))
+    return bytes(out)
+
+
 def tensor_bytes(dtype, shape, values):
     """The data bytes of one tensor in its stored type."""
     if dtype == "f32":
@@ -102,6 +128,8 @@ def tensor_bytes(dtype, shape, values):
         to_bits = f16_bits if dtype == "f16" else bf16_bits
         return struct.pack("<%dH" % len(values), *[to_bits(v) for v in values])
     rows, cols = matrix_view(shape)
+    if dtype == "q4_0":
+        return b"".join(q4_0_row(values[r * cols:(r + 1) * cols]) for r in range(rows))
     plane, scales = bytearray(), []
     for r in range(rows):
         q, s = q8_row(values[r * cols:(r + 1) * cols])
@@ -122,6 +150,18 @@ def widen(dtype, shape, data):
         return [struct.unpack("<f", struct.pack("<I", b << 16))[0]
                 for b in struct.unpack("<%dH" % n, data)]
     rows, cols = matrix_view(shape)
+    if dtype == "q4_0":  # f16 d times (nibble - 8): exact in f32
+        blocks = (cols + Q4_0_BLOCK - 1) // Q4_0_BLOCK
+        values = []
+        for i in range(n):
+            r, c = divmod(i, cols)
+            at = (r * blocks + c // Q4_0_BLOCK) * Q4_0_BLOCK_BYTES
+            j = c % Q4_0_BLOCK
+            byte = data[at + 2 + j % (Q4_0_BLOCK // 2)]
+            nibble = byte & 15 if j < Q4_0_BLOCK // 2 else byte >> 4
+            d = f16_value(struct.unpack_from("<H", data, at)[0])
+            values.append(float(np.float32(d) * np.float32(nibble - 8)))
+        return values
     q = struct.unpack("<%db" % n, data[:n])
     blocks = (cols + Q8_BLOCK - 1) // Q8_BLOCK
     scales = struct.unpack("<%dH" % (rows * blocks), data[align_up(n, 64):])
@@ -136,6 +176,8 @@ def stored_size(dtype, shape):
     if dtype in ("f16", "bf16"):
         return 2 * n
     rows, cols = matrix_view(shape)
+    if dtype == "q4_0":
+        return Q4_0_BLOCK_BYTES * rows * ((cols + Q4_0_BLOCK - 1) // Q4_0_BLOCK)
     return align_up(n, 64) + 2 * rows * ((cols + Q8_BLOCK - 1) // Q8_BLOCK)
 
 
@@ -287,7 +329,7 @@ def tensor(seed, shape):
 
 
 def typed_values(seed, count):
-    """Values that f16, bf16 and q8 must round: seed + 0.1234567 k, alternating in sign and scale,
+    """Values that f16, bf16, q8 and q4_0 must round: seed + 0.1234567 k, alternating in sign and scale,
     computed in float64 then rounded to float32 (deterministic IEEE arithmetic, as the C++ test
     computes them)."""
     return [struct.unpack("<f", struct.pack("<f", seed + 0.1234567 * k * (1.0 if k % 2 == 0 else -1.5)))[0]
@@ -335,6 +377,17 @@ SAMPLES = {
         "q8_conv": typed(1.0, (2, 1, 3, 3), "q8"),
         "q8_matrix": typed(-1.0, (3, 40), "q8"),
         "q8_zeros": ((2, 3), [0.0] * 6, "q8"),
+    }, {"arch": "typed_test"}, 64),
+    # q4_0 (GGUF's block layout): a partial last block (40 = 32 + 8), a conv-shaped tensor, an
+    # all-zero block, tiny blocks whose f16 scale is subnormal or would flush to zero (the
+    # one-step rule), and both signs as the block's largest value.
+    "typed_q4_0.wf": ({
+        "q4_0_conv": typed(1.0, (2, 1, 3, 3), "q4_0"),
+        "q4_0_matrix": typed(-1.0, (3, 40), "q4_0"),
+        "q4_0_signs": ((2, 4), [1.0, -0.5, 0.25, 0.875, -1.0, 0.5, -0.25, 0.875], "q4_0"),
+        "q4_0_tiny": ((3, 5), [v * s for s in (1e-4, 1e-6, 3e-8) for v in (1.0, -0.3, 0.7, 0.05, -1.1)],
+                      "q4_0"),
+        "q4_0_zeros": ((2, 3), [0.0] * 6, "q4_0"),
     }, {"arch": "typed_test"}, 64),
 }
 

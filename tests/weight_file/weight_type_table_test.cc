@@ -15,7 +15,7 @@ namespace attnrt {
 namespace {
 
 TEST(WeightTypeTable, CodesAndNamesAreTheFileFormats) {
-  EXPECT_STREQ(kWeightTypeCodes, "1 f32, 2 f16, 3 bf16, 4 q8");
+  EXPECT_STREQ(kWeightTypeCodes, "1 f32, 2 f16, 3 bf16, 4 q8, 5 q4_0");
   for (const WeightTypeInfo& t : kWeightTypes) {
     WeightType parsed;
     ASSERT_TRUE(ParseWeightType(t.name, &parsed)) << t.name;

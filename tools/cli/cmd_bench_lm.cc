@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/models/language_model.h"
 #include "attnrt/models/model_spec.h"
 #include "cli/bench_timing.h"
@@ -237,7 +238,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   decode_shape.kv_type = KvDtype(o.kv_dtype);
   LmRunner decode;
   if (!StartLm(model, decode_shape, pool.workers(), 0, &decode, &error)) return ReportError(cmd, error);
-  std::vector<double> steps;
+  std::vector<double> steps, step_cpu;  // wall and process CPU ms per step
   progress.StartShape("decode " + std::to_string(o.gen) + " steps");
   const auto decode_start = Clock::now();
   do {
@@ -246,8 +247,10 @@ int RunBenchLm(const BenchLmOptions& o) {
     for (size_t i = 0; i < o.gen && st.ok(); ++i) {
       const int32_t next = token(rng);
       const auto start = Clock::now();
+      const double cpu_start = ProcessCpuMs();
       st = decode.session.Feed(&next, 1, logits.data(), &pool);
       steps.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+      step_cpu.push_back(ProcessCpuMs() - cpu_start);
     }
     if (!st.ok()) return ReportStatus(cmd, st);
     progress.Update(steps.size(), steps.size());
@@ -294,7 +297,11 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["vocab"] = c.vocab_size;
   j["threads"] = pool.workers();
   AddThreadsJson(workers, &j);
+  // The kernel the layers' matrices run on (hwy-int8 for q8 and q4_0: 8-bit activations).
+  const LinearKernel& linear = AutoLinearKernel(model.layers[0].q.type);
   j["isa"] = LinearIsa();
+  j["linear_kernel"] = linear.name;
+  j["linear_isa"] = linear.isa();
   j["weight_dtype"] = WeightTypeName(model.layers[0].q.type);
   j["kv_dtype"] = o.kv_dtype;
   j["prompt_tokens"] = prompt_len;
@@ -309,6 +316,9 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["decode_context"] = context;
   j["decode_steps"] = o.gen;
   j["decode_ms_per_token"] = decode_ms;
+  // CPU time of all workers per step (on a shared, loaded machine wall time includes the
+  // time other processes held the cores; with 1 thread this is the step's own work).
+  j["decode_cpu_ms_per_token"] = Median(step_cpu);
   j["decode_stddev_ms"] = SampleStddev(steps);
   j["decode_runs"] = steps.size();
   j["weight_bytes"] = weight_bytes;
@@ -319,10 +329,12 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["arena_bytes"] = decode.plan.arena_bytes;
 
   std::fprintf(prose,
-               "bench lm: %s, dim %zu, %zu layers, %zu heads (%zu kv), hidden %zu, vocab %zu; %s; "
-               "weights %s, KV cache %s\n  %s\n",
+               "bench lm: %s, dim %zu, %zu layers, %zu heads (%zu kv), hidden %zu, vocab %zu; "
+               "linear %s on %s; weights %s, KV cache %s
+  %s
+",
                o.model.c_str(), c.model_dim, c.num_layers, c.heads, c.kv_heads, c.ff_dim,
-               c.vocab_size, LinearIsa(), WeightTypeName(model.layers[0].q.type),
+               c.vocab_size, linear.name, linear.isa(), WeightTypeName(model.layers[0].q.type),
                o.kv_dtype.c_str(), workers.Describe().c_str());
   std::fprintf(prose,
                "  prefill %zu tokens: %.2f ms (stddev %.2f, %zu runs; CPU %.2f ms), %.0f tokens/s, "

@@ -1,7 +1,9 @@
-// Tensor encoding for the weight file writer: one loop per type over the weight_q8.h
-// scalar conversions, so the converter and the kernels' tests round the same way.
+// Tensor encoding for the weight file writer: one loop per type over the scalar
+// conversions of float16.h, weight_q8.h and weight_q4_0.h, so the converter and the
+// kernels' tests round the same way.
 #include "convert/tensor_encoding.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -72,6 +74,32 @@ bool EncodeMatrix(WeightType type, size_t rows, size_t cols, const float* data,
             return false;
           }
           PutU16(scale_plane + 2 * (r * blocks + b), scales[b]);
+        }
+      }
+      return true;
+    }
+    case WeightType::kQ4_0: {
+      const size_t blocks = WeightBlocksPerRow(kQ4_0Info, cols);
+      for (size_t r = 0; r < rows; ++r) {
+        const float* row = data + r * cols;
+        for (size_t c = 0; c < cols; ++c) {
+          if (!std::isfinite(row[c])) {
+            *error = "value " + std::to_string(row[c]) + " at " + Where(cols, r * cols + c) +
+                     " is not finite, which q4_0 cannot store";
+            return false;
+          }
+        }
+        uint8_t* row_blocks = dst + r * blocks * kQ4_0BlockBytes;
+        QuantizeQ4_0Row(row, cols, row_blocks);
+        for (size_t b = 0; b < blocks; ++b) {
+          if ((Q4_0ScaleBits(row_blocks + b * kQ4_0BlockBytes) & 0x7C00u) == 0x7C00u) {
+            *error = "block " + std::to_string(b) + " of row " + std::to_string(r) +
+                     " (columns " + std::to_string(b * kQ4_0Block) + ".." +
+                     std::to_string(std::min(cols, (b + 1) * kQ4_0Block) - 1) +
+                     ") has values too large for an f16 q4_0 scale (max |x| must be below " +
+                     std::to_string(kF16Max * 8.0f) + ")";
+            return false;
+          }
         }
       }
       return true;

@@ -1,9 +1,10 @@
-// Encodes f32 tensor values into a stored element type (f32, f16, bf16, q8) with the byte
-// layouts of kernels/include/attnrt/kernels/weight_type.h and weight_q8.h (little-endian, as FORMAT.md says).
+// Encodes f32 tensor values into a stored element type (f32, f16, bf16, q8, q4_0) with the byte
+// layouts of kernels/include/attnrt/kernels/weight_type.h, weight_q8.h and weight_q4_0.h
+// (little-endian, as FORMAT.md says).
 //
 // A value the type cannot hold is refused by name instead of being stored as something else:
-// f16 overflow (|x| > 65504 would become inf), non-finite values in q8 (its block scale would be
-// inf or NaN) and q8 blocks whose scale overflows f16. Host-only (tools layer).
+// f16 overflow (|x| > 65504 would become inf), non-finite values in q8 and q4_0 (a block scale
+// would be inf or NaN) and blocks whose scale overflows f16. Host-only (tools layer).
 #ifndef ATTNRT_TOOLS_CONVERT_TENSOR_ENCODING_H_
 #define ATTNRT_TOOLS_CONVERT_TENSOR_ENCODING_H_
 

@@ -1,8 +1,12 @@
 // Linear: y = x W^T + bias with torch.nn.Linear's weight layout (out_features, in_features).
 //
 // The weight is read in place (row-major N x K, as stored in the weight file) in
-// its stored type (f32, f16, bf16 or q8; weight_types.inc) and widened in
-// registers: there is never a dequantized copy of a whole matrix. The kernel
+// its stored type (f32, f16, bf16, q8 or q4_0; weight_types.inc): there is never a
+// dequantized copy of a whole matrix. f32, f16 and bf16 weights are widened in registers
+// and multiplied by f32 activations. The integer block types (q8, q4_0) by default take
+// the activations quantized to 8-bit blocks once per row (activation_blocks.h) and sum on
+// the CPU's integer dot products; LinearActivations::kF32 keeps f32 activations for them
+// too (exact in the weights as stored, slower). The kernel
 // packs what it needs into the caller's scratch. The call is split
 // into independent work items that the runtime spreads over workers; each worker
 // passes its own scratch of LinearScratchFloats floats (kScratchAlignment-aligned).
@@ -15,6 +19,15 @@
 #include "attnrt/kernels/weight_q8.h"
 
 namespace attnrt {
+
+// Which activations a call's integer weights meet (linear_kernel.h's `auto` reads it).
+enum class LinearActivations : uint8_t {
+  // The best kernel for the type: 8-bit activation blocks for q8 and q4_0 where this build
+  // has an integer kernel (kernels/hwy/linear_int8.cc), f32 otherwise.
+  kAuto,
+  // f32 activations whatever the type: the exact path (`--activations f32`).
+  kF32,
+};
 
 struct LinearParams {
   size_t rows;        // M: rows of x and y
@@ -33,6 +46,7 @@ struct LinearParams {
   // (weight_type.h); a slice of a stacked matrix (PyTorch's in_proj) passes its parent's
   // plane here.
   const void* w_scales = nullptr;
+  LinearActivations activations = LinearActivations::kAuto;
 };
 
 // The f16 scale plane of a kF16Plane weight (q8): w_scales, or the plane of a whole
@@ -51,7 +65,8 @@ inline const uint16_t* LinearScalePlane(const LinearParams& p) {
 // and q8 weights 4 widened rows of one depth block besides (4 KiB on AVX-512;
 // one row, 4 KiB at K = 1024, on a scalar Cortex-M). The Cortex-M55's Helium Linear
 // (kernels/helium/) needs 16 floats, plus 4 rows of K for f16 weights and 4 floats per
-// 32-weight block of a row for q8.
+// 32-weight block of a row for q8. The integer kernel (q8, q4_0) needs 4 rows of 8-bit
+// activations and 12 floats per 32-value block of a row (1.4 K floats: 5.6 KiB at K = 1024).
 size_t LinearScratchFloats(const LinearParams& p);
 // Independent work items of this call (blocks of output columns x blocks of rows).
 // Every output element is summed in the same order however the items are split,
@@ -66,5 +81,9 @@ const char* LinearIsa();
 
 // Scalar oracle for tests: double accumulation, whole call at once.
 void ReferenceLinear(const LinearParams& p);
+// The oracle of the integer kernels: each row of x rounded to 8-bit blocks as
+// activation_blocks.h rounds it, then double sums of those values times the weights as
+// stored (y is NaN where a block of the row held a non-finite value).
+void ReferenceLinearQ8Activations(const LinearParams& p);
 
 }  // namespace attnrt

@@ -4,8 +4,8 @@
 // and the functions generated from the list that pick one by type. For the scalar
 // oracle (nn_reference.cc) and embedding lookups (one row per token), where a scalar
 // loop is plenty; the SIMD kernels have their own codecs (kernels/hwy/codec_*-inl.h).
-// The encoders (what the converter writes) are float16.h's rounding and weight_q8.h's
-// quantizer.
+// The encoders (what the converter writes) are float16.h's rounding and the quantizers of
+// weight_q8.h and weight_q4_0.h.
 //
 // Header-only and allocation-free.
 #pragma once
@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "attnrt/kernels/float16.h"
+#include "attnrt/kernels/weight_q4_0.h"
 #include "attnrt/kernels/weight_q8.h"
 #include "attnrt/kernels/weight_type.h"
 
@@ -52,6 +53,16 @@ struct Q8Scalar {
     const uint16_t* scales = static_cast<const uint16_t*>(m.scales) + row * Q8BlocksPerRow(m.cols);
     return F16ToF32(scales[k / kQ8Block]) *
            static_cast<float>(static_cast<const int8_t*>(m.values)[row * m.cols + k]);
+  }
+};
+
+// Exact, as Q8Scalar: a 4-bit integer times an f16 scale.
+struct Q4_0Scalar {
+  static float Value(const WeightMatrixRef& m, size_t row, size_t k) {
+    const size_t blocks = WeightBlocksPerRow(kQ4_0Info, m.cols);
+    const uint8_t* block = static_cast<const uint8_t*>(m.values) +
+                           (row * blocks + k / kQ4_0Block) * kQ4_0BlockBytes;
+    return Q4_0Value(block, k % kQ4_0Block);
   }
 };
 

@@ -1,0 +1,334 @@
+// hwy integer Linear: y = x W^T + bias for integer block weights (q8, q4_0) on integer dot
+// products, the `auto` choice for those types (linear_variants.inc). Each row of x is
+// quantized once per worker and call to 8-bit blocks of 32 (activation_blocks.h); each
+// output is then sum over blocks b of (int32 dot of the block) * (weight scale * activation
+// scale), the products summed exactly in int32 (int8_dot-inl.h, per target) and the blocks
+// in f32. The f32-activation path stays selectable (LinearActivations::kF32: kernels/hwy/
+// linear.cc, exact in the weights as stored).
+//
+// Work item = (chunk of kChunkRows x rows, group of kGroupRows output columns), chunk-major
+// (linear_int8.h). A worker's range quantizes each chunk it touches once into its scratch,
+// then sweeps its groups: tiles of kTileRows weight rows, read in place in their stored
+// layout, against each x row of the chunk (the tile's rows stay in L1 for the chunk's other
+// rows, so W is streamed from memory once per chunk: once per decode step).
+// Traffic, decode (one x row): the weights once (q4_0: 18 bytes per 32 weights, q8: 34),
+// the activations (K bytes + K/8 scale bytes) from L1 per tile.
+// Arithmetic per block, row and x row: one weight load (q4_0: and, shift, subtract),
+// the dot (AVX-512 VNNI: sign, abs, vpdpbusd for two blocks at once), an int32 -> f32
+// conversion and one FMA with the block's combined scale.
+//
+// Every output's summation order depends only on K, the type and the target, never on the
+// tile or item it falls in, so any split of the items gives bit-identical results.
+//
+// Compiled with -ffp-contract=off (kernels/CMakeLists.txt): the activations' rounding
+// (x * (127 / amax), then to nearest even) must not be fused into one FMA, or a target would
+// round some values differently from activation_blocks.h's rule, which the tests check.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/hwy/linear_int8.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "attnrt/kernels/activation_blocks.h"
+#include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
+#include "attnrt/kernels/weight_q4_0.h"
+#include "attnrt/kernels/weight_q8.h"
+#include "hwy/highway.h"
+#include "kernels/hwy/int8_dot-inl.h"
+#include "kernels/hwy/linear_int8.h"
+
+HWY_BEFORE_NAMESPACE();
+ATTNRT_I8_BEGIN
+namespace attnrt {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using int8_linear::kChunkRows;
+using int8_linear::kTileRows;
+using int8_linear::Layout;
+
+// ------------------------------------------------------------------ activations
+// One row of K floats into `blocks` activation blocks (q, d): activation_blocks.h's rule,
+// bit for bit. amax and the non-finite test per block, then x * (127 / amax) rounded to
+// nearest even by adding and taking back 1.5 * 2^23 (exact for |t| < 2^22; |t| <= 127 here):
+// the sum's low mantissa bits are the integer.
+void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* HWY_RESTRICT q,
+                 float* HWY_RESTRICT d) {
+  const hn::CappedTag<float, kActivationBlock> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<int8_t, decltype(df)> d8;
+  const size_t N = hn::Lanes(df);
+  const auto magic = hn::Set(df, 12582912.0f);
+  const auto magic_bits = hn::Set(di, 0x4B400000);
+  HWY_ALIGN float tail[kActivationBlock];
+  for (size_t b = 0; b < blocks; ++b) {
+    int8_t* qb = q + b * kActivationBlock;
+    const size_t k0 = b * kActivationBlock;
+    if (k0 >= K) {  // the pad block
+      std::memset(qb, 0, kActivationBlock);
+      d[b] = 0.0f;
+      continue;
+    }
+    const float* xb = x + k0;
+    if (K - k0 < kActivationBlock) {  // the short last block, zero-padded
+      for (size_t j = 0; j < kActivationBlock; ++j) tail[j] = k0 + j < K ? x[k0 + j] : 0.0f;
+      xb = tail;
+    }
+    auto vmax = hn::Zero(df), poison = hn::Zero(df);
+    for (size_t j = 0; j < kActivationBlock; j += N) {
+      const auto v = hn::LoadU(df, xb + j);
+      vmax = hn::Max(vmax, hn::Abs(v));
+      poison = hn::Add(poison, hn::Mul(v, hn::Zero(df)));  // NaN iff a value is not finite
+    }
+    const float amax = hn::GetLane(hn::MaxOfLanes(df, vmax));
+    const float bad = hn::GetLane(hn::SumOfLanes(df, poison));
+    if (bad != bad || !(amax >= kActivationTiny)) {
+      std::memset(qb, 0, kActivationBlock);
+      d[b] = bad != bad ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+      continue;
+    }
+    d[b] = amax / 127.0f;
+    const auto inv = hn::Set(df, 127.0f / amax);
+    for (size_t j = 0; j < kActivationBlock; j += N) {
+      const auto t = hn::Mul(hn::LoadU(df, xb + j), inv);
+      const auto rounded = hn::Sub(hn::BitCast(di, hn::Add(t, magic)), magic_bits);
+      hn::StoreU(hn::DemoteTo(d8, rounded), d8, qb + j);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ weights
+// The rows of one stored type, as the tile reads them: Row(n), ScaleBits(n, b) (the f16
+// scale of block b of row n), and a row's steps (int8_dot-inl.h) in place: FullSteps() of them directly,
+// then, when HasTail(), one step that needs care at the row's end.
+
+// q4_0: rows of 18-byte blocks, each its scale then 16 bytes of nibbles (weight_q4_0.h).
+struct Q4_0Rows {
+  const uint8_t* base;
+  size_t row_bytes;
+  size_t blocks;  // WeightBlocksPerRow(K)
+
+  explicit Q4_0Rows(const LinearParams& p)
+      : base(static_cast<const uint8_t*>(p.w)),
+        blocks(WeightBlocksPerRow(kQ4_0Info, p.in)) {
+    row_bytes = blocks * kQ4_0BlockBytes;
+  }
+  HWY_INLINE const uint8_t* Row(size_t n) const { return base + n * row_bytes; }
+  HWY_INLINE uint16_t ScaleBits(size_t n, size_t b) const {
+    return Q4_0ScaleBits(Row(n) + b * kQ4_0BlockBytes);
+  }
+  HWY_INLINE size_t FullSteps() const { return blocks / kStepBlocks; }
+  HWY_INLINE bool HasTail() const { return blocks % kStepBlocks != 0; }
+  HWY_INLINE WStep Step(const uint8_t* row, size_t b) const {
+    return LoadQ4_0(row + b * kQ4_0BlockBytes);
+  }
+  // A two-block step of which only the first block exists.
+  HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const {
+    return LoadQ4_0First(row + b * kQ4_0BlockBytes);
+  }
+};
+
+// q8: int8 rows of K values (not padded to whole blocks) and a plane of f16 scales
+// (weight_q8.h). A step past K would read the next row, or past the matrix for the last
+// one: the last step of a row whose K is no multiple of the step reads only K's values.
+struct Q8Rows {
+  const int8_t* values;
+  const uint16_t* scales;
+  size_t K;
+  size_t blocks;  // Q8BlocksPerRow(K)
+
+  explicit Q8Rows(const LinearParams& p)
+      : values(static_cast<const int8_t*>(p.w)),
+        scales(LinearScalePlane(p)),
+        K(p.in),
+        blocks(Q8BlocksPerRow(p.in)) {}
+  HWY_INLINE const uint8_t* Row(size_t n) const {
+    return reinterpret_cast<const uint8_t*>(values + n * K);
+  }
+  HWY_INLINE uint16_t ScaleBits(size_t n, size_t b) const { return scales[n * blocks + b]; }
+  HWY_INLINE size_t FullSteps() const { return K / kStepValues; }
+  HWY_INLINE bool HasTail() const { return K % kStepValues != 0; }
+  HWY_INLINE WStep Step(const uint8_t* row, size_t b) const {
+    return LoadQ8(reinterpret_cast<const int8_t*>(row) + b * kI8Block);
+  }
+  HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const {
+    return LoadQ8Partial(reinterpret_cast<const int8_t*>(row) + b * kI8Block, K - b * kI8Block);
+  }
+};
+
+// dw[i * stride + b] = the f16 scale of block b of row rows[i] as f32, for b < blocks; 0 for
+// the pad block; up to kScaleChunk - 1 floats past a row's end are written too (the next
+// row's, rewritten after, or the region's spare: linear_int8.h). 16 scales at a time go
+// through a small buffer and one vector conversion (vcvtph2ps on x86).
+template <class Weights>
+HWY_INLINE void WidenScales(const Weights& w, const size_t* rows, size_t stride,
+                            float* HWY_RESTRICT dw) {
+  constexpr size_t kChunk = int8_linear::kScaleChunk;
+  const hn::CappedTag<float, kChunk> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const size_t N = hn::Lanes(df);
+  HWY_ALIGN uint16_t bits[kChunk];
+  for (size_t i = 0; i < kTileRows; ++i) {
+    for (size_t b0 = 0; b0 < stride; b0 += kChunk) {
+      const size_t n = HWY_MIN(kChunk, w.blocks > b0 ? w.blocks - b0 : 0);
+      for (size_t j = 0; j < n; ++j) bits[j] = w.ScaleBits(rows[i], b0 + j);
+      for (size_t j = n; j < kChunk; ++j) bits[j] = 0;
+      const size_t covered = HWY_MIN(kChunk, stride - b0);
+      for (size_t j = 0; j < covered; j += N) {
+        const auto h = hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(bits + j));
+        hn::StoreU(hn::PromoteTo(df, h), df, dw + i * stride + b0 + j);
+      }
+    }
+  }
+}
+
+// s[i * stride + b] = dw[i * stride + b] * d[b]: the combined scale of each block of each
+// tile row for one x row (NaN where the activations were not finite). Whole vectors, up to
+// kScaleChunk - 1 floats past a row (see WidenScales).
+HWY_INLINE void CombineScales(const float* HWY_RESTRICT dw, const float* HWY_RESTRICT d,
+                              size_t stride, float* HWY_RESTRICT s) {
+  const hn::CappedTag<float, int8_linear::kScaleChunk> df;
+  const size_t N = hn::Lanes(df);
+  for (size_t i = 0; i < kTileRows; ++i) {
+    for (size_t b = 0; b < stride; b += N) {
+      hn::StoreU(hn::Mul(hn::LoadU(df, dw + i * stride + b), hn::LoadU(df, d + b)), df,
+                 s + i * stride + b);
+    }
+  }
+}
+
+// out[i] = sum over blocks of rows[i] . a, i < kTileRows (s: the combined scales, rows of
+// `stride`). Four independent FMA chains; the order per output is the block order.
+template <class Weights>
+HWY_INLINE void Tile(const Weights& w, const uint8_t* const* rows, const int8_t* HWY_RESTRICT a,
+                     const float* HWY_RESTRICT s, size_t stride, float* out) {
+  const DStep df;
+  auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
+  const uint8_t* r0 = rows[0];
+  const uint8_t* r1 = rows[1];
+  const uint8_t* r2 = rows[2];
+  const uint8_t* r3 = rows[3];
+  const float* s0 = s;
+  const float* s1 = s + stride;
+  const float* s2 = s + 2 * stride;
+  const float* s3 = s + 3 * stride;
+  const size_t steps = w.FullSteps();
+  for (size_t t = 0; t < steps; ++t) {
+    const size_t b = t * kStepBlocks;
+    const int8_t* ab = a + b * kI8Block;
+    a0 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Step(r0, b), ab)), StepScale(s0 + b), a0);
+    a1 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Step(r1, b), ab)), StepScale(s1 + b), a1);
+    a2 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Step(r2, b), ab)), StepScale(s2 + b), a2);
+    a3 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Step(r3, b), ab)), StepScale(s3 + b), a3);
+  }
+  if (w.HasTail()) {
+    const size_t b = steps * kStepBlocks;
+    const int8_t* ab = a + b * kI8Block;
+    a0 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Tail(r0, b), ab)), StepScale(s0 + b), a0);
+    a1 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Tail(r1, b), ab)), StepScale(s1 + b), a1);
+    a2 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Tail(r2, b), ab)), StepScale(s2 + b), a2);
+    a3 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Tail(r3, b), ab)), StepScale(s3 + b), a3);
+  }
+  out[0] = hn::GetLane(hn::SumOfLanes(df, a0));
+  out[1] = hn::GetLane(hn::SumOfLanes(df, a1));
+  out[2] = hn::GetLane(hn::SumOfLanes(df, a2));
+  out[3] = hn::GetLane(hn::SumOfLanes(df, a3));
+}
+
+// Output columns [n0, n1) for the chunk's `rows` x rows starting at m0, whose activation
+// blocks are in scratch. A last tile of fewer than kTileRows columns repeats its last row
+// (the same sums: only the real ones are stored).
+template <class Weights>
+void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0, size_t rows,
+             size_t n0, size_t n1, float* scratch) {
+  const int8_t* q = reinterpret_cast<const int8_t*>(scratch + l.q);
+  const float* d = scratch + l.d;
+  float* dw = scratch + l.dw;
+  float* s = scratch + l.s;
+  for (size_t n = n0; n < n1; n += kTileRows) {
+    const size_t count = HWY_MIN(kTileRows, n1 - n);
+    size_t row_index[kTileRows];
+    const uint8_t* tile_rows[kTileRows];
+    for (size_t i = 0; i < kTileRows; ++i) {
+      row_index[i] = n + HWY_MIN(i, count - 1);
+      tile_rows[i] = w.Row(row_index[i]);
+    }
+    WidenScales(w, row_index, l.blocks, dw);
+    for (size_t m = 0; m < rows; ++m) {
+      CombineScales(dw, d + m * l.blocks, l.blocks, s);
+      float sums[kTileRows];
+      Tile(w, tile_rows, q + m * l.blocks * kI8Block, s, l.blocks, sums);
+      float* y = p.y + (m0 + m) * p.y_stride + n;
+      for (size_t i = 0; i < count; ++i) {
+        y[i] = sums[i] + (p.bias != nullptr ? p.bias[n + i] : 0.0f);
+      }
+    }
+  }
+}
+
+size_t Int8ScratchFloats(const LinearParams& p) { return int8_linear::MakeLayout(p.in).total; }
+
+void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
+  const size_t groups = int8_linear::Groups(p);
+  end = HWY_MIN(end, int8_linear::WorkItems(p));  // 0 for a type this kernel does not read
+  const Layout l = int8_linear::MakeLayout(p.in);
+  size_t item = begin;
+  while (item < end) {
+    const size_t chunk = item / groups;
+    const size_t g0 = item % groups;
+    const size_t g1 = HWY_MIN(groups, g0 + (end - item));
+    const size_t m0 = chunk * kChunkRows;
+    const size_t rows = HWY_MIN(kChunkRows, p.rows - m0);
+    for (size_t m = 0; m < rows; ++m) {
+      QuantizeRow(p.x + (m0 + m) * p.x_stride, p.in, l.blocks,
+                  reinterpret_cast<int8_t*>(scratch + l.q) + m * l.blocks * kI8Block,
+                  scratch + l.d + m * l.blocks);
+    }
+    const size_t n0 = g0 * int8_linear::kGroupRows;
+    const size_t n1 = HWY_MIN(p.out, g1 * int8_linear::kGroupRows);
+    if (p.w_type == WeightType::kQ4_0) {
+      Columns(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
+    } else {
+      Columns(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
+    }
+    item += g1 - g0;
+  }
+}
+
+const char* Int8Isa() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attnrt
+ATTNRT_I8_END
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace attnrt {
+namespace {
+
+HWY_EXPORT(Int8ScratchFloats);
+HWY_EXPORT(Int8Run);
+HWY_EXPORT(Int8Isa);
+
+size_t ScratchFloats(const LinearParams& p) { return HWY_DYNAMIC_DISPATCH(Int8ScratchFloats)(p); }
+size_t WorkItems(const LinearParams& p) { return int8_linear::WorkItems(p); }
+void Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
+  HWY_DYNAMIC_DISPATCH(Int8Run)(p, begin, end, scratch);
+}
+const char* Isa() { return HWY_DYNAMIC_DISPATCH(Int8Isa)(); }
+
+}  // namespace
+
+// linear_variants.inc. Rank 3, above every f32-activation kernel (Helium's too): `auto` runs
+// q8 and q4_0 here on every target, so their results do not depend on the board; a call that
+// asks for f32 activations (LinearActivations::kF32) skips it (quantizes_activations).
+extern const LinearKernel kLinearHwyInt8 = {"hwy-int8", 3,         int8_linear::ReadsWeightType,
+                                            ScratchFloats,  WorkItems, Run,
+                                            Isa,            true};
+
+}  // namespace attnrt
+#endif  // HWY_ONCE

@@ -1,0 +1,66 @@
+// The integer Linear's target-independent half (kernels/hwy/linear_int8.cc): which types it
+// reads, how a call is cut into work items and how a worker's scratch is laid out. The
+// per-target code reads the same functions, so every target cuts and lays out alike.
+// Kernel-internal; no allocation, no I/O.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attnrt/kernels/activation_blocks.h"
+#include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
+
+namespace attnrt {
+namespace int8_linear {
+
+// The block types whose weights are integers (q8 in [-127, 127], q4_0 in [-8, 7]).
+constexpr bool ReadsWeightType(WeightType t) {
+  return t == WeightType::kQ8 || t == WeightType::kQ4_0;
+}
+
+constexpr size_t kChunkRows = 4;  // x rows quantized together: one item's rows
+constexpr size_t kGroupRows = 8;  // weight rows (output columns) of one item
+constexpr size_t kTileRows = 4;   // weight rows summed together against one x row
+
+inline size_t DivCeil(size_t a, size_t b) { return (a + b - 1) / b; }
+
+// Items: chunks of kChunkRows x rows times groups of kGroupRows output columns, numbered
+// chunk-major, so that a worker's contiguous range quantizes each chunk it touches once.
+inline size_t Groups(const LinearParams& p) { return DivCeil(p.out, kGroupRows); }
+inline size_t WorkItems(const LinearParams& p) {
+  if (p.rows == 0 || p.out == 0 || !ReadsWeightType(p.w_type)) return 0;
+  return DivCeil(p.rows, kChunkRows) * Groups(p);
+}
+
+// A worker's scratch, in floats from its start (each region kScratchAlignment-aligned):
+//   q      kChunkRows rows of `blocks` activation blocks (int8, 32 per block);
+//   d      kChunkRows rows of `blocks` activation scales;
+//   dw     kTileRows rows of `blocks` weight scales (the tile's, widened to f32);
+//   s      kTileRows rows of `blocks` products dw * d (one x row's);
+// with `blocks` = ActivationBlocks(K) rounded up to even: a two-block step (AVX-512) reads
+// the pad block, whose activations, scales and weights are all 0. The three float regions
+// end with kScaleChunk spare floats: the scale passes run whole vectors of up to 16 lanes
+// past a row's `blocks` (the extra lanes land in the next row or the spare, never used).
+constexpr size_t kScaleChunk = 16;
+
+struct Layout {
+  size_t blocks;
+  size_t q, d, dw, s, total;
+};
+
+inline Layout MakeLayout(size_t K) {
+  constexpr size_t kAlign = kScratchAlignment / sizeof(float);
+  const auto align = [](size_t n) { return DivCeil(n, kAlign) * kAlign; };
+  Layout l;
+  l.blocks = DivCeil(ActivationBlocks(K), 2) * 2;
+  l.q = 0;
+  l.d = l.q + align(kChunkRows * l.blocks * kActivationBlock / sizeof(float));
+  l.dw = l.d + align(kChunkRows * l.blocks + kScaleChunk);
+  l.s = l.dw + align(kTileRows * l.blocks + kScaleChunk);
+  l.total = l.s + align(kTileRows * l.blocks + kScaleChunk);
+  return l;
+}
+
+}  // namespace int8_linear
+}  // namespace attnrt

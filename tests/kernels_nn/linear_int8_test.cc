@@ -1,0 +1,453 @@
+// The integer Linear (`hwy-int8`, kernels/hwy/linear_int8.cc), which `auto` runs for q8 and
+// q4_0 weights, on every Highway target it was compiled for that this CPU runs (AVX3_DL,
+// AVX3, AVX2, SSE4 and the baseline on an AVX-512 VNNI x86), against
+// ReferenceLinearQ8Activations: float64 sums of the weights as stored times the activations
+// as activation_blocks.h rounds them. The tolerance is derived from the kernel's only
+// inexact steps (Tolerance below), not tuned. Shapes straddle the 32-value blocks, the
+// two-block steps of AVX-512, the 4-row tiles, the 8-column items and the 4-row chunks;
+// non-finite and tiny activations, splits of the items, exact-size buffers (ASan), a slice
+// of a stacked q8 matrix, and the exact path (LinearActivations::kF32) next to it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attnrt/kernels/activation_blocks.h"
+#include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
+#include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
+#include "common/steerable_targets.h"
+#include "host/aligned_buffer.h"
+#include "hwy/tests/hwy_gtest.h"
+#include "kernels_nn/nn_test_buffers.h"
+#include "kernels_nn/typed_weights.h"
+
+namespace attnrt::testing {
+namespace {
+
+const LinearKernel& Int8Kernel() { return *FindLinearKernel("hwy-int8"); }
+
+std::vector<int64_t> Int8Targets() { return TargetsToTest(Int8Kernel().isa); }
+
+class LinearInt8Test : public hwy::TestWithParamTarget {
+ protected:
+  void SetUp() override {
+    hwy::TestWithParamTarget::SetUp();
+    ASSERT_EQ(std::string(Int8Kernel().isa()), hwy::TargetName(GetParam()));
+  }
+};
+INSTANTIATE_TEST_SUITE_P(LinearInt8Group, LinearInt8Test, ::testing::ValuesIn(Int8Targets()),
+                         ::hwy::TestParamTargetName);
+
+const WeightType kIntegerTypes[] = {WeightType::kQ8, WeightType::kQ4_0};
+
+struct Int8Case {
+  size_t M = 1, K = 1, N = 1;
+  WeightType type = WeightType::kQ4_0;
+  bool bias = true;
+  bool misalign = false;
+  size_t x_pad = 0, y_pad = 0;
+  float x_scale = 1.0f, w_scale = 1.0f;
+  uint32_t seed = 1;
+
+  std::string Describe() const {
+    std::ostringstream s;
+    s << WeightTypeName(type) << " M=" << M << " K=" << K << " N=" << N
+      << (bias ? " bias" : " no-bias") << (misalign ? " misaligned" : "")
+      << " x_stride=" << K + x_pad << " y_stride=" << N + y_pad << " x*" << x_scale << " w*"
+      << w_scale << " seed=" << seed;
+    return s.str();
+  }
+};
+
+class Int8Tester {
+ public:
+  explicit Int8Tester(const Int8Case& c)
+      : c_(c), x_(c.M * (c.K + c.x_pad), c.misalign), w_(c.N * c.K, c.misalign),
+        bias_(c.N, c.misalign) {
+    std::mt19937 rng(c.seed);
+    x_.FillNormal(&rng, c.x_scale);
+    w_.FillNormal(&rng, c.w_scale);
+    bias_.FillNormal(&rng, c.x_scale * c.w_scale);
+    typed_ = std::make_unique<TypedMatrix>(c.type, c.N, c.K, c.misalign, w_.data());
+  }
+
+  float* x() { return x_.data(); }
+
+  LinearParams Params(GuardedFloats* y, LinearActivations a = LinearActivations::kAuto) const {
+    LinearParams p;
+    p.rows = c_.M;
+    p.in = c_.K;
+    p.out = c_.N;
+    p.x = x_.data();
+    p.x_stride = c_.K + c_.x_pad;
+    p.w = typed_->data();
+    p.w_type = c_.type;
+    p.bias = c_.bias ? bias_.data() : nullptr;
+    p.y = y->data();
+    p.y_stride = c_.N + c_.y_pad;
+    p.activations = a;
+    return p;
+  }
+
+  GuardedFloats NewOutput() const {
+    return GuardedFloats::Filled(c_.M * (c_.N + c_.y_pad), c_.misalign, kUntouched);
+  }
+
+  // The items as ranges [0, cuts[0]), [cuts[0], ...), each with poisoned scratch guarded at
+  // its end, through linear.h's entry points (`auto`). Empty string when all went well.
+  std::string Run(const std::vector<size_t>& cuts, GuardedFloats* y,
+                  LinearActivations a = LinearActivations::kAuto) const {
+    const LinearParams p = Params(y, a);
+    const size_t items = LinearWorkItems(p);
+    const size_t floats = LinearScratchFloats(p);
+    AlignedBuffer buffer((floats + GuardedFloats::kGuard) * sizeof(float));
+    float* scratch = reinterpret_cast<float*>(buffer.data());
+    if (reinterpret_cast<uintptr_t>(scratch) % kScratchAlignment != 0) return "scratch misaligned";
+    size_t begin = 0;
+    for (size_t i = 0; i <= cuts.size(); ++i) {
+      const size_t end = i < cuts.size() ? cuts[i] : items;
+      if (end < begin || end > items) return "bad cut";
+      std::fill(scratch, scratch + floats, std::nanf(""));
+      std::fill(scratch + floats, scratch + floats + GuardedFloats::kGuard, kUntouched);
+      LinearRun(p, begin, end, scratch);
+      for (size_t g = 0; g < GuardedFloats::kGuard; ++g) {
+        if (scratch[floats + g] != kUntouched) return "wrote past the end of scratch";
+      }
+      begin = end;
+    }
+    if (!y->GuardsIntact()) return "wrote outside y";
+    if (!x_.GuardsIntact() || !w_.GuardsIntact() || !bias_.GuardsIntact() ||
+        !typed_->GuardsIntact()) {
+      return "wrote outside inputs";
+    }
+    return "";
+  }
+
+  // The kernel's error bound for output (m, n), from its arithmetic: per block an exact
+  // int32 sum P (< 2^19) converted exactly, times the f32 product s = dw * d (one rounding),
+  // added by an FMA (one rounding of the running sum), then a sum of at most 16 lanes and
+  // the bias. Each rounding is at most 2^-24 of a partial sum, and every partial sum is at
+  // most Mag = sum_k |w_k| |q_k d_b| + |bias|: blocks + 16 + 3 roundings of Mag. Products
+  // s that fall into f32's subnormals lose up to 2^-150 absolute each (tiny weights and
+  // activations): 2^19 of those per block.
+  double Tolerance(size_t m, size_t n) const {
+    const size_t blocks = ActivationBlocks(c_.K);
+    return double(blocks + 19) * std::ldexp(Magnitude(m, n), -24) +
+           double(blocks + 1) * std::ldexp(1.0, -131);
+  }
+
+  double Magnitude(size_t m, size_t n) const {
+    const Quantized q = Quantize(m);
+    double sum = c_.bias ? std::fabs(double(bias_[n])) : 0.0;
+    for (size_t k = 0; k < c_.K; ++k) {
+      sum += std::fabs(double(w_[n * c_.K + k])) *
+             std::fabs(double(q.q[k]) * double(q.d[k / kActivationBlock]));
+    }
+    return sum;
+  }
+
+  // sum_k |w_k| e_k: how far rounding the activations may move output (m, n) from the
+  // exact product (activation_blocks.h: |q d - x| <= e = d / 2, or kActivationTiny for a
+  // block made zeros).
+  double ActivationError(size_t m, size_t n) const {
+    const Quantized q = Quantize(m);
+    double sum = 0.0;
+    for (size_t k = 0; k < c_.K; ++k) {
+      const double d = q.d[k / kActivationBlock];
+      sum += std::fabs(double(w_[n * c_.K + k])) * (d > 0 ? 0.5 * d : double(kActivationTiny));
+    }
+    return sum;
+  }
+
+  // Runs the kernel (split at `cuts`) and checks every output against the reference within
+  // Tolerance, and the exact product (f32 activations) within ActivationError.
+  void ExpectMatchesReference(const std::vector<size_t>& cuts = {}) const {
+    GuardedFloats got = NewOutput(), want = NewOutput(), exact = NewOutput();
+    ASSERT_EQ(Run(cuts, &got), "") << c_.Describe();
+    ReferenceLinearQ8Activations(Params(&want));
+    ReferenceLinear(Params(&exact));
+    const size_t ys = c_.N + c_.y_pad;
+    for (size_t m = 0; m < c_.M; ++m) {
+      for (size_t j = 0; j < ys; ++j) {
+        const size_t i = m * ys + j;
+        if (j >= c_.N) {
+          ASSERT_EQ(got[i], kUntouched) << "wrote into y's padding " << c_.Describe();
+          continue;
+        }
+        ASSERT_TRUE(std::isfinite(got[i])) << "m=" << m << " n=" << j << " " << c_.Describe();
+        const double err = std::fabs(double(got[i]) - double(want[i]));
+        ASSERT_LE(err, Tolerance(m, j)) << "m=" << m << " n=" << j << " got " << got[i]
+                                        << " want " << want[i] << " " << c_.Describe();
+        ASSERT_LE(std::fabs(double(want[i]) - double(exact[i])),
+                  ActivationError(m, j) * (1 + 1e-5) + Tolerance(m, j))
+            << "m=" << m << " n=" << j << " " << c_.Describe();
+      }
+    }
+  }
+
+  size_t Items() const {
+    GuardedFloats y = NewOutput();
+    return LinearWorkItems(Params(&y));
+  }
+
+ private:
+  struct Quantized {
+    std::vector<int8_t> q;
+    std::vector<float> d;
+  };
+  Quantized Quantize(size_t m) const {
+    Quantized r;
+    r.q.resize(ActivationBlocks(c_.K) * kActivationBlock);
+    r.d.resize(ActivationBlocks(c_.K));
+    QuantizeActivationRow(x_.data() + m * (c_.K + c_.x_pad), c_.K, r.q.data(), r.d.data());
+    return r;
+  }
+
+  Int8Case c_;
+  GuardedFloats x_, w_, bias_;
+  std::unique_ptr<TypedMatrix> typed_;
+};
+
+TEST(LinearInt8, AutoRunsIntegerTypesHereAndF32ActivationsElsewhere) {
+  for (WeightType t : kIntegerTypes) {
+    const LinearKernel& chosen = AutoLinearKernel(t);
+    EXPECT_TRUE(chosen.quantizes_activations) << WeightTypeName(t);
+    EXPECT_STREQ(chosen.name, "hwy-int8") << WeightTypeName(t);
+    const LinearKernel& exact = AutoLinearKernel(t, LinearActivations::kF32);
+    EXPECT_FALSE(exact.quantizes_activations) << WeightTypeName(t);
+    EXPECT_TRUE(exact.supports(t)) << WeightTypeName(t);
+  }
+  for (WeightType t : {WeightType::kF32, WeightType::kF16, WeightType::kBF16}) {
+    EXPECT_FALSE(Int8Kernel().supports(t)) << WeightTypeName(t);
+    EXPECT_FALSE(AutoLinearKernel(t).quantizes_activations) << WeightTypeName(t);
+  }
+}
+
+const size_t kDepths[] = {1, 7, 31, 32, 33, 63, 64, 65, 95, 96, 97, 127, 129, 288, 300, 1021};
+const size_t kRows[] = {1, 2, 3, 4, 5, 7, 8, 9};
+const size_t kOuts[] = {1, 3, 4, 5, 7, 8, 9, 12, 17, 33};
+
+TEST_P(LinearInt8Test, SizesAroundBlocksStepsTilesAndItems) {
+  uint32_t seed = 100;
+  for (WeightType type : kIntegerTypes) {
+    for (size_t i = 0; i < 3 * std::size(kDepths); ++i) {
+      Int8Case c;
+      c.type = type;
+      c.K = kDepths[i % std::size(kDepths)];
+      c.M = kRows[(i / 3 + i) % std::size(kRows)];
+      c.N = kOuts[(5 * i + 1) % std::size(kOuts)];
+      c.seed = ++seed;
+      c.bias = seed % 3 != 0;
+      c.misalign = seed % 2 == 1;
+      c.x_pad = seed % 4 == 2 ? 3 : 0;
+      c.y_pad = seed % 5 == 1 ? 5 : 0;
+      Int8Tester(c).ExpectMatchesReference();
+    }
+  }
+}
+
+TEST_P(LinearInt8Test, EveryRowCountUpToThreeChunks) {
+  for (WeightType type : kIntegerTypes) {
+    for (size_t M = 1; M <= 13; ++M) {
+      Int8Case c{M, 70, 11, type};
+      c.x_pad = 1;
+      c.y_pad = 2;
+      c.seed = uint32_t(200 + M);
+      Int8Tester(c).ExpectMatchesReference();
+    }
+  }
+}
+
+TEST_P(LinearInt8Test, DeepRowsAndLargeMagnitudes) {
+  uint32_t seed = 300;
+  for (WeightType type : kIntegerTypes) {
+    for (size_t K : {1024, 4099}) {
+      Int8Case c{3, K, 21, type};
+      c.seed = ++seed;
+      Int8Tester(c).ExpectMatchesReference();
+    }
+    const float scales[][2] = {{1e4f, 1e3f}, {1e15f, 1e-3f}, {1e-15f, 3.0f}, {1e-3f, 1e-4f}};
+    for (const auto& s : scales) {
+      Int8Case c{5, 300, 19, type};
+      c.x_scale = s[0];
+      c.w_scale = s[1];
+      c.seed = ++seed;
+      Int8Tester(c).ExpectMatchesReference();
+    }
+  }
+}
+
+// Many groups (the classifier of a decode step), and more items than a split would cut.
+TEST_P(LinearInt8Test, WideMatrices) {
+  uint32_t seed = 400;
+  for (WeightType type : kIntegerTypes) {
+    for (size_t M : {1, 2}) {
+      Int8Case c{M, 300, 3703, type};
+      c.seed = ++seed;
+      Int8Tester(c).ExpectMatchesReference();
+    }
+  }
+}
+
+TEST_P(LinearInt8Test, AnySplitOfItemsGivesIdenticalBits) {
+  const size_t shapes[][3] = {{1, 100, 70}, {2, 33, 100}, {9, 300, 37}, {6, 16, 41}};
+  uint32_t seed = 500;
+  for (WeightType type : kIntegerTypes) {
+    for (const auto& s : shapes) {
+      Int8Case c{s[0], s[1], s[2], type};
+      c.misalign = true;
+      c.y_pad = 3;
+      c.seed = ++seed;
+      Int8Tester t(c);
+      GuardedFloats whole = t.NewOutput();
+      ASSERT_EQ(t.Run({}, &whole), "") << c.Describe();
+      const size_t items = t.Items();
+      ASSERT_GT(items, 2u) << c.Describe();
+      std::vector<std::vector<size_t>> splits = {{1}, {items / 2}, {items - 1},
+                                                 {1, items / 3, items - 2}};
+      std::vector<size_t> singles;
+      for (size_t i = 1; i < items; ++i) singles.push_back(i);
+      splits.push_back(singles);
+      for (const auto& cuts : splits) {
+        GuardedFloats parts = t.NewOutput();
+        ASSERT_EQ(t.Run(cuts, &parts), "") << c.Describe();
+        EXPECT_TRUE(parts.SameBitsAs(whole)) << c.Describe() << " split into " << cuts.size() + 1;
+      }
+      t.ExpectMatchesReference({items / 2});
+    }
+  }
+}
+
+// A NaN or an infinity in a row of x makes every output of that row NaN (its block's
+// scale is NaN), never a finite number; the other rows are untouched by it.
+TEST_P(LinearInt8Test, NonFiniteActivationsGiveNaNInTheirRowOnly) {
+  for (WeightType type : kIntegerTypes) {
+    for (float bad : {std::numeric_limits<float>::quiet_NaN(),
+                      std::numeric_limits<float>::infinity(),
+                      -std::numeric_limits<float>::infinity()}) {
+      Int8Case c{6, 70, 13, type};
+      Int8Tester t(c);
+      t.x()[4 * 70 + 65] = bad;  // row 4, the short third block
+      GuardedFloats y = t.NewOutput();
+      ASSERT_EQ(t.Run({}, &y), "") << c.Describe();
+      for (size_t m = 0; m < 6; ++m) {
+        for (size_t n = 0; n < 13; ++n) {
+          if (m == 4) {
+            EXPECT_TRUE(std::isnan(y[m * 13 + n])) << bad << " n=" << n << " " << c.Describe();
+          } else {
+            EXPECT_TRUE(std::isfinite(y[m * 13 + n])) << bad << " m=" << m << " " << c.Describe();
+          }
+        }
+      }
+    }
+  }
+}
+
+// Blocks whose largest |x| is below 2^-100 are zeros (activation_blocks.h): y = bias.
+TEST_P(LinearInt8Test, TinyActivationsGiveTheBias) {
+  for (WeightType type : kIntegerTypes) {
+    Int8Case c{2, 40, 9, type};
+    c.x_scale = 1e-32f;
+    Int8Tester t(c);
+    GuardedFloats y = t.NewOutput(), want = t.NewOutput();
+    ASSERT_EQ(t.Run({}, &y), "") << c.Describe();
+    ReferenceLinearQ8Activations(t.Params(&want));
+    EXPECT_TRUE(y.SameBitsAs(want)) << c.Describe();
+    t.ExpectMatchesReference();
+  }
+}
+
+TEST_P(LinearInt8Test, ZeroDepthGivesBiasAndEmptyShapesDoNothing) {
+  for (WeightType type : kIntegerTypes) {
+    Int8Tester(Int8Case{5, 0, 35, type}).ExpectMatchesReference();
+    for (const auto& shape : {std::vector<size_t>{0, 40, 8}, {3, 40, 0}}) {
+      Int8Case c{shape[0], shape[1], shape[2], type};
+      Int8Tester t(c);
+      EXPECT_EQ(t.Items(), 0u) << c.Describe();
+      GuardedFloats y = t.NewOutput();
+      EXPECT_EQ(t.Run({}, &y), "") << c.Describe();
+    }
+  }
+}
+
+// Buffers of exactly the data's size, so ASan sees any read past x, W (the q8 rows' last
+// step, the last q4_0 block) or the scale plane.
+TEST_P(LinearInt8Test, ExactSizeBuffers) {
+  const size_t shapes[][3] = {{1, 1, 1}, {3, 17, 33}, {5, 65, 31}, {2, 104, 7}, {1, 96, 5}};
+  std::mt19937 rng(77);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (WeightType type : kIntegerTypes) {
+    for (const auto& s : shapes) {
+      const size_t M = s[0], K = s[1], N = s[2];
+      std::vector<float> x(M * K), values(N * K), bias(N), got(M * N), want(M * N);
+      for (std::vector<float>* v : {&x, &values, &bias}) {
+        for (float& e : *v) e = normal(rng);
+      }
+      size_t bytes = 0;
+      ASSERT_TRUE(MatrixBytes(type, N, K, &bytes));
+      std::vector<uint8_t> encoded;
+      {
+        TypedMatrix typed(type, N, K, false, values.data());
+        const uint8_t* data = static_cast<const uint8_t*>(typed.data());
+        encoded.assign(data, data + bytes);
+      }
+      LinearParams p{M, K, N, x.data(), K, encoded.data(), bias.data(), got.data(), N, type};
+      AlignedBuffer scratch(LinearScratchFloats(p) * sizeof(float));
+      LinearRun(p, 0, LinearWorkItems(p), reinterpret_cast<float*>(scratch.data()));
+      p.y = want.data();
+      ReferenceLinearQ8Activations(p);
+      for (size_t i = 0; i < M * N; ++i) {
+        ASSERT_NEAR(got[i], want[i], 1e-4f * (1 + std::fabs(want[i])))
+            << WeightTypeName(type) << " M=" << M << " K=" << K << " N=" << N << " i=" << i;
+      }
+    }
+  }
+}
+
+// Rows [first, first + N) of a stacked q8 matrix (PyTorch's in_proj): its values from the
+// slice's first row, its scales from the parent's plane (w_scales).
+TEST_P(LinearInt8Test, SliceOfAStackedQ8Matrix) {
+  const size_t M = 3, K = 100, rows = 30, first = 11, N = 10;
+  std::mt19937 rng(9);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(M * K), values(rows * K), got(M * N), want(M * N);
+  for (float& e : x) e = normal(rng);
+  for (float& e : values) e = normal(rng);
+  const TypedMatrix stacked(WeightType::kQ8, rows, K, false, values.data());
+  const uint8_t* base = static_cast<const uint8_t*>(stacked.data());
+  const uint8_t* plane = base + Q8ScalesOffset(rows, K);
+  LinearParams p{M, K, N, x.data(), K, base + first * K, nullptr, got.data(), N, WeightType::kQ8};
+  p.w_scales = plane + 2 * first * Q8BlocksPerRow(K);
+  AlignedBuffer scratch(LinearScratchFloats(p) * sizeof(float));
+  LinearRun(p, 0, LinearWorkItems(p), reinterpret_cast<float*>(scratch.data()));
+  p.y = want.data();
+  ReferenceLinearQ8Activations(p);
+  for (size_t i = 0; i < M * N; ++i) ASSERT_NEAR(got[i], want[i], 1e-4f) << i;
+}
+
+// LinearActivations::kF32 keeps f32 activations (the exact path) for the same weights:
+// ReferenceLinear's values within f32 rounding, not the 8-bit activations' error.
+TEST_P(LinearInt8Test, F32ActivationsStayExact) {
+  for (WeightType type : kIntegerTypes) {
+    Int8Case c{3, 300, 17, type};
+    c.seed = 600;
+    Int8Tester t(c);
+    GuardedFloats y = t.NewOutput(), want = t.NewOutput();
+    ASSERT_EQ(t.Run({}, &y, LinearActivations::kF32), "") << c.Describe();
+    ReferenceLinear(t.Params(&want));
+    for (size_t i = 0; i < y.size(); ++i) {
+      EXPECT_NEAR(y[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i << " " << c.Describe();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attnrt::testing
