@@ -1,7 +1,8 @@
 // GGUF import (issue 33): the reader (convert/gguf_file.h) on images built here byte by byte,
 // every damaged form it must refuse by name (and every truncation of a valid file), ggml block
 // decoding (convert/gguf_dequant.h) against hand-computed blocks, and the import
-// (convert/gguf_import.h) of a tiny llama: keys, fused tensors, Q8_0 kept value for value,
+// (convert/gguf_import.h) of a tiny llama: keys, fused tensors, Q8_0 kept value for value, Q4_0
+// kept block for block,
 // and its refusals.
 #include <gtest/gtest.h>
 
@@ -367,6 +368,18 @@ std::vector<uint8_t> Q8_0Bytes(size_t rows, size_t cols) {
   return b;
 }
 
+// Q4_0 blocks of `rows` x `cols` values: d = 1/8 + i/1024 (block i), nibbles (i + j) % 16.
+std::vector<uint8_t> Q4_0Bytes(size_t rows, size_t cols) {
+  std::vector<uint8_t> b;
+  for (size_t i = 0; i < rows * cols / 32; ++i) {
+    const uint16_t d = Half(0.125f + static_cast<float>(i) / 1024);
+    b.push_back(d & 0xFF);
+    b.push_back(d >> 8);
+    for (size_t j = 0; j < 16; ++j) b.push_back(static_cast<uint8_t>(((i + j) % 16) | (((i + 2 * j) % 16) << 4)));
+  }
+  return b;
+}
+
 // A tiny llama (dim 32, 2 heads, 1 kv head, ff 32, vocab 8), q|k|v fused, matrices `matrix`.
 std::vector<uint8_t> TinyLlama(std::vector<Kv> extra, uint32_t matrix = 0,
                                bool with_unknown_tensor = false) {
@@ -382,6 +395,7 @@ std::vector<uint8_t> TinyLlama(std::vector<Kv> extra, uint32_t matrix = 0,
   kvs.insert(kvs.end(), extra.begin(), extra.end());
   const auto mat = [matrix](const std::string& name, size_t rows, size_t cols) {
     if (matrix == 8) return Tensor{name, {cols, rows}, 8, Q8_0Bytes(rows, cols)};
+    if (matrix == 2) return Tensor{name, {cols, rows}, 2, Q4_0Bytes(rows, cols)};
     if (matrix == 3) return Tensor{name, {cols, rows}, 3, std::vector<uint8_t>(rows * cols / 32 * 20, 0x11)};
     return Tensor{name, {cols, rows}, 0, F32Bytes(Values(rows * cols, 1.0f))};
   };
@@ -462,6 +476,41 @@ TEST(GgufImport, Q8_0IsKeptValueForValue) {
     }
   }
   for (const GgufTensorNote& n : r.notes) EXPECT_FALSE(n.reencoded) << n.name;
+}
+
+// q4_0 is GGUF's block_q4_0 byte for byte (runtime/FORMAT.md): the import is a copy. The
+// fused q|k|v matrix splits at whole rows, i.e. whole blocks.
+TEST(GgufImport, Q4_0IsKeptBlockForBlock) {
+  const Imported r = Import(TinyLlama({}, 2));
+  ASSERT_TRUE(r.ok) << r.error;
+  WeightFile f;
+  ASSERT_TRUE(WeightFile::Open(r.file.data(), r.file.size(), &f).ok());
+  const std::vector<uint8_t> fused = Q4_0Bytes(64, 32);  // 18 bytes a row (one block)
+  WeightTensor wk;
+  ASSERT_TRUE(f.FindTensor("layers.0.attention.wk.weight", &wk).ok());
+  ASSERT_EQ(wk.dtype, WeightType::kQ4_0);
+  EXPECT_EQ(0, std::memcmp(wk.raw, fused.data() + 32 * 18, 16 * 18));  // k: rows 32..47
+  WeightTensor down;
+  ASSERT_TRUE(f.FindTensor("layers.0.feed_forward.w2.weight", &down).ok());
+  ASSERT_EQ(down.dtype, WeightType::kQ4_0);
+  const std::vector<uint8_t> square = Q4_0Bytes(32, 32);
+  EXPECT_EQ(0, std::memcmp(down.raw, square.data(), square.size()));
+  for (const GgufTensorNote& n : r.notes) EXPECT_FALSE(n.reencoded) << n.name;
+}
+
+TEST(GgufImport, RefusesAQ4_0BlockWithANonFiniteScale) {
+  std::vector<uint8_t> image = TinyLlama({}, 2);
+  GgufFile g;
+  std::string error;
+  ASSERT_TRUE(Read(image, &g, &error)) << error;
+  const size_t at = static_cast<size_t>(g.FindTensor("blk.0.ffn_up.weight")->data - image.data());
+  image[at + 18 * 7 + 1] = 0x7C;  // row 7: scale +inf
+  const Imported r = Import(image);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("'blk.0.ffn_up.weight' (Q4_0): block 0 of row 7 has a scale that is "
+                         "not finite"),
+            std::string::npos)
+      << r.error;
 }
 
 TEST(GgufImport, RefusesAQ8_0BlockWithANonFiniteScale) {

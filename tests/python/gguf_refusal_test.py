@@ -112,8 +112,8 @@ def cases():
 
     q4k, _ = gguf_models.build("llama", {"matrix": "Q4_K"}, quantized=True)
     yield "Q4_K without --dtype", q4k.bytes(), [], "(Q4_K) is a type attnrt does not run: give --dtype"
-    q40, _ = gguf_models.build("llama", {"matrix": "Q4_0"})
-    yield "Q4_0 without --dtype", q40.bytes(), [], "(Q4_0) is a type attnrt does not run"
+    q51, _ = gguf_models.build("llama", {"matrix": "Q5_1"})
+    yield "Q5_1 without --dtype", q51.bytes(), [], "(Q5_1) is a type attnrt does not run"
 
     def iq2(w):
         name, ne, gid, data = w.tensors[0]  # token_embd, 320 x 256

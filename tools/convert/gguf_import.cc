@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnrt/kernels/weight_codecs.h"
+#include "attnrt/kernels/weight_q4_0.h"
 #include "attnrt/models/model_spec.h"
 #include "convert/config_metadata.h"
 #include "convert/gguf_dequant.h"
@@ -635,19 +636,33 @@ std::map<std::string, std::string> NameMap(const GgufFamily& f, const ModelConfi
 
 // The attnrt type a file type is kept as, value for value; false for none.
 bool KeptType(uint32_t ggml, WeightType* out) {
-  switch (ggml) {
-    case 0: *out = WeightType::kF32; return true;
-    case 1: *out = WeightType::kF16; return true;
-    case 30: *out = WeightType::kBF16; return true;
-    case 8: *out = WeightType::kQ8; return true;  // Q8_0: the same int8 and f16 scales
+  switch (static_cast<GgmlType>(ggml)) {
+    case GgmlType::kF32: *out = WeightType::kF32; return true;
+    case GgmlType::kF16: *out = WeightType::kF16; return true;
+    case GgmlType::kBF16: *out = WeightType::kBF16; return true;
+    case GgmlType::kQ8_0: *out = WeightType::kQ8; return true;  // the same int8 and f16 scales
+    case GgmlType::kQ4_0: *out = WeightType::kQ4_0; return true;  // q4_0 is block_q4_0
     default: return false;
   }
 }
 
-// The bytes of a kept matrix in attnrt's layout: F32/F16/BF16 as they are; Q8_0's
-// in-block scales moved to q8's scale plane, each checked finite (q8 stores no other).
+// The bytes of a kept matrix in attnrt's layout: F32/F16/BF16 and Q4_0 as they are (Q4_0's
+// scales checked finite, as the runtime will); Q8_0's in-block scales moved to q8's scale
+// plane, each checked finite (q8 stores no other).
 bool KeptBytes(const Source& s, WeightType type, size_t rows, size_t cols,
                const std::string& named, std::vector<uint8_t>* out, std::string* error) {
+  if (type == WeightType::kQ4_0) {
+    const size_t blocks = WeightBlocksPerRow(kQ4_0Info, cols);
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = s.data + (r * blocks + b) * kQ4_0BlockBytes;
+        if ((Q4_0ScaleBits(block) & 0x7C00u) == 0x7C00u) {
+          return Fail(error, named + ": block " + std::to_string(b) + " of row " +
+                                 std::to_string(r) + " has a scale that is not finite");
+        }
+      }
+    }
+  }
   if (type != WeightType::kQ8) {
     out->assign(s.data, s.data + s.bytes);
     return true;
