@@ -9,7 +9,7 @@ source "$(dirname "$0")/apt_install.sh"
 packages=(
   build-essential cmake ninja-build pkg-config
   libhwy-dev libxsimd-dev libbenchmark-dev libgtest-dev libgmock-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
   clang libclang-rt-14-dev
   python3 python3-numpy python3-torch python3-torchvision libopenblas0-pthread python3-matplotlib
   bible-kjv bible-kjv-text
