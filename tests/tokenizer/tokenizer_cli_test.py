@@ -83,8 +83,12 @@ def main():
         subprocess.run([args.model_file_tool, model, f"hf.tokenizer.json={tj}"], check=True)
         bare_model = os.path.join(work, "bare.attnrt")
         subprocess.run([args.model_file_tool, bare_model], check=True)
+        compact = os.path.join(work, "compact.attnrt")
+        subprocess.run([args.model_file_tool, "--compact-only", compact,
+                        f"hf.tokenizer.json={tj}"], check=True)
 
-        for form, source in (("tokenizer.json", tj), ("folder", folder), ("model", model)):
+        for form, source in (("tokenizer.json", tj), ("folder", folder), ("model", model),
+                             ("compact form", compact)):
             c.expect_out(f"{form}: ids", ["tokenize", source, "--text", "abcab ab"], "4,3,5,3,7\n")
             c.expect_out(f"{form}: --no-special", ["tokenize", source, "--text", "abcab ab",
                                                    "--no-special"], "4,3,5,3\n")
@@ -156,6 +160,29 @@ def main():
                            check=True)
             c.expect_error(f"refuses {needle} in a model", ["detokenize", refused_model,
                                                              "--ids", "1"], needle)
+        # A compact form from another version: the hf.* files are read instead; alone, an error.
+        stale = os.path.join(work, "stale.bin")
+        magic = b"attnrt tokenizer, compact form"
+        raw = len(magic).to_bytes(4, "little") + magic + (99).to_bytes(4, "little")
+        with open(stale, "wb") as f:
+            f.write(raw.replace(b"\x01", b"\x01\x03").replace(b"\x00", b"\x01\x02"))
+        stale_model = os.path.join(work, "stale.attnrt")
+        subprocess.run([args.model_file_tool, stale_model, f"hf.tokenizer.json={tj}",
+                        f"tokenizer.compact={stale}"], check=True)
+        c.expect_out("stale compact form falls back", ["tokenize", stale_model, "--text", "abc"],
+                     "4,7\n")
+        subprocess.run([args.model_file_tool, stale_model, f"tokenizer.compact={stale}"],
+                       check=True)
+        c.expect_error("stale compact form alone", ["tokenize", stale_model, "--text", "abc"],
+                       "has version 99")
+        damaged = os.path.join(work, "damaged.bin")
+        with open(damaged, "wb") as f:
+            f.write(raw.replace(b"\x01", b"\x01\x03").replace(b"\x00", b"\x01\x02")[:-3])
+        subprocess.run([args.model_file_tool, stale_model, f"hf.tokenizer.json={tj}",
+                        f"tokenizer.compact={damaged}"], check=True)
+        c.expect_error("damaged compact form", ["tokenize", stale_model, "--text", "abc"],
+                       "damaged")
+
         # A tokenizer_config.json beside tokenizer.json applies (transformers reads the folder).
         with open(os.path.join(folder, "tokenizer_config.json"), "w", encoding="utf-8") as f:
             json.dump({"clean_up_tokenization_spaces": True, "tokenizer_class": "GPT2Tokenizer",

@@ -6,9 +6,10 @@ Qwen 3, Gemma 3 and GPT-2, plus variants of them that switch on the components t
 use) and every text of corpus.py, the ids with and without special tokens must equal the
 reference's, and decoding id lists (each text's ids, and random lists with special, byte and
 unknown ids) with and without skip_special_tokens must give the reference's text. Each
-tokenizer is given to attnrt both as a bare tokenizer.json and inside a model file (metadata
+tokenizer is given to attnrt as a bare tokenizer.json and inside a model file (metadata
 "hf.tokenizer.json", as `attnrt convert HF_DIR` keeps it). The reference is tests/tokenizer/
-reference.js over the @anush008/tokenizers binding, installed by tools/setup.sh.
+reference.js over the @anush008/tokenizers binding, installed by tools/setup.sh. The model file
+is given twice: with the hf.* files only, and with the compact form only (Tokenizer::Compile).
 
     tokenizer_exactness_test.py --attnrt BIN --model-file-tool BIN --deps DIR [--only NAME]
 
@@ -207,9 +208,12 @@ def check_tokenizer(args, name, tokenizer_json, config, work, texts, tally):
             json.dump(config, f, ensure_ascii=False)
     model = os.path.join(folder, "model.attnrt")
     meta = [f"hf.tokenizer.json={tpath}"] + ([f"hf.tokenizer_config.json={cpath}"] if cpath else [])
-    p = run([args.model_file_tool, model] + meta)
-    if p.returncode != 0:
-        raise RuntimeError(f"model file: {p.stderr.decode(errors='replace')}")
+    compact = os.path.join(folder, "compact.attnrt")  # the compact form alone
+    for cmd in ([args.model_file_tool, model] + meta,
+                [args.model_file_tool, "--compact-only", compact] + meta):
+        p = run(cmd)
+        if p.returncode != 0:
+            raise RuntimeError(f"model file: {p.stderr.decode(errors='replace')}")
 
     # The reference: encode, then decode each text's ids and the random lists.
     def reference(id_lists_):
@@ -236,7 +240,7 @@ def check_tokenizer(args, name, tokenizer_json, config, work, texts, tally):
         for ids in lists:
             f.write(json.dumps(ids) + "\n")
 
-    for form, source in (("json", tpath), ("model", model)):
+    for form, source in (("json", tpath), ("model", model), ("compact", compact)):
         with_special = attnrt_lines(args, source, "tokenize", texts_path, [])
         without = attnrt_lines(args, source, "tokenize", texts_path, ["--no-special"])
         decoded = attnrt_lines(args, source, "detokenize", ids_path, [])
@@ -285,8 +289,8 @@ def main():
             before_c, before_f = tally.compared, tally.failed
             n_texts, n_lists = check_tokenizer(args, name, tj, config, work, texts, tally)
             print(f"{name}: {n_texts} texts x 2 (with / without special tokens), {n_lists} id "
-                  f"lists x 2 (skip_special_tokens false / true), as tokenizer.json and as a "
-                  f"model file: {tally.compared - before_c} compared, "
+                  f"lists x 2 (skip_special_tokens false / true), as tokenizer.json, model file "
+                  f"and compact form: {tally.compared - before_c} compared, "
                   f"{tally.failed - before_f} differ", flush=True)
     for (name, what), shown in tally.examples.items():
         print(f"MISMATCH {name} {what}:")

@@ -83,14 +83,28 @@ TEST(Tokenizer, InvalidUtf8TextIsAnError) {
   EXPECT_FALSE(t.Encode("\xed\xa0\x80", true, &ids, &error));  // a surrogate
 }
 
+// A field set to a value, and what the message of the refusal says.
+struct Refusal {
+  const char* field;
+  Json value;
+  const char* expect;
+};
+
+// Each case set on SmallByteLevel() (its model's field when `in_model`) fails to load, naming it.
+void ExpectRefusals(const std::vector<Refusal>& cases, bool in_model) {
+  for (const Refusal& c : cases) {
+    Json j = SmallByteLevel();
+    (in_model ? j["model"] : j)[c.field] = c.value;
+    Tokenizer t;
+    std::string error;
+    EXPECT_FALSE(Load(j, &t, &error)) << c.field << " " << c.value.dump();
+    EXPECT_NE(error.find(c.expect), std::string::npos) << error;
+  }
+}
+
 // Every component the library does not implement is refused by name at load.
 TEST(Tokenizer, RefusesUnsupportedComponentsByName) {
-  struct Case {
-    const char* field;
-    Json value;
-    const char* expect;
-  };
-  const std::vector<Case> cases = {
+  ExpectRefusals({
       {"model", {{"type", "Unigram"}, {"vocab", Json::array()}}, "model type 'Unigram'"},
       {"model", {{"type", "WordPiece"}, {"vocab", Json::object()}}, "model type 'WordPiece'"},
       {"normalizer", {{"type", "Lowercase"}}, "normalizer 'Lowercase'"},
@@ -112,39 +126,19 @@ TEST(Tokenizer, RefusesUnsupportedComponentsByName) {
        "empty pattern"},
       {"pre_tokenizer", {{"type", "Split"}, {"pattern", {{"Regex", "a"}}}, {"behavior", "Sideways"}},
        "unknown split behavior 'Sideways'"},
-  };
-  for (const Case& c : cases) {
-    Json j = SmallByteLevel();
-    j[c.field] = c.value;
-    Tokenizer t;
-    std::string error;
-    EXPECT_FALSE(Load(j, &t, &error)) << c.field << " " << c.value.dump();
-    EXPECT_NE(error.find(c.expect), std::string::npos) << error;
-  }
+  }, false);
 }
 
 TEST(Tokenizer, RefusesBadModels) {
-  struct Case {
-    const char* key;
-    Json value;
-    const char* expect;
-  };
-  const std::vector<Case> cases = {
+  ExpectRefusals({
       {"dropout", 0.1, "dropout"},
       {"merges", Json::array({"a x"}), "\"x\" is not in the vocabulary"},
       {"merges", Json::array({"b c"}), "the result \"bc\" is not in the vocabulary"},
       {"merges", Json::array({"a b c"}), "neither \"a b\" nor [a, b]"},
       {"vocab", {{"a", 0}, {"b", 0}}, "vocab id 0 is given to both"},
       {"vocab", {{"a", -1}}, "has no valid id"},
-  };
-  for (const Case& c : cases) {
-    Json j = SmallByteLevel();
-    j["model"][c.key] = c.value;
-    Tokenizer t;
-    std::string error;
-    EXPECT_FALSE(Load(j, &t, &error)) << c.key;
-    EXPECT_NE(error.find(c.expect), std::string::npos) << error;
-  }
+      {"vocab", {{"a", 0}, {"b", 4000000000u}}, "too sparse"},
+  }, true);
 }
 
 TEST(Tokenizer, ConfigRulesOfLlamaTokenizerFast) {
@@ -253,6 +247,43 @@ TEST(Tokenizer, HostileFilesAndTextsFailCleanly) {
   const std::string long_text(200000, 'a');
   EXPECT_TRUE(t.Encode(long_text, true, &ids, &error));
   EXPECT_EQ(ids.size(), 200000u);  // no merge joins a and a
+}
+
+TEST(Tokenizer, CompactFormRoundTripsAndRefusesDamage) {
+  const std::string config = Json{{"tokenizer_class", "LlamaTokenizerFast"}, {"bos_token", "c"},
+                                  {"clean_up_tokenization_spaces", true}}.dump();
+  std::string compact, error;
+  ASSERT_TRUE(Tokenizer::Compile(SmallByteLevel().dump(), config, "test", &compact, &error))
+      << error;
+  EXPECT_EQ(compact.find('\0'), std::string::npos);
+  Tokenizer from_json, from_compact;
+  bool stale = true;
+  ASSERT_TRUE(Load(SmallByteLevel(), &from_json, &error, config)) << error;
+  ASSERT_TRUE(Tokenizer::LoadCompact(compact, "test", &from_compact, &stale, &error)) << error;
+  EXPECT_FALSE(stale);
+  for (const char* text : {"abcab ab", "c<|end|>a", "", " a ,"}) {
+    EXPECT_EQ(Encode(from_compact, text), Encode(from_json, text)) << text;
+  }
+  std::string a, b;
+  ASSERT_TRUE(from_json.Decode({4, 5, 7, 2, 6}, false, &a, &error));
+  ASSERT_TRUE(from_compact.Decode({4, 5, 7, 2, 6}, false, &b, &error));
+  EXPECT_EQ(a, b);
+  // Every truncation and random damage: an error (or, where the damage hits only token text,
+  // a tokenizer), never a crash.
+  std::mt19937 rng(3);
+  for (size_t cut = 0; cut < compact.size(); cut += 7) {
+    Tokenizer t;
+    EXPECT_FALSE(Tokenizer::LoadCompact(compact.substr(0, cut), "cut", &t, &stale, &error));
+  }
+  for (int i = 0; i < 300; ++i) {
+    std::string damaged = compact;
+    damaged[rng() % damaged.size()] = static_cast<char>(rng());
+    Tokenizer t;
+    std::vector<uint32_t> ids;
+    if (Tokenizer::LoadCompact(damaged, "damaged", &t, &stale, &error)) {
+      t.Encode("abc ab <|end|>", true, &ids, &error);
+    }
+  }
 }
 
 TEST(Utf8, LossyReplacesMaximalSubparts) {

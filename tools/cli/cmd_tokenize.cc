@@ -188,45 +188,54 @@ int DetokenizeCommand(const TokenizeOptions& o) {
   return 0;
 }
 
-constexpr const char* kSourceHelp =
-    "A converted model (its Hugging Face tokenizer, kept by `attnrt convert HF_DIR`), a "
-    "tokenizer.json (with the tokenizer_config.json beside it, if any) or a folder holding them";
+// The subcommand with the options both share: the tokenizer source, --batch and --json.
+CLI::App* AddTokenizerSubcommand(CLI::App& app, const char* name, const char* description,
+                                 TokenizeOptions* o, const char* batch_help,
+                                 const char* json_help) {
+  CLI::App* cmd = app.add_subcommand(name, description);
+  cmd->add_option("model", o->model,
+                  "A converted model (its Hugging Face tokenizer, kept by `attnrt convert "
+                  "HF_DIR`), a tokenizer.json (with the tokenizer_config.json beside it, if any) "
+                  "or a folder holding them")
+      ->required();
+  cmd->add_option("--batch", o->batch, batch_help);
+  cmd->add_flag("--json", o->json, json_help);
+  return cmd;
+}
 
 }  // namespace
 
 void AddTokenizeCommand(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<TokenizeOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "tokenize", "Text to token ids with a model's Hugging Face tokenizer, as transformers' "
-                  "tokenizer(text)[\"input_ids\"] gives them");
-  cmd->add_option("model", o->model, kSourceHelp)->required();
+  CLI::App* cmd = AddTokenizerSubcommand(
+      app, "tokenize",
+      "Text to token ids with a model's Hugging Face tokenizer, as transformers' "
+      "tokenizer(text)[\"input_ids\"] gives them",
+      o.get(),
+      "JSON Lines file ('-': standard input), one JSON string per line: prints one line of ids "
+      "for each",
+      "Print {\"ids\": [...]} instead of 1,2,3");
   cmd->add_option("--text", o->text, "The text (UTF-8)")
       ->each([o](const std::string&) { o->has_text = true; });
   cmd->add_option("--text-file", o->text_file, "Read the text from a file ('-': standard input)");
-  cmd->add_option("--batch", o->batch,
-                  "JSON Lines file ('-': standard input), one JSON string per line: prints one "
-                  "line of ids for each");
   cmd->add_flag("--no-special", o->no_special,
                 "Leave out the special tokens the tokenizer adds around the text (BOS, EOS): "
                 "add_special_tokens=False");
-  cmd->add_flag("--json", o->json, "Print {\"ids\": [...]} instead of 1,2,3");
   cmd->callback([o, exit_code] { *exit_code = TokenizeCommand(*o); });
 }
 
 void AddDetokenizeCommand(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<TokenizeOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "detokenize", "Token ids to text with a model's Hugging Face tokenizer, as transformers' "
-                    "tokenizer.decode(ids) gives it (ids that name no token are left out)");
-  cmd->add_option("model", o->model, kSourceHelp)->required();
+  CLI::App* cmd = AddTokenizerSubcommand(
+      app, "detokenize",
+      "Token ids to text with a model's Hugging Face tokenizer, as transformers' "
+      "tokenizer.decode(ids) gives it (ids that name no token are left out)",
+      o.get(),
+      "JSON Lines file ('-': standard input), one list of ids per line: prints one text for each",
+      "Print {\"text\": ...} (one line, escaped) instead of the text and a newline");
   cmd->add_option("--ids", o->ids, "Token ids: 1,2,3");
-  cmd->add_option("--batch", o->batch,
-                  "JSON Lines file ('-': standard input), one list of ids per line: prints one "
-                  "text for each");
   cmd->add_flag("--skip-special", o->skip_special,
                 "Leave out special tokens: skip_special_tokens=True");
-  cmd->add_flag("--json", o->json,
-                "Print {\"text\": ...} (one line, escaped) instead of the text and a newline");
   cmd->callback([o, exit_code] { *exit_code = DetokenizeCommand(*o); });
 }
 

@@ -29,7 +29,18 @@ bool LoadFromModel(const std::string& path, const MappedFile& mapping, Tokenizer
   }
   const char* json = nullptr;
   size_t json_len = 0;
-  if (!file.GetString(kTokenizerKey, &json, &json_len).ok()) {
+  const bool has_json = file.GetString(kTokenizerKey, &json, &json_len).ok();
+  const char* compact = nullptr;
+  size_t compact_len = 0;
+  if (file.GetString(Tokenizer::kCompactMetadataKey, &compact, &compact_len).ok()) {
+    bool stale = false;
+    if (Tokenizer::LoadCompact(std::string_view(compact, compact_len), path, out, &stale,
+                               error)) {
+      return true;
+    }
+    if (!stale || !has_json) return false;
+  }
+  if (!has_json) {
     *error = path + ": the model has no tokenizer (no \"" + kTokenizerKey +
              "\" metadata; `attnrt convert HF_DIR` keeps the folder's tokenizer.json)";
     return false;

@@ -1,6 +1,7 @@
 // BpeModel (see bpe_model.h).
 #include "tokenizer/bpe_model.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <queue>
 
@@ -34,38 +35,72 @@ bool MergePair(const Json& m, size_t rank, const std::string& where, std::string
 
 }  // namespace
 
-bool BpeModel::LoadVocab(const Json& vocab, const std::string& where, std::string* error) {
-  if (!vocab.is_object()) {
-    *error = where + ": 'vocab' must be an object (token -> id)";
+bool BpeModel::ReserveIds(size_t count, uint64_t max_id, const std::string& where,
+                          std::string* error) {
+  // Real vocabularies number their tokens 0..n-1 (with a few gaps at most).
+  if (count > 0 && max_id > 4 * uint64_t{count} + 65536) {
+    *error = where + ": vocabulary ids up to " + std::to_string(max_id) + " for " +
+             std::to_string(count) + " tokens are not supported (too sparse)";
     return false;
   }
-  vocab_.Reserve(vocab.size());
-  id_to_token_.reserve(vocab.size());
+  id_to_token_.assign(count == 0 ? 0 : static_cast<size_t>(max_id) + 1, kNoToken);
+  vocab_.Reserve(count);
   bmp_char_ids_.assign(0x10000, -1);
-  for (auto it = vocab.begin(); it != vocab.end(); ++it) {
-    if (!it->is_number_unsigned() || it->get<uint64_t>() > UINT32_MAX) {
-      *error = where + ": vocab entry " + Quoted(it.key()) + " has no valid id";
-      return false;
-    }
-    const uint32_t id = it->get<uint32_t>();
-    if (!id_to_token_.emplace(id, it.key()).second) {
-      *error = where + ": vocab id " + std::to_string(id) + " is given to both " +
-               Quoted(id_to_token_[id]) + " and " + Quoted(it.key());
-      return false;
-    }
-    vocab_.Insert(it.key(), id);
-    const std::string& token = it.key();
-    if (!token.empty() && SequenceLength(static_cast<uint8_t>(token[0])) == token.size()) {
-      size_t i = 0;
-      const uint32_t cp = NextCodePoint(token, &i);
-      if (cp < 0x10000) bmp_char_ids_[cp] = static_cast<int32_t>(id);
-    }
+  return true;
+}
+
+bool BpeModel::AddToken(std::string_view token, uint32_t id, const std::string& where,
+                        std::string* error) {
+  uint64_t handle = 0;
+  if (id >= id_to_token_.size()) {
+    *error = where + ": vocab id " + std::to_string(id) + " is out of range";
+    return false;
   }
+  if (id_to_token_[id] != kNoToken) {
+    *error = where + ": vocab id " + std::to_string(id) + " is given to both " +
+             Quoted(vocab_.Text(id_to_token_[id])) + " and " + Quoted(token);
+    return false;
+  }
+  if (!vocab_.Insert(token, id, &handle)) {
+    *error = where + ": the token " + Quoted(token) + " is in the vocabulary twice";
+    return false;
+  }
+  id_to_token_[id] = handle;
+  ++token_count_;
+  if (!token.empty() && SequenceLength(static_cast<uint8_t>(token[0])) == token.size()) {
+    size_t i = 0;
+    const uint32_t cp = NextCodePoint(token, &i);
+    if (cp < 0x10000) bmp_char_ids_[cp] = static_cast<int32_t>(id);
+  }
+  return true;
+}
+
+void BpeModel::FindByteTokens() {
   for (int b = 0; b < 256; ++b) {
     char name[8];
     std::snprintf(name, sizeof(name), "<0x%02X>", b);
     byte_ids_[b] = static_cast<int32_t>(vocab_.Find(name));
   }
+}
+
+bool BpeModel::LoadVocab(const Json& vocab, const std::string& where, std::string* error) {
+  if (!vocab.is_object()) {
+    *error = where + ": 'vocab' must be an object (token -> id)";
+    return false;
+  }
+  uint64_t max_id = 0;
+  for (auto it = vocab.begin(); it != vocab.end(); ++it) {
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > UINT32_MAX) {
+      *error = where + ": vocab entry " + Quoted(it.key()) + " has no valid id";
+      return false;
+    }
+    max_id = std::max(max_id, it->get<uint64_t>());
+  }
+  if (!ReserveIds(vocab.size(), max_id, where, error)) return false;
+  for (auto it = vocab.begin(); it != vocab.end(); ++it) {
+    if (!AddToken(it.key(), it->get<uint32_t>(), where, error)) return false;
+  }
+  FindByteTokens();
   return true;
 }
 
@@ -102,8 +137,7 @@ bool BpeModel::LoadMerges(const Json& merges, const std::string& where, std::str
   return true;
 }
 
-bool BpeModel::Load(const Json& j, const std::string& where, std::string* error) {
-  const std::string at = Describe(where, j);
+bool BpeModel::LoadParams(const Json& j, const std::string& at, std::string* error) {
   if (!CheckKeys(j, at, {"type", "dropout", "unk_token", "continuing_subword_prefix",
                          "end_of_word_suffix", "fuse_unk", "byte_fallback", "ignore_merges",
                          "vocab", "merges"}, error)) {
@@ -118,14 +152,17 @@ bool BpeModel::Load(const Json& j, const std::string& where, std::string* error)
     }
   }
   has_unk_ = j.contains("unk_token") && !j["unk_token"].is_null();
-  if (!GetString(j, "unk_token", "", at, &unk_token_, error) ||
-      !GetString(j, "continuing_subword_prefix", "", at, &prefix_, error) ||
-      !GetString(j, "end_of_word_suffix", "", at, &suffix_, error) ||
-      !GetBool(j, "fuse_unk", false, at, &fuse_unk_, error) ||
-      !GetBool(j, "byte_fallback", false, at, &byte_fallback_, error) ||
-      !GetBool(j, "ignore_merges", false, at, &ignore_merges_, error)) {
-    return false;
-  }
+  return GetString(j, "unk_token", "", at, &unk_token_, error) &&
+         GetString(j, "continuing_subword_prefix", "", at, &prefix_, error) &&
+         GetString(j, "end_of_word_suffix", "", at, &suffix_, error) &&
+         GetBool(j, "fuse_unk", false, at, &fuse_unk_, error) &&
+         GetBool(j, "byte_fallback", false, at, &byte_fallback_, error) &&
+         GetBool(j, "ignore_merges", false, at, &ignore_merges_, error);
+}
+
+bool BpeModel::Load(const Json& j, const std::string& where, std::string* error) {
+  const std::string at = Describe(where, j);
+  if (!LoadParams(j, at, error)) return false;
   const auto vocab = j.find("vocab");
   const auto merges = j.find("merges");
   if (vocab == j.end() || merges == j.end()) {
@@ -135,9 +172,83 @@ bool BpeModel::Load(const Json& j, const std::string& where, std::string* error)
   return LoadVocab(*vocab, at, error) && LoadMerges(*merges, at, error);
 }
 
-const std::string* BpeModel::IdToToken(uint32_t id) const {
-  const auto it = id_to_token_.find(id);
-  return it == id_to_token_.end() ? nullptr : &it->second;
+void BpeModel::AppendTables(CompactWriter* out) const {
+  out->U32(static_cast<uint32_t>(token_count_));
+  out->U32(static_cast<uint32_t>(id_to_token_.empty() ? 0 : id_to_token_.size() - 1));
+  for (size_t id = 0; id < id_to_token_.size(); ++id) {
+    if (id_to_token_[id] == kNoToken) continue;
+    out->U32(static_cast<uint32_t>(id));
+    out->Bytes(vocab_.Text(id_to_token_[id]));
+  }
+  struct Row {
+    uint32_t rank, left, right, merged;
+  };
+  std::vector<Row> rows;
+  rows.reserve(merges_.size());
+  merges_.ForEach([&rows](uint32_t l, uint32_t r, PairMerges::Merge m) {
+    rows.push_back({m.rank, l, r, m.new_id});
+  });
+  std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.rank < y.rank; });
+  out->U32(static_cast<uint32_t>(rows.size()));
+  for (const Row& row : rows) {
+    out->U32(row.left);
+    out->U32(row.right);
+    out->U32(row.rank);
+    out->U32(row.merged);
+  }
+}
+
+bool BpeModel::LoadCompact(const Json& j, const std::string& where, CompactReader* in,
+                           std::string* error) {
+  const std::string at = Describe(where, j);
+  if (!LoadParams(j, at, error)) return false;
+  const std::string damaged = at + ": the compact vocabulary or merges are damaged";
+  uint32_t count = 0, max_id = 0;
+  if (!in->U32(&count) || !in->U32(&max_id) || count > in->remaining() / 8) {
+    *error = damaged;
+    return false;
+  }
+  if (!ReserveIds(count, max_id, at, error)) return false;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t id = 0;
+    std::string_view token;
+    if (!in->U32(&id) || !in->Bytes(&token)) {
+      *error = damaged;
+      return false;
+    }
+    if (FirstInvalidUtf8(token) != std::string_view::npos) {
+      *error = at + ": vocab id " + std::to_string(id) + " is not valid UTF-8";
+      return false;
+    }
+    if (!AddToken(token, id, at, error)) return false;
+  }
+  FindByteTokens();
+  if (!in->U32(&count) || count > in->remaining() / 16) {
+    *error = damaged;
+    return false;
+  }
+  merges_.Reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t row[4];
+    for (uint32_t& v : row) {
+      if (!in->U32(&v)) {
+        *error = damaged;
+        return false;
+      }
+    }
+    if (!HasId(row[0]) || !HasId(row[1]) || !HasId(row[3])) {
+      *error = at + ": compact merge " + std::to_string(row[2]) + " names an unknown token id";
+      return false;
+    }
+    merges_.Set(row[0], row[1], {row[2], row[3]});
+  }
+  return true;
+}
+
+bool BpeModel::IdToToken(uint32_t id, std::string_view* token) const {
+  if (!HasId(id)) return false;
+  *token = vocab_.Text(id_to_token_[id]);
+  return true;
 }
 
 int64_t BpeModel::CharId(std::string_view ch, bool first, bool last) const {

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tokenizer/compact_form.h"
 #include "tokenizer/json_fields.h"
 #include "tokenizer/string_ids.h"
 
@@ -24,15 +25,20 @@ class BpeModel {
 
   // `j` is tokenizer.json's "model" object.
   bool Load(const Json& j, const std::string& where, std::string* error);
+  // The compact form: the parameters from `j` (which has no vocab or merges), the vocabulary
+  // and merges from `in`, as AppendTables wrote them.
+  bool LoadCompact(const Json& j, const std::string& where, CompactReader* in,
+                   std::string* error);
+  void AppendTables(CompactWriter* out) const;
 
   // Appends the ids of `word` (one pre-tokenized piece, valid UTF-8) to *ids. Not safe to call
   // from two threads at once (the word cache).
   bool Tokenize(std::string_view word, std::vector<uint32_t>* ids, std::string* error) const;
 
   int64_t TokenToId(std::string_view token) const { return vocab_.Find(token); }
-  // Null when no token has the id.
-  const std::string* IdToToken(uint32_t id) const;
-  size_t vocab_size() const { return vocab_.size(); }
+  // False when no token has the id.
+  bool IdToToken(uint32_t id, std::string_view* token) const;
+  size_t vocab_size() const { return token_count_; }
 
  private:
   struct Symbol {
@@ -40,15 +46,24 @@ class BpeModel {
     int32_t prev, next;
     bool removed;
   };
+  bool LoadParams(const Json& j, const std::string& where, std::string* error);
   bool LoadVocab(const Json& vocab, const std::string& where, std::string* error);
   bool LoadMerges(const Json& merges, const std::string& where, std::string* error);
+  bool AddToken(std::string_view token, uint32_t id, const std::string& where,
+                std::string* error);
+  size_t token_count_ = 0;
+  void FindByteTokens();
   bool InitialSymbols(std::string_view word, std::vector<Symbol>* symbols,
                       std::string* error) const;
   int64_t CharId(std::string_view ch, bool first, bool last) const;
   void MergeAll(std::vector<Symbol>* symbols) const;
 
   StringIds vocab_;
-  std::unordered_map<uint32_t, std::string> id_to_token_;
+  // id -> StringIds handle (kNoToken: none); dense, so ids may not be far past the count.
+  static constexpr uint64_t kNoToken = ~uint64_t{0};
+  std::vector<uint64_t> id_to_token_;
+  bool HasId(uint32_t id) const { return id < id_to_token_.size() && id_to_token_[id] != kNoToken; }
+  bool ReserveIds(size_t count, uint64_t max_id, const std::string& where, std::string* error);
   PairMerges merges_;
   std::vector<int32_t> bmp_char_ids_;  // a lone BMP code point's id (-1: none), no affixes
   std::string prefix_, suffix_;        // continuing_subword_prefix, end_of_word_suffix

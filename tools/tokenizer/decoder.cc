@@ -89,48 +89,14 @@ bool Decoder::Load(const Json& j, const std::string& where, std::string* error) 
   steps_.clear();
   none_ = j.is_null();
   if (none_) return true;
-  return LoadOne(j, where, error);
+  return LoadComponents(j, where, "decoders", Bind(this, &Decoder::LoadOne), error);
 }
 
-bool Decoder::LoadMetaspace(const Json& j, const std::string& at, Step* step,
-                            std::string* error) {
-  step->kind = Kind::kMetaspace;
-  std::string scheme, str_rep;
-  bool split = true, add_prefix_space = true;
-  if (!CheckKeys(j, at, {"type", "replacement", "prepend_scheme", "split", "add_prefix_space",
-                         "str_rep"}, error) ||
-      !GetChar(j, "replacement", at, &step->content, error) ||
-      !GetString(j, "prepend_scheme", "always", at, &scheme, error) ||
-      !GetBool(j, "split", true, at, &split, error) ||
-      !GetBool(j, "add_prefix_space", true, at, &add_prefix_space, error) ||
-      !GetString(j, "str_rep", "", at, &str_rep, error)) {
-    return false;
-  }
-  if (scheme != "always" && scheme != "first" && scheme != "never") {
-    *error = at + ": unknown prepend_scheme '" + scheme + "'";
-    return false;
-  }
-  step->strip_first = add_prefix_space && scheme != "never";
-  return true;
-}
 
-bool Decoder::LoadOne(const Json& j, const std::string& where, std::string* error) {
-  std::string type;
-  if (!GetType(j, where, &type, error)) return false;
+bool Decoder::LoadOne(const Json& j, const std::string& where, const std::string& type,
+                      std::string* error) {
   const std::string at = Describe(where, j);
   Step step;
-  if (type == "Sequence") {
-    if (!CheckKeys(j, at, {"type", "decoders"}, error)) return false;
-    const auto it = j.find("decoders");
-    if (it == j.end() || !it->is_array()) {
-      *error = at + ": expected a list 'decoders'";
-      return false;
-    }
-    for (size_t i = 0; i < it->size(); ++i) {
-      if (!LoadOne((*it)[i], where + ".decoders[" + std::to_string(i) + "]", error)) return false;
-    }
-    return true;
-  }
   bool ok = true;
   if (type == "ByteLevel") {
     step.kind = Kind::kByteLevel;
@@ -157,7 +123,11 @@ bool Decoder::LoadOne(const Json& j, const std::string& where, std::string* erro
          Pattern::FromJson(pattern == j.end() ? Json() : *pattern, at + ".pattern", &step.pattern,
                            error);
   } else if (type == "Metaspace") {
-    ok = LoadMetaspace(j, at, &step, error);
+    step.kind = Kind::kMetaspace;
+    MetaspaceOptions m;
+    ok = GetMetaspaceOptions(j, at, &m, error);
+    step.content = m.replacement;
+    step.strip_first = m.prepend != MetaspaceOptions::Prepend::kNever;
   } else {
     *error = where + ": the decoder '" + type +
              "' is not supported (supported: ByteLevel, ByteFallback, Fuse, Strip, Replace, "

@@ -28,8 +28,8 @@ class Decoder {
     Pattern pattern;          // Replace
     bool strip_first = true;  // Metaspace: prepend_scheme is not "never"
   };
-  bool LoadOne(const Json& j, const std::string& where, std::string* error);
-  bool LoadMetaspace(const Json& j, const std::string& at, Step* step, std::string* error);
+  bool LoadOne(const Json& j, const std::string& where, const std::string& type,
+               std::string* error);
   bool ApplyStep(const Step& step, std::vector<std::string>* tokens, std::string* error) const;
 
   std::vector<Step> steps_;

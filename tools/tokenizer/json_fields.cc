@@ -107,4 +107,55 @@ bool GetType(const Json& obj, const std::string& where, std::string* out, std::s
   return true;
 }
 
+bool GetMetaspaceOptions(const Json& j, const std::string& at, MetaspaceOptions* out,
+                         std::string* error) {
+  using Prepend = MetaspaceOptions::Prepend;
+  std::string scheme, str_rep;
+  const bool has_scheme = j.contains("prepend_scheme") && !j["prepend_scheme"].is_null();
+  bool add_prefix_space = true;
+  if (!CheckKeys(j, at, {"type", "replacement", "prepend_scheme", "split", "add_prefix_space",
+                         "str_rep"}, error) ||
+      !GetChar(j, "replacement", at, &out->replacement, error) ||
+      !GetString(j, "prepend_scheme", "always", at, &scheme, error) ||
+      !GetBool(j, "split", true, at, &out->split, error) ||
+      !GetBool(j, "add_prefix_space", true, at, &add_prefix_space, error) ||
+      !GetString(j, "str_rep", "", at, &str_rep, error)) {
+    return false;
+  }
+  if (scheme == "always") out->prepend = Prepend::kAlways;
+  else if (scheme == "first") out->prepend = Prepend::kFirst;
+  else if (scheme == "never") out->prepend = Prepend::kNever;
+  else {
+    *error = at + ": unknown prepend_scheme '" + scheme + "'";
+    return false;
+  }
+  if (!add_prefix_space) {
+    if (has_scheme && out->prepend != Prepend::kNever) {
+      *error = at + ": add_prefix_space false contradicts prepend_scheme '" + scheme + "'";
+      return false;
+    }
+    out->prepend = Prepend::kNever;
+  }
+  return true;
+}
+
+bool LoadComponents(const Json& j, const std::string& where, const char* list_key,
+                    const LoadComponent& load_one, std::string* error) {
+  std::string type;
+  if (!GetType(j, where, &type, error)) return false;
+  if (type != "Sequence") return load_one(j, where, type, error);
+  const std::string at = Describe(where, j);
+  if (!CheckKeys(j, at, {"type", list_key}, error)) return false;
+  const auto it = j.find(list_key);
+  if (it == j.end() || !it->is_array()) {
+    *error = at + ": expected a list '" + list_key + "'";
+    return false;
+  }
+  for (size_t i = 0; i < it->size(); ++i) {
+    const std::string item = where + "." + list_key + "[" + std::to_string(i) + "]";
+    if (!LoadComponents((*it)[i], item, list_key, load_one, error)) return false;
+  }
+  return true;
+}
+
 }  // namespace attnrt::tok

@@ -8,26 +8,13 @@ namespace attnrt::tok {
 bool Normalizer::Load(const Json& j, const std::string& where, std::string* error) {
   steps_.clear();
   if (j.is_null()) return true;
-  return LoadOne(j, where, error);
+  return LoadComponents(j, where, "normalizers", Bind(this, &Normalizer::LoadOne), error);
 }
 
-bool Normalizer::LoadOne(const Json& j, const std::string& where, std::string* error) {
-  std::string type;
-  if (!GetType(j, where, &type, error)) return false;
+bool Normalizer::LoadOne(const Json& j, const std::string& where, const std::string& type,
+                         std::string* error) {
   const std::string at = Describe(where, j);
   Step step;
-  if (type == "Sequence") {
-    if (!CheckKeys(j, at, {"type", "normalizers"}, error)) return false;
-    const auto it = j.find("normalizers");
-    if (it == j.end() || !it->is_array()) {
-      *error = at + ": expected a list 'normalizers'";
-      return false;
-    }
-    for (size_t i = 0; i < it->size(); ++i) {
-      if (!LoadOne((*it)[i], where + ".normalizers[" + std::to_string(i) + "]", error)) return false;
-    }
-    return true;
-  }
   if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") {
     if (!CheckKeys(j, at, {"type"}, error)) return false;
     step.kind = Kind::kUnicode;

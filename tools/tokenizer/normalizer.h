@@ -32,7 +32,8 @@ class Normalizer {
     Pattern pattern;   // Replace
     bool left = false, right = false;  // Strip
   };
-  bool LoadOne(const Json& j, const std::string& where, std::string* error);
+  bool LoadOne(const Json& j, const std::string& where, const std::string& type,
+               std::string* error);
 
   std::vector<Step> steps_;
 };

@@ -8,7 +8,7 @@ namespace attnrt::tok {
 bool PostProcessor::Load(const Json& j, const std::string& where, std::string* error) {
   steps_.clear();
   if (j.is_null()) return true;
-  return LoadOne(j, where, error);
+  return LoadComponents(j, where, "processors", Bind(this, &PostProcessor::LoadOne), error);
 }
 
 void PostProcessor::SetBosEos(bool add_bos, uint32_t bos, bool add_eos, uint32_t eos) {
@@ -103,22 +103,9 @@ bool PostProcessor::LoadClsSep(const Json& j, const std::string& at, std::string
   return true;
 }
 
-bool PostProcessor::LoadOne(const Json& j, const std::string& where, std::string* error) {
-  std::string type;
-  if (!GetType(j, where, &type, error)) return false;
+bool PostProcessor::LoadOne(const Json& j, const std::string& where, const std::string& type,
+                            std::string* error) {
   const std::string at = Describe(where, j);
-  if (type == "Sequence") {
-    if (!CheckKeys(j, at, {"type", "processors"}, error)) return false;
-    const auto it = j.find("processors");
-    if (it == j.end() || !it->is_array()) {
-      *error = at + ": expected a list 'processors'";
-      return false;
-    }
-    for (size_t i = 0; i < it->size(); ++i) {
-      if (!LoadOne((*it)[i], where + ".processors[" + std::to_string(i) + "]", error)) return false;
-    }
-    return true;
-  }
   if (type == "TemplateProcessing") return LoadTemplate(j, at, error);
   if (type == "BertProcessing" || type == "RobertaProcessing") return LoadClsSep(j, at, error);
   if (type == "ByteLevel") {

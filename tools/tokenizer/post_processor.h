@@ -26,7 +26,8 @@ class PostProcessor {
   struct Wrap {
     std::vector<uint32_t> before, after;
   };
-  bool LoadOne(const Json& j, const std::string& where, std::string* error);
+  bool LoadOne(const Json& j, const std::string& where, const std::string& type,
+               std::string* error);
   bool LoadTemplate(const Json& j, const std::string& at, std::string* error);
   bool LoadClsSep(const Json& j, const std::string& at, std::string* error);
 

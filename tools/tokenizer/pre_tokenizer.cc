@@ -34,7 +34,7 @@ std::string ReplaceSpaces(const std::string& text, const std::string& replacemen
 bool PreTokenizer::Load(const Json& j, const std::string& where, std::string* error) {
   steps_.clear();
   if (j.is_null()) return true;
-  return LoadOne(j, where, error);
+  return LoadComponents(j, where, "pretokenizers", Bind(this, &PreTokenizer::LoadOne), error);
 }
 
 bool PreTokenizer::LoadByteLevel(const Json& j, const std::string& at, Step* step,
@@ -63,65 +63,19 @@ bool PreTokenizer::LoadSplit(const Json& j, const std::string& at, Step* step,
          GetBool(j, "invert", false, at, &step->invert, error);
 }
 
-bool PreTokenizer::LoadMetaspace(const Json& j, const std::string& at, Step* step,
-                                 std::string* error) {
-  step->kind = Kind::kMetaspace;
-  std::string scheme, str_rep;
-  bool has_scheme = j.contains("prepend_scheme") && !j["prepend_scheme"].is_null();
-  bool add_prefix_space = true;
-  if (!CheckKeys(j, at, {"type", "replacement", "prepend_scheme", "split", "add_prefix_space",
-                         "str_rep"}, error) ||
-      !GetChar(j, "replacement", at, &step->replacement, error) ||
-      !GetString(j, "prepend_scheme", "always", at, &scheme, error) ||
-      !GetBool(j, "split", true, at, &step->split, error) ||
-      !GetBool(j, "add_prefix_space", true, at, &add_prefix_space, error) ||
-      !GetString(j, "str_rep", "", at, &str_rep, error)) {
-    return false;
-  }
-  if (scheme == "always") step->prepend = Prepend::kAlways;
-  else if (scheme == "first") step->prepend = Prepend::kFirst;
-  else if (scheme == "never") step->prepend = Prepend::kNever;
-  else {
-    *error = at + ": unknown prepend_scheme '" + scheme + "'";
-    return false;
-  }
-  // The older spelling: add_prefix_space false means never, and must not contradict a scheme.
-  if (!add_prefix_space) {
-    if (has_scheme && step->prepend != Prepend::kNever) {
-      *error = at + ": add_prefix_space false contradicts prepend_scheme '" + scheme + "'";
-      return false;
-    }
-    step->prepend = Prepend::kNever;
-  }
-  return true;
-}
 
-bool PreTokenizer::LoadOne(const Json& j, const std::string& where, std::string* error) {
-  std::string type;
-  if (!GetType(j, where, &type, error)) return false;
+bool PreTokenizer::LoadOne(const Json& j, const std::string& where, const std::string& type,
+                           std::string* error) {
   const std::string at = Describe(where, j);
   Step step;
-  if (type == "Sequence") {
-    if (!CheckKeys(j, at, {"type", "pretokenizers"}, error)) return false;
-    const auto it = j.find("pretokenizers");
-    if (it == j.end() || !it->is_array()) {
-      *error = at + ": expected a list 'pretokenizers'";
-      return false;
-    }
-    for (size_t i = 0; i < it->size(); ++i) {
-      if (!LoadOne((*it)[i], where + ".pretokenizers[" + std::to_string(i) + "]", error)) {
-        return false;
-      }
-    }
-    return true;
-  }
   bool ok = false;
   if (type == "ByteLevel") {
     ok = LoadByteLevel(j, at, &step, error);
   } else if (type == "Split") {
     ok = LoadSplit(j, at, &step, error);
   } else if (type == "Metaspace") {
-    ok = LoadMetaspace(j, at, &step, error);
+    step.kind = Kind::kMetaspace;
+    ok = GetMetaspaceOptions(j, at, &step.metaspace, error);
   } else if (type == "Digits") {
     step.kind = Kind::kDigits;
     ok = CheckKeys(j, at, {"type", "individual_digits"}, error) &&
@@ -158,17 +112,18 @@ bool PreTokenizer::ApplyStep(const Step& step, const Piece& piece, std::vector<P
       return true;
     case Kind::kMetaspace: {
       Piece p = piece;
-      p.text = ReplaceSpaces(p.text, step.replacement);
-      const bool starts = p.text.compare(0, step.replacement.size(), step.replacement) == 0;
-      if (!starts && (step.prepend == Prepend::kAlways ||
-                      (step.prepend == Prepend::kFirst && p.at_origin))) {
-        p.text.insert(0, step.replacement);
+      const MetaspaceOptions& m = step.metaspace;
+      p.text = ReplaceSpaces(p.text, m.replacement);
+      const bool starts = p.text.compare(0, m.replacement.size(), m.replacement) == 0;
+      if (!starts && (m.prepend == MetaspaceOptions::Prepend::kAlways ||
+                      (m.prepend == MetaspaceOptions::Prepend::kFirst && p.at_origin))) {
+        p.text.insert(0, m.replacement);
       }
-      if (!step.split) {
+      if (!m.split) {
         if (!p.text.empty()) out->push_back(std::move(p));
         return true;
       }
-      Pattern::FromString(step.replacement).FindMatches(p.text, &matches, error);
+      Pattern::FromString(m.replacement).FindMatches(p.text, &matches, error);
       SplitPiece(p, matches, SplitBehavior::kMergedWithNext, false, out);
       return true;
     }

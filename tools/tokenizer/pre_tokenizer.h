@@ -23,7 +23,6 @@ class PreTokenizer {
 
  private:
   enum class Kind { kByteLevel, kSplit, kMetaspace, kDigits };
-  enum class Prepend { kAlways, kFirst, kNever };
   struct Step {
     Kind kind;
     bool add_prefix_space = false;  // ByteLevel
@@ -31,15 +30,13 @@ class PreTokenizer {
     Pattern pattern;                // Split; ByteLevel's regex
     SplitBehavior behavior = SplitBehavior::kIsolated;
     bool invert = false;
-    std::string replacement;        // Metaspace
-    Prepend prepend = Prepend::kAlways;
-    bool split = true;              // Metaspace
+    MetaspaceOptions metaspace;
     bool individual_digits = false;
   };
-  bool LoadOne(const Json& j, const std::string& where, std::string* error);
+  bool LoadOne(const Json& j, const std::string& where, const std::string& type,
+               std::string* error);
   bool LoadByteLevel(const Json& j, const std::string& at, Step* step, std::string* error);
   bool LoadSplit(const Json& j, const std::string& at, Step* step, std::string* error);
-  bool LoadMetaspace(const Json& j, const std::string& at, Step* step, std::string* error);
   bool ApplyStep(const Step& step, const Piece& piece, std::vector<Piece>* out,
                  std::string* error) const;
 

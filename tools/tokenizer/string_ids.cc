@@ -22,24 +22,34 @@ uint64_t HashBytes(std::string_view s) {
   return h;
 }
 
-void StringIds::Reserve(size_t n) {
+namespace {
+
+// Grows an open-addressing table to room for n entries at load factor 1/2 (a power of two, at
+// least 16), putting each used slot at the first free one from home(slot).
+template <typename Slot, typename Used, typename Home>
+void Rehash(std::vector<Slot>* slots, size_t n, Used used, Home home) {
   size_t want = 16;
   while (want < n * 2) want *= 2;
-  if (want <= slots_.size()) return;
-  std::vector<Slot> old;
-  old.swap(slots_);
-  slots_.assign(want, Slot());
+  if (want <= slots->size()) return;
+  std::vector<Slot> old(want, Slot());
+  old.swap(*slots);
   for (const Slot& s : old) {
-    if (!s.used) continue;
-    size_t i = s.hash & (slots_.size() - 1);
-    while (slots_[i].used) i = (i + 1) & (slots_.size() - 1);
-    slots_[i] = s;
+    if (!used(s)) continue;
+    size_t i = home(s) & (want - 1);
+    while (used((*slots)[i])) i = (i + 1) & (want - 1);
+    (*slots)[i] = s;
   }
+}
+
+}  // namespace
+
+void StringIds::Reserve(size_t n) {
+  Rehash(&slots_, n, [](const Slot& s) { return s.used; }, [](const Slot& s) { return s.hash; });
 }
 
 void StringIds::Grow() { Reserve(slots_.empty() ? 8 : slots_.size()); }
 
-bool StringIds::Insert(std::string_view s, uint32_t id) {
+bool StringIds::Insert(std::string_view s, uint32_t id, uint64_t* handle) {
   if ((count_ + 1) * 2 > slots_.size()) Grow();
   const uint64_t h = HashBytes(s);
   size_t i = h & (slots_.size() - 1);
@@ -53,6 +63,7 @@ bool StringIds::Insert(std::string_view s, uint32_t id) {
   slot.offset = static_cast<uint32_t>(arena_.size());
   slot.length = static_cast<uint32_t>(s.size());
   slot.id = id;
+  if (handle != nullptr) *handle = (uint64_t{slot.offset} << 32) | slot.length;
   arena_.append(s.data(), s.size());
   ++count_;
   return true;
@@ -70,18 +81,8 @@ int64_t StringIds::Find(std::string_view s) const {
 }
 
 void PairMerges::Reserve(size_t n) {
-  size_t want = 16;
-  while (want < n * 2) want *= 2;
-  if (want <= slots_.size()) return;
-  std::vector<Slot> old;
-  old.swap(slots_);
-  slots_.assign(want, Slot());
-  for (const Slot& s : old) {
-    if (s.key == ~uint64_t{0}) continue;
-    size_t i = Hash(s.key) & (slots_.size() - 1);
-    while (slots_[i].key != ~uint64_t{0}) i = (i + 1) & (slots_.size() - 1);
-    slots_[i] = s;
-  }
+  Rehash(&slots_, n, [](const Slot& s) { return s.key != ~uint64_t{0}; },
+         [](const Slot& s) { return Hash(s.key); });
 }
 
 void PairMerges::Grow() { Reserve(slots_.empty() ? 8 : slots_.size()); }

@@ -16,8 +16,12 @@ uint64_t HashBytes(std::string_view s);
 
 class StringIds {
  public:
-  // Adds `s` -> id; false (table unchanged) when `s` is already there.
-  bool Insert(std::string_view s, uint32_t id);
+  // Adds `s` -> id; false (table unchanged) when `s` is already there. *handle (if given)
+  // names the stored copy for Text().
+  bool Insert(std::string_view s, uint32_t id, uint64_t* handle = nullptr);
+  std::string_view Text(uint64_t handle) const {
+    return std::string_view(arena_).substr(handle >> 32, handle & 0xFFFFFFFFu);
+  }
   // The id of `s`, or -1.
   int64_t Find(std::string_view s) const;
   size_t size() const { return count_; }
@@ -49,6 +53,13 @@ class PairMerges {
   // Sets the pair's merge, replacing an earlier one (the reference keeps the last).
   void Set(uint32_t left, uint32_t right, Merge m);
   const Merge* Find(uint32_t left, uint32_t right) const;
+  // Calls f(left, right, merge) for every pair, in no particular order.
+  template <typename F>
+  void ForEach(F f) const {
+    for (const Slot& s : slots_) {
+      if (s.key != ~uint64_t{0}) f(static_cast<uint32_t>(s.key >> 32), static_cast<uint32_t>(s.key), s.merge);
+    }
+  }
   void Reserve(size_t n);
   size_t size() const { return count_; }
 

@@ -7,6 +7,7 @@
 #include "host/json_config.h"
 #include "tokenizer/added_vocabulary.h"
 #include "tokenizer/bpe_model.h"
+#include "tokenizer/compact_form.h"
 #include "tokenizer/decoder.h"
 #include "tokenizer/json_fields.h"
 #include "tokenizer/normalizer.h"
@@ -27,7 +28,8 @@ struct Tokenizer::Impl {
   tok::AddedVocabulary added;
   bool clean_up_spaces = false;  // transformers' clean_up_tokenization_spaces
 
-  bool LoadTokenizerJson(const Json& root, std::string* error);
+  // `compact`: the vocabulary and merges come from there, not from root's model.
+  bool LoadTokenizerJson(const Json& root, tok::CompactReader* compact, std::string* error);
   bool ApplyConfig(const Json& config, const Json& root, std::string* error);
   int64_t TokenToId(const std::string& token) const {
     const int64_t added_id = added.IdOf(token);
@@ -91,7 +93,8 @@ std::string CleanUpTokenizationSpaces(std::string text) {
 
 }  // namespace
 
-bool Tokenizer::Impl::LoadTokenizerJson(const Json& root, std::string* error) {
+bool Tokenizer::Impl::LoadTokenizerJson(const Json& root, tok::CompactReader* compact,
+                                        std::string* error) {
   if (!root.is_object()) {
     *error = "expected a JSON object";
     return false;
@@ -118,7 +121,8 @@ bool Tokenizer::Impl::LoadTokenizerJson(const Json& root, std::string* error) {
   }
   return normalizer.Load(field("normalizer"), "normalizer", error) &&
          pre_tokenizer.Load(field("pre_tokenizer"), "pre_tokenizer", error) &&
-         model.Load(model_json, "model", error) &&
+         (compact != nullptr ? model.LoadCompact(model_json, "model", compact, error)
+                             : model.Load(model_json, "model", error)) &&
          post_processor.Load(field("post_processor"), "post_processor", error) &&
          decoder.Load(field("decoder"), "decoder", error) &&
          added.Load(field("added_tokens"), model, normalizer, error);
@@ -258,12 +262,84 @@ bool Tokenizer::Load(std::string_view tokenizer_json, std::string_view config_js
   std::string why;
   if (!ParseJson(tokenizer_json.data(), tokenizer_json.size(), "tokenizer.json", kMaxJsonDepth,
                  &root, &why) ||
-      !impl->LoadTokenizerJson(root, &why) ||
+      !impl->LoadTokenizerJson(root, nullptr, &why) ||
       (!config_json.empty() &&
        (!ParseJson(config_json.data(), config_json.size(), "tokenizer_config.json",
                    kMaxJsonDepth, &config, &why) ||
         !impl->ApplyConfig(config, root, &why)))) {
     *error = name + ": " + why;
+    return false;
+  }
+  out->impl_ = std::move(impl);
+  return true;
+}
+
+namespace {
+
+constexpr const char* kCompactMagic = "attnrt tokenizer, compact form";
+constexpr uint32_t kCompactVersion = 1;
+
+// tokenizer.json without the vocabulary and merges, which the compact form keeps as tables.
+Json WithoutTables(Json root) {
+  auto model = root.find("model");
+  if (model != root.end() && model->is_object()) {
+    model->erase("vocab");
+    model->erase("merges");
+  }
+  return root;
+}
+
+}  // namespace
+
+bool Tokenizer::Compile(std::string_view tokenizer_json, std::string_view config_json,
+                        const std::string& name, std::string* compact, std::string* error) {
+  Tokenizer t;
+  if (!Load(tokenizer_json, config_json, name, &t, error)) return false;
+  Json root;
+  std::string why;
+  if (!ParseJson(tokenizer_json.data(), tokenizer_json.size(), "tokenizer.json", kMaxJsonDepth,
+                 &root, &why)) {
+    *error = name + ": " + why;
+    return false;
+  }
+  tok::CompactWriter out;
+  out.Bytes(kCompactMagic);
+  out.U32(kCompactVersion);
+  out.Bytes(WithoutTables(std::move(root)).dump());
+  out.Bytes(config_json);
+  t.impl_->model.AppendTables(&out);
+  *compact = out.Finish();
+  return true;
+}
+
+bool Tokenizer::LoadCompact(std::string_view compact, const std::string& name, Tokenizer* out,
+                            bool* stale, std::string* error) {
+  *stale = false;
+  tok::CompactReader in;
+  std::string_view magic, json, config;
+  uint32_t version = 0;
+  if (!in.Open(compact) || !in.Bytes(&magic) || magic != kCompactMagic || !in.U32(&version)) {
+    *error = name + ": the compact tokenizer is damaged (no header)";
+    return false;
+  }
+  if (version != kCompactVersion) {
+    *stale = true;
+    *error = name + ": the compact tokenizer has version " + std::to_string(version) +
+             ", this attnrt reads version " + std::to_string(kCompactVersion);
+    return false;
+  }
+  auto impl = std::make_unique<Impl>();
+  Json root, config_root;
+  std::string why;
+  const bool ok =
+      in.Bytes(&json) && in.Bytes(&config) &&
+      ParseJson(json.data(), json.size(), "tokenizer.json", kMaxJsonDepth, &root, &why) &&
+      impl->LoadTokenizerJson(root, &in, &why) &&
+      (config.empty() || (ParseJson(config.data(), config.size(), "tokenizer_config.json",
+                                    kMaxJsonDepth, &config_root, &why) &&
+                          impl->ApplyConfig(config_root, root, &why)));
+  if (!ok || in.remaining() != 0) {
+    *error = name + ": compact tokenizer: " + (why.empty() ? "damaged" : why);
     return false;
   }
   out->impl_ = std::move(impl);
@@ -309,10 +385,11 @@ bool Tokenizer::Decode(const std::vector<uint32_t>& ids, bool skip_special_token
   tokens.reserve(ids.size());
   for (uint32_t id : ids) {
     const tok::AddedToken* added = impl_->added.ById(id);
-    const std::string* token = added != nullptr ? &added->content : impl_->model.IdToToken(id);
-    if (token == nullptr) continue;
-    if (skip_special_tokens && impl_->added.IsSpecial(*token)) continue;
-    tokens.push_back(*token);
+    std::string_view token;
+    if (added != nullptr) token = added->content;
+    else if (!impl_->model.IdToToken(id, &token)) continue;
+    if (skip_special_tokens && impl_->added.IsSpecial(token)) continue;
+    tokens.emplace_back(token);
   }
   if (!impl_->decoder.Decode(std::move(tokens), text, error)) return false;
   if (impl_->clean_up_spaces) *text = CleanUpTokenizationSpaces(std::move(*text));

@@ -40,6 +40,19 @@ class Tokenizer {
   static bool Load(std::string_view tokenizer_json, std::string_view config_json,
                    const std::string& name, Tokenizer* out, std::string* error);
 
+  // The compact form of the same tokenizer: what Load reads from both files, with the
+  // vocabulary and merges as binary tables, so loading skips parsing the large JSON (Gemma 3's
+  // 33 MB). It holds no NUL byte: a converter keeps it as the string metadata
+  // kCompactMetadataKey beside the hf.* files.
+  static constexpr const char* kCompactMetadataKey = "tokenizer.compact";
+  static bool Compile(std::string_view tokenizer_json, std::string_view config_json,
+                      const std::string& name, std::string* compact, std::string* error);
+  // Loads what Compile wrote (from an untrusted file: every part is checked). A compact form
+  // written by another version of this code is refused with *stale set, so the caller can
+  // fall back to the JSON files.
+  static bool LoadCompact(std::string_view compact, const std::string& name, Tokenizer* out,
+                          bool* stale, std::string* error);
+
   // `text` must be valid UTF-8. Not safe to call from two threads at once.
   bool Encode(std::string_view text, bool add_special_tokens, std::vector<uint32_t>* ids,
               std::string* error) const;
