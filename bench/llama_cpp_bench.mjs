@@ -3,7 +3,7 @@
 // `attnrt generate` in bench/run_load_report.py. Greedy decoding from a 16-token prompt; one
 // JSON line on stdout: {"decode_ms_per_token", "prefill_ms", "tokens", "threads"}.
 //
-//   node bench/llama_cpp_bench.mjs --modules build/llama_cpp/node_modules --model m.gguf \
+//   node bench/llama_cpp_bench.mjs --modules build/test-deps/llamacpp/node_modules --model m.gguf \
 //       [--tokens 200] [--seconds 20] [--threads N]   (0 or absent: node-llama-cpp's default)
 // Decoding stops after --tokens tokens or --seconds of decoding, whichever comes first.
 //   node bench/llama_cpp_bench.mjs --modules DIR --probe   (prints the version; fails without it)

@@ -280,7 +280,7 @@ def main():
     ap.add_argument("--no-llama", action="store_true", help="leave llama.cpp out")
     ap.add_argument("--llama-seconds", type=float, default=10.0,
                     help="cap on one llama.cpp run's decoding (it can slow down 1000x under load)")
-    ap.add_argument("--llama-modules", default=os.path.join(ROOT, "build", "llama_cpp",
+    ap.add_argument("--llama-modules", default=os.path.join(ROOT, "build", "test-deps", "llamacpp",
                                                             "node_modules"),
                     help="node_modules holding node-llama-cpp (bench/install_llama_cpp.sh)")
     for option, name in (("--json-out", "load_report.json"), ("--md-out", "load_report.md")):

@@ -39,7 +39,7 @@ host_pkgs=(
   cmake
 )
 # Libraries the hosted build finds with find_package, for each foreign architecture.
-foreign_libs=(libhwy-dev libgtest-dev libbenchmark-dev libxsimd-dev)
+foreign_libs=(libhwy-dev libgtest-dev libbenchmark-dev libxsimd-dev libpcre2-dev libicu-dev)
 
 source "$(dirname "$0")/../tools/apt_install.sh"
 

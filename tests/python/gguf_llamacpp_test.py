@@ -27,7 +27,7 @@ window and requires the later ones to differ (the window is applied); no greedy 
 Greedy tokens must be equal until a near-tie: where they first differ, llama.cpp's logits
 of the two tokens must be within the tolerance (scaled as above), and comparison stops there.
 Prints one line per case with the measured error. Exits 77 (CTest skip) when node or the
-oracle (tools/setup.sh installs it into build/npm/llamacpp) is missing.
+oracle (tools/setup.sh installs it into build/test-deps/llamacpp) is missing.
 """
 import argparse
 import json
@@ -131,7 +131,7 @@ def compare_greedy(ours, theirs, ref_logits_fn, tol):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attnrt", required=True)
-    parser.add_argument("--oracle-dir", default=os.path.join(script_setup.ROOT, "build", "npm",
+    parser.add_argument("--oracle-dir", default=os.path.join(script_setup.ROOT, "build", "test-deps",
                                                               "llamacpp", "node_modules"))
     parser.add_argument("--only", default="", help="comma-separated case names")
     args = parser.parse_args()

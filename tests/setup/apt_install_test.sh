@@ -56,12 +56,13 @@ STUB
 # The cross script checks that the compilers and emulators it installed are on PATH.
 for tool in arm-none-eabi-gcc arm-none-eabi-g++ arm-none-eabi-size arm-none-eabi-nm \
             qemu-system-arm qemu-aarch64 qemu-arm aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ \
-            arm-linux-gnueabihf-gcc arm-linux-gnueabihf-g++; do
+            arm-linux-gnueabihf-gcc arm-linux-gnueabihf-g++ npm; do
   printf '#!/bin/sh\nexit 0\n' > "$stubs/$tool"
 done
 chmod +x "$stubs"/*
 
-export PATH="$stubs:$PATH" APT_UPDATE_RETRY_PAUSE=0
+# setup.sh's npm step (the tokenizer test's packages) runs the stub npm into a scratch folder.
+export PATH="$stubs:$PATH" APT_UPDATE_RETRY_PAUSE=0 ATTNRT_TEST_DEPS=$work/deps
 failures=0
 check() {  # check NAME CONDITION-COMMAND...
   local name=$1; shift

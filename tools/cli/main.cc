@@ -1,5 +1,6 @@
 // attnrt: the command-line front end (convert, inspect, plan, run, sdpa, bench,
-// kernels, embed, demo). Each subcommand lives in its own cmd_*.cc.
+// kernels, embed, demo, generate, tokenize, detokenize). Each subcommand lives in
+// its own cmd_*.cc.
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <csignal>
@@ -60,6 +61,8 @@ int Main(int argc, char** argv) {
   attnrt::cli::AddArchitecturesCommand(app, &exit_code);
   attnrt::cli::AddRunCommand(app, &exit_code);
   attnrt::cli::AddGenerateCommand(app, &exit_code);
+  attnrt::cli::AddTokenizeCommand(app, &exit_code);
+  attnrt::cli::AddDetokenizeCommand(app, &exit_code);
   attnrt::cli::AddInspectCommand(app, &exit_code);
   attnrt::cli::AddPlanCommand(app, &exit_code);
   attnrt::cli::AddEmbedCommand(app, &exit_code);
