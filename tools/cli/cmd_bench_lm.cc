@@ -330,9 +330,7 @@ int RunBenchLm(const BenchLmOptions& o) {
 
   std::fprintf(prose,
                "bench lm: %s, dim %zu, %zu layers, %zu heads (%zu kv), hidden %zu, vocab %zu; "
-               "linear %s on %s; weights %s, KV cache %s
-  %s
-",
+               "linear %s on %s; weights %s, KV cache %s\n  %s\n",
                o.model.c_str(), c.model_dim, c.num_layers, c.heads, c.kv_heads, c.ff_dim,
                c.vocab_size, linear.name, linear.isa(), WeightTypeName(model.layers[0].q.type),
                o.kv_dtype.c_str(), workers.Describe().c_str());
