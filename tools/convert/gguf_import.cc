@@ -23,6 +23,7 @@
 #include "convert/gguf_dequant.h"
 #include "convert/tensor_encoding.h"
 #include "host/json_config.h"
+#include "host/with_path.h"
 #include "npy/npy.h"
 
 namespace attnrt {
@@ -501,13 +502,17 @@ bool PrepareImpl(const GgufFile& gguf, const std::string& source, WeightFileWrit
   if (family->record == Architecture::kGemma3 && !Gemma3Step(&c, head_dim, error)) return false;
   if (family->record == Architecture::kLlama && !WindowStep(&c, error)) return false;
   JsonConfig translated;
-  if (!ParseJsonConfig(c.ours.dump(), source + " (as attnrt's " +
-                                          ArchitectureName(family->record) + " keys)",
-                       &translated, error) ||
-      !WriteConfigMetadata(family->record, translated, writer, error) ||
-      !DeriveConfig(*writer, config, error) || !KeepMetadata(c, writer, error)) {
+  const std::string as_ours =
+      source + " (as attnrt's " + ArchitectureName(family->record) + " keys)";
+  if (!ParseJsonConfig(c.ours.dump(), as_ours, &translated, error) ||
+      !WriteConfigMetadata(family->record, translated, writer, error)) {
     return false;
   }
+  if (!DeriveConfig(*writer, config, error)) {  // the runtime's checks name no file
+    *error = WithPath(as_ours, *error);
+    return false;
+  }
+  if (!KeepMetadata(c, writer, error)) return false;
   import->family = family;
   return true;
 }

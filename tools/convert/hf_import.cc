@@ -8,6 +8,7 @@
 #include "attnrt/models/model_spec.h"
 #include "convert/config_metadata.h"
 #include "host/json_config.h"
+#include "host/with_path.h"
 #include "npy/npy.h"
 
 namespace attnrt {
@@ -121,11 +122,14 @@ bool PrepareHfConversion(const HfFolderFiles& files, WeightFileWriter* writer,
     return Fail(error, files.dir + "/" + step_error);
   }
   JsonConfig translated;
-  if (!ParseJsonConfig(ours.dump(), where + " (as attnrt's " +
-                                        ArchitectureName(family->arch) + " keys)",
-                       &translated, error) ||
-      !WriteConfigMetadata(family->arch, translated, writer, error) ||
-      !DeriveConfig(*writer, config, error)) {
+  const std::string as_ours =
+      where + " (as attnrt's " + ArchitectureName(family->arch) + " keys)";
+  if (!ParseJsonConfig(ours.dump(), as_ours, &translated, error) ||
+      !WriteConfigMetadata(family->arch, translated, writer, error)) {
+    return false;
+  }
+  if (!DeriveConfig(*writer, config, error)) {  // the runtime's checks name no file
+    *error = WithPath(as_ours, *error);
     return false;
   }
   for (size_t i = 0; i < kHfKeptFileCount; ++i) {
