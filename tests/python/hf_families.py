@@ -1010,7 +1010,15 @@ def layer_plan(family, config):
     return [(None, theta, scaling)] * n
 
 
+# What every weight matmul's input goes through first (None: nothing). hf_parity_test sets it
+# to activation_rounding.round_activations for the types attnrt runs on 8-bit activations.
+INPUT_ROUNDING = None
+
+
 def _linear(x, w, b=None):
+    """x @ w.T (+ b), w (out, in) as nn.Linear stores it; GPT-2's Conv1D passes w.T."""
+    if INPUT_ROUNDING is not None:
+        x = INPUT_ROUNDING(x)
     y = x @ w.T
     return y if b is None else y + b
 
@@ -1074,7 +1082,7 @@ def _decoder_logits(family, config, W, tokens):
         x = x + m
     x = rms_norm(x, W["model.norm.weight"], eps, gemma)
     head = W["model.embed_tokens.weight"] if tied(config, family) else W["lm_head.weight"]
-    logits = x @ head.T
+    logits = _linear(x, head)
     cap = config.get("final_logit_softcapping") if gemma else None
     if cap:
         logits = torch.tanh(logits / cap) * cap
@@ -1101,7 +1109,7 @@ def _gpt2_logits(config, W, tokens, sdpa=False):
     for i in range(config["n_layer"]):
         p = f"transformer.h.{i}."
         h = layer_norm(x, W[p + "ln_1.weight"], W[p + "ln_1.bias"], eps)
-        qkv = h @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]  # Conv1D: (in, out)
+        qkv = _linear(h, W[p + "attn.c_attn.weight"].T, W[p + "attn.c_attn.bias"])  # Conv1D: (in, out)
         q, k, v = (z.view(b, t, nh, hd).transpose(1, 2) for z in qkv.split(d, dim=-1))
         scale = (1.0 / math.sqrt(hd)) if config.get("scale_attn_weights", True) else 1.0
         if config.get("scale_attn_by_inverse_layer_idx"):
@@ -1111,12 +1119,12 @@ def _gpt2_logits(config, W, tokens, sdpa=False):
         else:
             o = attend(q, k, v, scale)
         o = o.transpose(1, 2).reshape(b, t, d)
-        x = x + (o @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"])
+        x = x + _linear(o, W[p + "attn.c_proj.weight"].T, W[p + "attn.c_proj.bias"])
         h = layer_norm(x, W[p + "ln_2.weight"], W[p + "ln_2.bias"], eps)
-        m = act(h @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"])
-        x = x + (m @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"])
+        m = act(_linear(h, W[p + "mlp.c_fc.weight"].T, W[p + "mlp.c_fc.bias"]))
+        x = x + _linear(m, W[p + "mlp.c_proj.weight"].T, W[p + "mlp.c_proj.bias"])
     x = layer_norm(x, W["transformer.ln_f.weight"], W["transformer.ln_f.bias"], eps)
-    return x @ W["transformer.wte.weight"].T
+    return _linear(x, W["transformer.wte.weight"])
 
 
 def logits_of(config, tensors, tokens, dtype=torch.float64):

@@ -22,7 +22,9 @@ gpt2):
   --dtype f16 / q8 (from the F32 folder): the same run against the reference on the F32
             weights with a derived bound: 1e-4 * scale + 2 * max|ref(Q(W)) - ref(W)|, Q being
             runtime/FORMAT.md's reference rounding of the tensors `convert --dtype` narrows
-            (f16 round to nearest even; q8 blocks of 32 with s = f16(max|x| / 127)). The first
+            (f16 round to nearest even; q8 blocks of 32 with s = f16(max|x| / 127)), and for
+            q8, which runs on 8-bit activations, every matmul's input rounded as the integer
+            kernels round it (activation_rounding.py). The first
             term is attnrt's f32 arithmetic, the second the rounding's own effect measured in
             float64, doubled because the format admits any rounding within one step (twice the
             half step of round-to-nearest). `inspect --json` must show tensors of that type.
@@ -60,6 +62,7 @@ with skip_without_modules():
     import hf_families as hf
 
 import attnrt_cli  # noqa: E402
+from activation_rounding import INTEGER_ACTIVATION_TYPES, round_activations  # noqa: E402
 
 TOLERANCE = 1e-4
 NEAR_TIE = 1e-4
@@ -239,8 +242,23 @@ def stored_case(ctx, stats, name, dtype, shards):
     return f"run (2, {tokens.shape[1]}) relative error {worst:.2g}; {note}"
 
 
+class integer_activations:
+    """Within it, the reference rounds every weight matmul's input as attnrt's integer kernels
+    do when `weight_type` runs on 8-bit activations (q8, q4_0), else nothing changes."""
+
+    def __init__(self, weight_type):
+        self.rounding = round_activations if weight_type in INTEGER_ACTIVATION_TYPES else None
+
+    def __enter__(self):
+        hf.INPUT_ROUNDING = self.rounding
+
+    def __exit__(self, *exc):
+        hf.INPUT_ROUNDING = None
+
+
 def typed_case(ctx, stats, name, weight_type):
-    """`convert --dtype f16|q8` of the F32 folder against the reference with the derived bound."""
+    """`convert --dtype f16|q8` of the F32 folder against the reference with the derived bound
+    (for q8 the rounding's effect includes its 8-bit activations')."""
     info = folder(ctx, name, "F32")
     model = converted(ctx, info, weight_type)
     proc = attnrt_cli.run_cli([ctx.attnrt, "inspect", model, "--json"])
@@ -254,7 +272,8 @@ def typed_case(ctx, stats, name, weight_type):
     narrowed = hf.narrow_weights(config, tensors, weight_type)
     tokens = case_tokens(config, name, seed=200 + len(name))
     want = hf.logits_of(config, tensors, tokens).numpy()
-    want_q = hf.logits_of(config, narrowed, tokens).numpy()
+    with integer_activations(weight_type):
+        want_q = hf.logits_of(config, narrowed, tokens).numpy()
     scale = max(1.0, float(np.abs(want).max()))
     effect = float(np.abs(want_q - want).max())
     bound = TOLERANCE * scale + 2 * effect
@@ -276,9 +295,10 @@ def typed_case(ctx, stats, name, weight_type):
     documented = err_q <= TOLERANCE * scale
     if documented:
         stats.documented_rounding += 1
-    note = check_greedy(ctx, stats, f"{name} {weight_type}", model, config, narrowed,
-                        bound_abs_of=(None if documented else
-                                      (lambda s: TOLERANCE * s + effect)))
+    with integer_activations(weight_type):
+        note = check_greedy(ctx, stats, f"{name} {weight_type}", model, config, narrowed,
+                            bound_abs_of=(None if documented else
+                                          (lambda s: TOLERANCE * s + effect)))
     limit = attnrt_cli.DTYPE_TOLERANCE[weight_type]
     return (f"error {err / scale:.2g} relative, bound {bound / scale:.2g} (rounding effect "
             f"{effect / scale:.2g}; project limit {limit}); against the reference on "

@@ -38,7 +38,7 @@ Weight types (--dtype): f16 and bf16 against torch on the f32 weights (attnrt_cl
 q8 and q4_0, which attnrt runs on 8-bit activations (issue 32), against torch in float64 on the
 weights as the converted file stores them (read back by tests/weight_file/weight_files.py) with
 every Linear input rounded as activation_blocks.h rounds it: max|attnrt - ref| <= 2e-3 *
-max(1, max|ref|) beyond each logit's rounding spread (round_activations says why).
+max(1, max|ref|) beyond each logit's rounding spread (activation_rounding.py says why).
 
 Usage: llama_parity_test.py --attnrt PATH [--threads N] [--dtype T]. Exits 77 (CTest skip)
 without torch.
@@ -59,6 +59,7 @@ with skip_without_modules():
     import torch
 
 import attnrt_cli  # noqa: E402
+from activation_rounding import INTEGER_ACTIVATION_TYPES, round_activations  # noqa: E402
 
 EXPORT = os.path.join(ROOT, "tools", "python", "export_torch.py")
 _spec = importlib.util.spec_from_file_location("attnrt_export_torch", EXPORT)
@@ -72,7 +73,7 @@ DTYPE = "f32"
 # is torch in float64 on the weights as the converted file stores them, with every Linear's
 # input rounded as kernels/include/attnrt/kernels/activation_blocks.h rounds it, and the
 # tolerance is that of float32 arithmetic on top (issue 32), not of the quantization.
-STORED_REFERENCE_TYPES = ("q8", "q4_0")
+STORED_REFERENCE_TYPES = INTEGER_ACTIVATION_TYPES
 STORED_TOLERANCE = 2e-3
 _wf_spec = importlib.util.spec_from_file_location(
     "attnrt_weight_files", os.path.join(ROOT, "tests", "weight_file", "weight_files.py"))
@@ -142,37 +143,7 @@ def build(config, tied, seed):
     return model, resolved
 
 
-# attnrt's float32 activations differ from torch's float64 ones by float32 rounding (~1e-6
-# relative: ~1e-4 of a step at 127 steps), so a value that close to a step's half (exact ties
-# excepted: those are ties in both) may round to either step in attnrt. One such flip moved a
-# logit of these small models by 2.5e-3 relative. The check allows, per logit, the spread of the
-# reference between rounding every such value down and every one up (ROUNDING).
-AMBIGUOUS = 1e-4  # steps
-ROUNDING = "even"  # "even": round half to even, as attnrt; "down" / "up": ambiguous values so
-
-
-def round_activations(x):
-    """activation_blocks.h's rounding of the last dim in float32, returned as float64: blocks of
-    32 (the last zero-padded), d = amax / 127, q = round_half_even(x * (127 / amax)), blocks with
-    amax < 2^-100 zeros; values within AMBIGUOUS of a step's half go as ROUNDING says."""
-    x32 = x.float()
-    k = x32.shape[-1]
-    padded = torch.nn.functional.pad(x32, (0, (-k) % 32))
-    blocks = padded.reshape(*padded.shape[:-1], -1, 32)
-    amax = blocks.abs().amax(dim=-1, keepdim=True)
-    live = amax >= 2.0 ** -100
-    safe = torch.where(live, amax, torch.ones_like(amax))
-    d = torch.where(live, safe / 127, torch.zeros_like(amax))
-    t = blocks * (127 / safe)
-    q = torch.round(t)
-    if ROUNDING != "even":
-        half = torch.floor(t) + 0.5
-        near = (t - half).abs()
-        moved = torch.floor(t) + (1 if ROUNDING == "up" else 0)
-        q = torch.where((near > 0) & (near < AMBIGUOUS), moved, q)
-    q = torch.where(live, q, torch.zeros_like(q))
-    out = (q.double() * d.double()).reshape(padded.shape)[..., :k]
-    return out.to(x.dtype)
+ROUNDING = "even"  # activation_rounding.round_activations's mode ("down" / "up" for the spread)
 
 
 def rounding_spread(model64, tokens):
@@ -211,7 +182,7 @@ def reference_model(model, model_file):
             params[name].copy_(torch.tensor(values, dtype=torch.float64).reshape(shape))
     for module in model64.modules():
         if isinstance(module, torch.nn.Linear):
-            module.register_forward_pre_hook(lambda _, inputs: (round_activations(inputs[0]),))
+            module.register_forward_pre_hook(lambda _, inputs: (round_activations(inputs[0], ROUNDING),))
     return model64
 
 
