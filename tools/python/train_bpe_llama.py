@@ -134,7 +134,7 @@ merges. Pre-tokenizer ByteLevel with GPT-2's split regex, decoder ByteLevel, and
 TemplateProcessing post-processor that puts BOS in front, so `tokenizer(text)` starts with id 0.
 generation_config.json stops at EOS or `<|im_end|>`. Hugging Face's Rust `tokenizers` (the
 `@anush008/tokenizers` binding) gave the same ids as the encoder that made the training data on
-all 31,102 verses when this was written, and `tests/tokenizer/tokenizer_exactness_test.py` checks
+all 31,102 verses (the CTest `bundled_training_ids`), and `tests/tokenizer/tokenizer_exactness_test.py` checks
 that `attnrt tokenize` / `detokenize` give its ids and decodes on the tokenizer test corpus.
 
     nice -n 5 /usr/bin/python3 tools/python/train_bpe_tokenizer.py
