@@ -107,8 +107,11 @@ def main(argv=None):
     if args.vocab_size <= base:
         ap.error(f"--vocab-size must exceed {base} (the special and byte tokens)")
     if args.text:
-        with open(args.text, encoding="ascii") as f:
-            lines = f.read().splitlines()
+        try:
+            with open(args.text, encoding="ascii") as f:
+                lines = f.read().splitlines()
+        except (OSError, UnicodeDecodeError) as e:
+            ap.error(f"--text {args.text}: {e} (the trainer pre-tokenizes ASCII text only)")
     else:
         lines = kjv.verses("train_bpe_tokenizer.py")
     words = collections.Counter(w for line in lines for w in bpe.pretokenize(line))
