@@ -24,33 +24,34 @@ tm = export_torch.tm
 MAX_TRAIN_SECONDS = 780
 
 
+# (option, type, default, help) of the options whose defaults both models share.
+_SHARED_OPTIONS = (
+    ("--seed", int, 1234, None), ("--threads", int, 2, None),
+    ("--n-layers", int, 4, None), ("--n-heads", int, 4, None), ("--n-kv-heads", int, 2, None),
+    ("--max-seq-len", int, 256, None), ("--batch", int, 8, None),
+    ("--seq", int, 256, "training window (<= max-seq-len)"),
+    ("--short-seq", int, 128,
+     "window for the first --short-fraction of the steps (cheaper attention)"),
+    ("--short-fraction", float, 0.6, None), ("--lr", float, 4e-3, None),
+    ("--min-lr-ratio", float, 0.1, None), ("--warmup", int, 20, None),
+    ("--weight-decay", float, 0.1, None),
+    ("--eval-tokens", int, 32768,
+     "tokens of each split scored at the end (windows of --max-seq-len)"),
+    ("--log-every", float, 15.0, "seconds between progress lines"),
+)
+
+
 def add_arguments(ap, dim, hidden_dim, rope_style, train_seconds=560.0):
     """The options of the model, the optimiser and the schedule; the defaults that differ
     between the models are parameters."""
     ap.add_argument("--train-seconds", type=float, default=train_seconds,
                     help=f"wall-clock budget of the training loop (at most {MAX_TRAIN_SECONDS})")
     ap.add_argument("--steps", type=int, help="fixed number of steps (deterministic schedule)")
-    ap.add_argument("--seed", type=int, default=1234)
-    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--dim", type=int, default=dim)
-    ap.add_argument("--n-layers", type=int, default=4)
-    ap.add_argument("--n-heads", type=int, default=4)
-    ap.add_argument("--n-kv-heads", type=int, default=2)
     ap.add_argument("--hidden-dim", type=int, default=hidden_dim)
-    ap.add_argument("--max-seq-len", type=int, default=256)
     ap.add_argument("--rope-style", choices=tm.ROPE_STYLES, default=rope_style)
-    ap.add_argument("--batch", type=int, default=8)
-    ap.add_argument("--seq", type=int, default=256, help="training window (<= max-seq-len)")
-    ap.add_argument("--short-seq", type=int, default=128,
-                    help="window for the first --short-fraction of the steps (cheaper attention)")
-    ap.add_argument("--short-fraction", type=float, default=0.6)
-    ap.add_argument("--lr", type=float, default=4e-3)
-    ap.add_argument("--min-lr-ratio", type=float, default=0.1)
-    ap.add_argument("--warmup", type=int, default=20)
-    ap.add_argument("--weight-decay", type=float, default=0.1)
-    ap.add_argument("--eval-tokens", type=int, default=32768,
-                    help="tokens of each split scored at the end (windows of --max-seq-len)")
-    ap.add_argument("--log-every", type=float, default=15.0, help="seconds between progress lines")
+    for option, kind, default, help_text in _SHARED_OPTIONS:
+        ap.add_argument(option, type=kind, default=default, help=help_text)
     ap.add_argument("--attnrt", help="the attnrt whose llama record the config follows (default: "
                     f"${tm.runtime.ENV}, else attnrt on PATH)")
 
