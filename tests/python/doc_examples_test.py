@@ -53,6 +53,7 @@ EXPECTED = {
     "conversion": check_conversion,
     "tour-convert": lambda out: [],
     "tour-generate": lambda out: [],
+    "tour-lm-bpe": lambda out: [],
     "tour-embed": lambda out: [],
     "generate": lambda out: [],
 }

@@ -43,7 +43,7 @@ def held_out_text():
         subprocess.run(["bible", "--help"], capture_output=True, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         return None
-    _, val = tb.split(tb.kjv_text())
+    _, val = tb.split(tb.kjv.text_bytes("lm_quality_test.py"))
     return val
 
 

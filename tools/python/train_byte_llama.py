@@ -34,34 +34,23 @@ import argparse
 import json
 import math
 import os
-import re
 import shlex
-import subprocess
 import sys
 import time
-
-# Before torch starts its OpenMP pool: workers that sleep instead of spinning while they wait.
-# On a 2-core machine shared with other work, spinning threads made 2-thread steps several
-# times slower than 1-thread ones (a descheduled worker holds the others at every barrier).
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _REPO = os.path.dirname(os.path.dirname(_HERE))
 sys.path.insert(0, _HERE)
-from machine_info import cpu_model  # noqa: E402
+import lm_training  # noqa: E402  (sets OMP_WAIT_POLICY before torch starts its pool)
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 import export_torch  # noqa: E402
-import output_files  # noqa: E402  (tools/python/export_torch.py; loads tools/python/torch_modules.py)
+import kjv  # noqa: E402
+import output_files  # noqa: E402
 
-tm = export_torch.tm
+tm = lm_training.tm
 
-BIBLE_COMMAND = ["bible", "-l4000", "gen1:1-rev22:21"]
-BLOCK = 16384          # held-out split: every 20th block of this many bytes
-HELD_OUT_EVERY = 20
-MAX_TRAIN_SECONDS = 780
+BLOCK = 16384          # held-out split: every kjv.HELD_OUT_EVERY-th block of this many bytes
 SAMPLE_PROMPT = "And God said"
 
 
@@ -70,136 +59,16 @@ def parse_args(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out-dir", default=os.path.join(_REPO, "models", "lm"))
     ap.add_argument("--text", help="train on this file's bytes instead of the KJV Bible")
-    ap.add_argument("--train-seconds", type=float, default=560.0,
-                    help=f"wall-clock budget of the training loop (at most {MAX_TRAIN_SECONDS})")
-    ap.add_argument("--steps", type=int, help="fixed number of steps (deterministic schedule)")
-    ap.add_argument("--seed", type=int, default=1234)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--dim", type=int, default=96)
-    ap.add_argument("--n-layers", type=int, default=4)
-    ap.add_argument("--n-heads", type=int, default=4)
-    ap.add_argument("--n-kv-heads", type=int, default=2)
-    ap.add_argument("--hidden-dim", type=int, default=288)
-    ap.add_argument("--max-seq-len", type=int, default=256)
-    ap.add_argument("--rope-style", choices=tm.ROPE_STYLES, default="interleaved")
-    ap.add_argument("--batch", type=int, default=8)
-    ap.add_argument("--seq", type=int, default=256, help="training window (<= max-seq-len)")
-    ap.add_argument("--short-seq", type=int, default=128,
-                    help="window for the first --short-fraction of the steps (cheaper attention)")
-    ap.add_argument("--short-fraction", type=float, default=0.6)
-    ap.add_argument("--lr", type=float, default=4e-3)
-    ap.add_argument("--min-lr-ratio", type=float, default=0.1)
-    ap.add_argument("--warmup", type=int, default=20)
-    ap.add_argument("--weight-decay", type=float, default=0.1)
-    ap.add_argument("--eval-tokens", type=int, default=32768,
-                    help="bytes of each split scored at the end (windows of --max-seq-len)")
     ap.add_argument("--sample-bytes", type=int, default=200)
-    ap.add_argument("--log-every", type=float, default=15.0, help="seconds between progress lines")
-    ap.add_argument("--attnrt", help="the attnrt whose llama record the config follows (default: "
-                    f"${tm.runtime.ENV}, else attnrt on PATH)")
+    lm_training.add_arguments(ap, dim=96, hidden_dim=288, rope_style="interleaved")
     args = ap.parse_args(argv)
-    if args.attnrt is not None:
-        tm.runtime.use(args.attnrt)
-    try:
-        tm.architectures()  # before training, not after it
-    except tm.runtime.AttnrtUnavailable as e:
-        ap.error(str(e))
-    if not 0 < args.train_seconds <= MAX_TRAIN_SECONDS:
-        ap.error(f"--train-seconds must be in (0, {MAX_TRAIN_SECONDS}]")
-    if args.steps is not None and args.steps <= 0:
-        ap.error("--steps must be positive")
-    if not 0 < args.short_seq <= args.seq <= args.max_seq_len:
-        ap.error("need 0 < --short-seq <= --seq <= --max-seq-len")
+    lm_training.check_arguments(ap, args)
     return args
 
 
-# ---- text ----------------------------------------------------------------------------------
-
-def kjv_text():
-    """The KJV as bible-kjv prints it, one verse per line without its number."""
-    try:
-        proc = subprocess.run(BIBLE_COMMAND, capture_output=True, stdin=subprocess.DEVNULL,
-                              check=True)
-    except FileNotFoundError:
-        sys.exit("train_byte_llama.py: error: `bible` not found: install bible-kjv "
-                 "(tools/setup.sh does), or give --text FILE")
-    verses = []
-    for line in proc.stdout.decode("ascii").splitlines():
-        m = re.match(r"^\s+\d+ (.+)$", line)
-        if m:
-            verses.append(m.group(1).strip())
-    if len(verses) < 30000:
-        sys.exit(f"train_byte_llama.py: error: `{' '.join(BIBLE_COMMAND)}` printed only "
-                 f"{len(verses)} verses")
-    return ("\n".join(verses) + "\n").encode("ascii")
-
-
 def split(data):
-    """(train, validation) uint8 arrays: every HELD_OUT_EVERY-th block of BLOCK bytes held out."""
-    blocks = [data[i:i + BLOCK] for i in range(0, len(data), BLOCK)]
-    val = b"".join(b for i, b in enumerate(blocks) if i % HELD_OUT_EVERY == HELD_OUT_EVERY - 1)
-    train = b"".join(b for i, b in enumerate(blocks) if i % HELD_OUT_EVERY != HELD_OUT_EVERY - 1)
-    return np.frombuffer(train, dtype=np.uint8), np.frombuffer(val, dtype=np.uint8)
-
-
-# ---- model ---------------------------------------------------------------------------------
-
-def build(args):
-    config = tm.resolve_config("llama", {
-        "dim": args.dim, "n_layers": args.n_layers, "n_heads": args.n_heads,
-        "n_kv_heads": args.n_kv_heads, "vocab_size": 256, "hidden_dim": args.hidden_dim,
-        "max_seq_len": args.max_seq_len, "rope_style": args.rope_style})
-    torch.manual_seed(args.seed)
-    model = tm.Llama(config, tie_embeddings=True)
-    # llama2.c's initialisation: N(0, 0.02), the residual projections (wo, w3) scaled down.
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if p.dim() == 2:
-                std = 0.02 / math.sqrt(2 * args.n_layers) if name.endswith(("wo.weight", "w3.weight")) \
-                    else 0.02
-                torch.nn.init.normal_(p, 0.0, std)
-    return model, config
-
-
-def optimizer(model, args):
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
-    return torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
-                              {"params": no_decay, "weight_decay": 0.0}],
-                             lr=args.lr, betas=(0.9, 0.95))
-
-
-def learning_rate(args, step, progress):
-    if step < args.warmup:
-        return args.lr * (step + 1) / args.warmup
-    cosine = 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
-    return args.lr * (args.min_lr_ratio + (1.0 - args.min_lr_ratio) * cosine)
-
-
-def batch(data, rng, size, seq):
-    starts = rng.randint(0, len(data) - seq - 1, size=size)
-    rows = np.stack([data[s:s + seq + 1] for s in starts]).astype(np.int64)
-    x = torch.from_numpy(rows)
-    return x[:, :-1], x[:, 1:]
-
-
-def loss_of(model, x, y):
-    logits = model(x)
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-
-
-def evaluate(model, data, tokens, seq):
-    """Mean loss (nats per byte) over consecutive windows of seq bytes from the start of data."""
-    windows = min(tokens // seq, (len(data) - 1) // seq)
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for i in range(0, windows, 8):
-            rows = [data[w * seq:w * seq + seq + 1] for w in range(i, min(windows, i + 8))]
-            x = torch.from_numpy(np.stack(rows).astype(np.int64))
-            loss = loss_of(model, x[:, :-1], x[:, 1:])
-            total += float(loss) * x[:, 1:].numel()
-            count += x[:, 1:].numel()
-    return total / count
+    """(train, validation) uint8 arrays: every kjv.HELD_OUT_EVERY-th block of BLOCK bytes held out."""
+    return kjv.split_blocks(np.frombuffer(data, dtype=np.uint8), BLOCK)
 
 
 def greedy_sample(model, prompt, count):
@@ -209,51 +78,8 @@ def greedy_sample(model, prompt, count):
     return bytes(generated[0].tolist()).decode("ascii", errors="replace")
 
 
-# ---- training ------------------------------------------------------------------------------
-
 def log(message):
     print(f"train_byte_llama: {message}", file=sys.stderr, flush=True)
-
-
-def train(model, train_data, args):
-    opt = optimizer(model, args)
-    rng = np.random.RandomState(args.seed)
-    total = args.steps
-    started = time.monotonic()
-    last_log, step, losses = started - args.log_every, 0, []
-    while True:
-        elapsed = time.monotonic() - started
-        if total is not None and step >= total:
-            break
-        if elapsed >= args.train_seconds:
-            if total is not None:
-                log(f"warning: the {args.train_seconds:.0f} s budget ended the run at step {step} "
-                    f"of {total}")
-            break
-        progress = step / total if total is not None else elapsed / args.train_seconds
-        lr = learning_rate(args, step, progress)
-        for group in opt.param_groups:
-            group["lr"] = lr
-        seq = args.short_seq if progress < args.short_fraction else args.seq
-        x, y = batch(train_data, rng, args.batch * args.seq // seq, seq)
-        loss = loss_of(model, x, y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(float(loss))
-        step += 1
-        now = time.monotonic()
-        if now - last_log >= args.log_every:
-            last_log = now
-            recent = sum(losses[-20:]) / len(losses[-20:])
-            log(f"step {step}{'/' + str(total) if total else ''} loss {recent:.4f} lr {lr:.2e} seq {seq} "
-                f"elapsed {now - started:.1f} s ({step * args.batch * args.seq / (now - started):.0f} "
-                f"bytes/s)")
-    seconds = time.monotonic() - started
-    log(f"trained {step} steps in {seconds:.1f} s; mean loss of the last 20 steps "
-        f"{sum(losses[-20:]) / len(losses[-20:]):.4f}")
-    return step, seconds, losses
 
 
 def write_readme(path, info):
@@ -282,11 +108,7 @@ A decoder-only Llama (`architecture` `llama`, llama2.c's module names) over byte
 
     {info['command']}
 
-{info['steps']} steps of AdamW (lr {info['lr']:g}, warm-up, cosine decay to {info['min_lr_ratio']:g}x,
-weight decay {info['weight_decay']:g}, gradient clip 1.0), {info['batch_bytes']} bytes a step
-({info['short']}), seed {info['seed']}, {info['threads']} threads, torch {torch.__version__},
-on {info['cpu']} (a 2-core machine shared with other work). Training {info['train_seconds']:.0f} s,
-the whole run {info['wall_seconds']:.0f} s. {info['steps_note']}
+{info['training']}
 
 | | loss (nats/byte) | perplexity | bits/byte |
 |---|---|---|---|
@@ -320,25 +142,19 @@ def main(argv=None):
             data = f.read()
         source = f"`{args.text}` ({len(data):,} bytes)."
     else:
-        data = kjv_text()
-        source = (f"The King James Version of the Bible (1611), from the Debian package "
-                  f"`bible-kjv-text` as its reader `bible-kjv` prints it (both installed by "
-                  f"`tools/setup.sh`): `{' '.join(BIBLE_COMMAND)}`, one verse per line without "
-                  f"its number, chapter headings dropped: {len(data):,} bytes of ASCII. Licence: "
-                  f"the text is in the public domain (the package's copyright file: \"The "
-                  f"copyright for the King James Version text of the Bible is expired\"); the "
-                  f"`bible` program (GPL-2+) is only run, not shipped. Every "
-                  f"{HELD_OUT_EVERY}th block of {BLOCK} bytes is held out for validation.")
+        data = kjv.text_bytes("train_byte_llama.py")
+        source = (kjv.source_description(len(data)) + f" Every {kjv.HELD_OUT_EVERY}th block "
+                  f"of {BLOCK} bytes is held out for validation.")
     train_data, val_data = split(data)
     log(f"text {len(data)} bytes: {len(train_data)} for training, {len(val_data)} held out")
-    model, config = build(args)
+    model, config = lm_training.build(args, 256)
     parameters = sum(p.numel() for p in model.parameters())
     log(f"llama {json.dumps(config)}: {parameters} parameters")
     model.train()
-    steps, train_seconds, losses = train(model, train_data, args)
+    steps, train_seconds, losses = lm_training.train(model, train_data, args, log)
     model.eval()
-    val_loss = evaluate(model, val_data, args.eval_tokens, args.max_seq_len)
-    train_loss = evaluate(model, train_data, args.eval_tokens, args.max_seq_len)
+    val_loss = lm_training.evaluate(model, val_data, args.eval_tokens, args.max_seq_len)
+    train_loss = lm_training.evaluate(model, train_data, args.eval_tokens, args.max_seq_len)
     log(f"train loss {train_loss:.4f}, validation loss {val_loss:.4f} "
         f"(perplexity {math.exp(val_loss):.3f})")
     sample = greedy_sample(model, SAMPLE_PROMPT, args.sample_bytes)
@@ -351,20 +167,10 @@ def main(argv=None):
     wall = time.monotonic() - run_started
     command = "nice -n 5 /usr/bin/python3 tools/python/train_byte_llama.py " + " ".join(
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    steps_note = (f"`--steps {steps}` reproduces these weights exactly (same torch and threads)."
-                  if args.steps is not None else
-                  f"Without `--steps` the schedule followed the clock and the step count the "
-                  f"machine's speed, so a rerun differs a little; "
-                  f"`--steps {steps}` runs as many steps on a schedule that follows the step "
-                  f"count alone, the same weights every time (same torch and threads).")
-    short = (f"windows of {args.short_seq} bytes for the first {args.short_fraction:.0%} of the "
-             f"schedule, then {args.seq}" if args.short_seq < args.seq else f"windows of {args.seq}")
     info = {"config": config, "file_bytes": file_bytes, "parameters": parameters,
-            "text_source": source, "command": command.strip(), "steps": steps, "lr": args.lr,
-            "min_lr_ratio": args.min_lr_ratio, "weight_decay": args.weight_decay,
-            "batch_bytes": args.batch * args.seq, "short": short, "seed": args.seed,
-            "threads": args.threads, "cpu": cpu_model(), "train_seconds": train_seconds,
-            "wall_seconds": wall, "steps_note": steps_note, "eval_bytes": args.eval_tokens,
+            "text_source": source, "command": command.strip(),
+            "training": lm_training.training_paragraph(args, steps, train_seconds, wall),
+            "eval_bytes": args.eval_tokens,
             "train_loss": train_loss, "val_loss": val_loss,
             "last_loss": sum(losses[-20:]) / len(losses[-20:]), "sample": sample}
     write_readme(os.path.join(args.out_dir, "README.md"), info)
