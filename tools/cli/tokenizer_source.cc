@@ -41,8 +41,15 @@ bool LoadFromModel(const std::string& path, const MappedFile& mapping, Tokenizer
     if (!stale || !has_json) return false;
   }
   if (!has_json) {
-    *error = path + ": the model has no tokenizer (no \"" + kTokenizerKey +
-             "\" metadata; `attnrt convert HF_DIR` keeps the folder's tokenizer.json)";
+    const char* gguf = nullptr;
+    size_t gguf_len = 0;
+    if (file.GetString(Tokenizer::kGgufMetadataKey, &gguf, &gguf_len).ok()) {
+      return Tokenizer::LoadGguf(std::string_view(gguf, gguf_len), path, out, error);
+    }
+    *error = path + ": the model has no tokenizer (no \"" + kTokenizerKey + "\" or \"" +
+             Tokenizer::kGgufMetadataKey +
+             "\" metadata; `attnrt convert` keeps a Hugging Face folder's tokenizer.json and a "
+             "GGUF file's tokenizer)";
     return false;
   }
   const char* config = "";

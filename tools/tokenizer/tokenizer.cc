@@ -9,6 +9,7 @@
 #include "tokenizer/bpe_model.h"
 #include "tokenizer/compact_form.h"
 #include "tokenizer/decoder.h"
+#include "tokenizer/gguf_vocab.h"
 #include "tokenizer/json_fields.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/post_processor.h"
@@ -342,6 +343,26 @@ bool Tokenizer::LoadCompact(std::string_view compact, const std::string& name, T
     *error = name + ": compact tokenizer: " + (why.empty() ? "damaged" : why);
     return false;
   }
+  out->impl_ = std::move(impl);
+  return true;
+}
+
+bool Tokenizer::LoadGguf(std::string_view metadata_json, const std::string& name,
+                         Tokenizer* out, std::string* error) {
+  Json meta;
+  tok::GgufTokenizer gguf;
+  tok::CompactReader tables;
+  auto impl = std::make_unique<Impl>();
+  std::string why;
+  if (!ParseJson(metadata_json.data(), metadata_json.size(), Tokenizer::kGgufMetadataKey,
+                 kMaxJsonDepth, &meta, &why) ||
+      !tok::TranslateGgufTokenizer(meta, &gguf, &why) || !tables.Open(gguf.tables.Finish()) ||
+      !impl->LoadTokenizerJson(gguf.root, &tables, &why)) {
+    *error = name + ": GGUF tokenizer: " + (why.empty() ? "damaged" : why);
+    return false;
+  }
+  impl->post_processor.SetBosEos(gguf.add_bos, gguf.bos, gguf.add_eos, gguf.eos);
+  impl->clean_up_spaces = gguf.clean_spaces;
   out->impl_ = std::move(impl);
   return true;
 }

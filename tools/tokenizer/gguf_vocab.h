@@ -1,0 +1,39 @@
+// llama.cpp's tokenizer as a GGUF file describes it (the tokenizer.* keys, kept by `attnrt
+// convert` as one JSON object: docs/gguf.md) translated into what the engine loads from a
+// tokenizer.json, so one engine runs both:
+//  - tokenizer.ggml.model "llama" (llama.cpp's llm_tokenizer_spm): the text of each stretch
+//    between special tokens gets a leading space (add_space_prefix), spaces become U+2581,
+//    then UTF-8 characters merge pairwise, the pair whose joined text is the token of the
+//    highest score first (leftmost on equal scores), characters that are no token falling
+//    back to <0xNN> byte tokens. That is the BPE model with byte_fallback and, as merges,
+//    every split of every token into two tokens, ranked by the joined token's score (equal
+//    scores share a rank);
+//  - "gpt2" (llm_tokenizer_bpe): the split regexes tokenizer.ggml.pre names (gguf_pre.h),
+//    GPT-2's byte-to-character map, and tokenizer.ggml.merges in their order.
+// Tokens of type control (3), user-defined (4) and unknown (2) are found whole in the text
+// before anything else, as llama.cpp's tokenize with special tokens parsed does; the special
+// ids and add_bos_token / add_eos_token give what is added around the text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tokenizer/compact_form.h"
+#include "tokenizer/json_fields.h"
+
+namespace attnrt::tok {
+
+struct GgufTokenizer {
+  Json root;           // tokenizer.json without the model's vocab and merges
+  CompactWriter tables;  // the vocabulary and merges, as BpeModel::AppendTables writes them
+  bool add_bos = false, add_eos = false;
+  uint32_t bos = 0, eos = 0;
+  bool clean_spaces = false;  // llama.cpp's clean_spaces for detokenize
+};
+
+// `meta` maps "tokenizer.*" keys to their values. Fails naming the key when the model or the
+// pre-tokenizer is not known, an array is damaged (its length differs from the token list's,
+// an element of the wrong type) or a merge names no token.
+bool TranslateGgufTokenizer(const Json& meta, GgufTokenizer* out, std::string* error);
+
+}  // namespace attnrt::tok
