@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tokenizer/gguf_pre.h"
+#include "tokenizer/gguf_token_rules.h"
 #include "tokenizer/utf8.h"
 
 namespace attnrt::tok {
@@ -111,6 +112,7 @@ bool ReadVocab(const Json& meta, Vocab* v, std::string* error) {
     if (scores != nullptr) v->scores[i] = static_cast<float>((*scores)[i].get<double>());
     if (types != nullptr) v->types[i] = static_cast<int>((*types)[i].get<int64_t>());
   }
+  ApplyLlamaCppTokenRules(meta, v->tokens, &v->types);
   return true;
 }
 

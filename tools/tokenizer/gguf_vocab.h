@@ -10,7 +10,8 @@
 //    scores share a rank);
 //  - "gpt2" (llm_tokenizer_bpe): the split regexes tokenizer.ggml.pre names (gguf_pre.h),
 //    GPT-2's byte-to-character map, and tokenizer.ggml.merges in their order.
-// Tokens of type control (3), user-defined (4) and unknown (2) are found whole in the text
+// Tokens of type control (3), user-defined (4) and unknown (2) (after llama.cpp's changes by
+// text: gguf_token_rules.h) are found whole in the text
 // before anything else, as llama.cpp's tokenize with special tokens parsed does; the special
 // ids and add_bos_token / add_eos_token give what is added around the text.
 #pragma once
