@@ -452,6 +452,26 @@ Json ToJson(const GgufValue& v) {
   return a;
 }
 
+// Where in the tokenizer keys text that is not UTF-8 is: "KEY" or "KEY[i]".
+std::string FirstNonUtf8(const Json& tokenizer) {
+  auto valid = [](const Json& v) {
+    try {
+      v.dump();
+      return true;
+    } catch (const nlohmann::json::type_error&) {
+      return false;
+    }
+  };
+  for (auto it = tokenizer.begin(); it != tokenizer.end(); ++it) {
+    if (valid(*it)) continue;
+    for (size_t i = 0; it->is_array() && i < it->size(); ++i) {
+      if (!valid((*it)[i])) return it.key() + "[" + std::to_string(i) + "]";
+    }
+    return it.key();
+  }
+  return "the tokenizer metadata";
+}
+
 // The tokenizer.* keys as one JSON object, and "source".
 bool KeepMetadata(const ConfigContext& c, WeightFileWriter* writer, std::string* error) {
   Json tokenizer = Json::object();
@@ -462,7 +482,7 @@ bool KeepMetadata(const ConfigContext& c, WeightFileWriter* writer, std::string*
     try {
       writer->SetString("gguf.tokenizer", tokenizer.dump());
     } catch (const nlohmann::json::type_error&) {
-      return Fail(error, c.where + ": the tokenizer metadata holds text that is not UTF-8");
+      return Fail(error, c.where + ": " + FirstNonUtf8(tokenizer) + " is not UTF-8");
     }
   }
   std::string name;
