@@ -16,7 +16,7 @@ Detokenizing llama.cpp's ids (`attnrt detokenize --skip-special` against
 model.detokenize(ids, false)) is counted and must agree except for the differences
 docs/gguf.md explains (each is recognized here by its cause, never by the text).
 Cases: llama2 (SentencePiece "llama", Mistral/Llama 2 vocabulary), llama2_ties (the same with
-scores equal in runs of 8, so llama.cpp's equal-score rule decides), llama3 ("gpt2", pre
+scores equal in runs of 256, so llama.cpp's equal-score rule decides), llama3 ("gpt2", pre
 "llama-bpe"), qwen3 ("gpt2", pre "qwen2"), gemma3 (SentencePiece without the space prefix,
 thousands of user-defined tokens), and Qwen's vocabulary with the pre-tokenizers "default",
 "gpt-2", "smollm", "gpt-4o" and "falcon". Exits 77 (CTest skip) when node, the oracle
@@ -52,7 +52,7 @@ CASES = [
                                    "add_bos_token": True, "add_eos_token": False})),
     ("llama2_ties", "llama", "tokenizer-llama2",
      lambda d: V.sentencepiece(d, {"bos_token_id": 1, "eos_token_id": 2, "unknown_token_id": 0,
-                                   "add_bos_token": True}, score=lambda i: -(i // 8))),
+                                   "add_bos_token": True}, score=lambda i: -(i // 256))),
     ("llama3", "llama3", "tokenizer-llama3",
      lambda d: V.byte_level_bpe(d, "llama-bpe", {"bos_token_id": 128000, "eos_token_id": 128001,
                                                  "add_bos_token": True})),
