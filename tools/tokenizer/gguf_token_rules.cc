@@ -44,12 +44,12 @@ constexpr FimKind kFim[] = {
 #undef FW
 #undef SP
 
-template <size_t N>
-bool Among(const std::string& text, const char* const (&list)[N]) {
-  for (const char* s : list) {
-    if (s != nullptr && text == s) return true;
-  }
-  return false;
+// Sets the type of the token with this text, if there is one.
+void SetType(const std::unordered_map<std::string, uint32_t>& ids, const char* text, int type,
+             std::vector<int>* types) {
+  if (text == nullptr) return;
+  const auto it = ids.find(text);
+  if (it != ids.end()) (*types)[it->second] = type;
 }
 
 // Whether the file gives a usable id of this kind (llama.cpp then looks for no text).
@@ -67,21 +67,14 @@ bool HasId(const Json& meta, const FimKind& kind, size_t n) {
 
 }  // namespace
 
-void ApplyLlamaCppTokenRules(const Json& meta, const std::vector<std::string>& tokens,
+void ApplyLlamaCppTokenRules(const Json& meta, const std::unordered_map<std::string, uint32_t>& ids,
                              std::vector<int>* types) {
-  bool look_for[sizeof(kFim) / sizeof(kFim[0])];
-  for (size_t k = 0; k < sizeof(kFim) / sizeof(kFim[0]); ++k) {
-    look_for[k] = !HasId(meta, kFim[k], tokens.size());
+  for (const char* text : kEndOfGeneration) SetType(ids, text, kControl, types);
+  for (const FimKind& kind : kFim) {
+    if (HasId(meta, kind, types->size())) continue;
+    for (const char* text : kind.texts) SetType(ids, text, kControl, types);
   }
-  for (size_t id = 0; id < tokens.size(); ++id) {
-    const std::string& t = tokens[id];
-    int& type = (*types)[id];
-    if (Among(t, kEndOfGeneration)) type = kControl;
-    for (size_t k = 0; k < sizeof(kFim) / sizeof(kFim[0]); ++k) {
-      if (look_for[k] && Among(t, kFim[k].texts)) type = kControl;
-    }
-    if (Among(t, kRendered)) type = kUserDefined;
-  }
+  for (const char* text : kRendered) SetType(ids, text, kUserDefined, types);
 }
 
 }  // namespace attnrt::tok

@@ -10,15 +10,18 @@
 // A control token is found whole in text and left out of decoded text, so these change ids.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tokenizer/json_fields.h"
 
 namespace attnrt::tok {
 
-// `types[i]` is the type of `tokens[i]` (llama_token_type); `meta` the tokenizer.* keys.
-void ApplyLlamaCppTokenRules(const Json& meta, const std::vector<std::string>& tokens,
+// `ids` maps each token's text to its id, `types[id]` is its type (llama_token_type); `meta`
+// is the tokenizer.* keys.
+void ApplyLlamaCppTokenRules(const Json& meta, const std::unordered_map<std::string, uint32_t>& ids,
                              std::vector<int>* types);
 
 }  // namespace attnrt::tok

@@ -111,7 +111,7 @@ bool ReadVocab(const Json& meta, Vocab* v, std::string* error) {
     if (scores != nullptr) v->scores[i] = static_cast<float>((*scores)[i].get<double>());
     if (types != nullptr) v->types[i] = static_cast<int>((*types)[i].get<int64_t>());
   }
-  ApplyLlamaCppTokenRules(meta, v->tokens, &v->types);
+  ApplyLlamaCppTokenRules(meta, v->ids, &v->types);
   return true;
 }
 
