@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mutation.h"
 #include "tokenizer/tokenizer.h"
 
 namespace attnrt {
@@ -96,9 +97,7 @@ TEST(GgufTokenizer, DamagedMetadataFailsCleanly) {
   for (const Json& meta : {SentencePiece(-1, -3), ByteLevel("llama-bpe")}) {
     const std::string base = meta.dump();
     for (int i = 0; i < 300; ++i) {
-      std::string mutated = base;
-      const int edits = 1 + static_cast<int>(rng() % 4);
-      for (int e = 0; e < edits; ++e) mutated[rng() % mutated.size()] = static_cast<char>(rng());
+      const std::string mutated = Mutated(base, rng);
       Tokenizer t;
       std::string error;
       if (Tokenizer::LoadGguf(mutated, "fuzz", &t, &error)) {
