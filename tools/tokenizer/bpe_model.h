@@ -31,7 +31,7 @@ class BpeModel {
                    std::string* error);
   void AppendTables(CompactWriter* out) const;
   // The layout AppendTables writes and LoadCompact reads, for tables built elsewhere (a GGUF
-  // vocabulary): the tokens (id, text) and the merges, in rank order.
+  // vocabulary): the tokens (id, text) and the merges (AppendTables writes them by rank).
   struct MergeRow {
     uint32_t left, right, rank, merged;
   };

@@ -206,13 +206,6 @@ bool ListedMerges(const Json& meta, const Vocab& v, std::vector<MergeRow>* rows,
   return true;
 }
 
-void WriteTables(const Vocab& v, const std::vector<MergeRow>& rows, CompactWriter* out) {
-  std::vector<std::pair<uint32_t, std::string_view>> tokens;
-  tokens.reserve(v.tokens.size());
-  for (uint32_t id = 0; id < v.tokens.size(); ++id) tokens.emplace_back(id, v.tokens[id]);
-  BpeModel::WriteTables(tokens, static_cast<uint32_t>(v.tokens.size() - 1), rows, out);
-}
-
 // Control, user-defined and unknown tokens, found whole in the raw text (llama.cpp's special
 // tokens cache); user-defined ones stay in decoded text as llama.cpp renders them.
 Json AddedTokens(const Vocab& v) {
@@ -245,6 +238,19 @@ void SentencePieceParts(bool add_space_prefix, int64_t unk, const Vocab& v, Json
   (*root)["decoder"] = {{"type", "Sequence"}, {"decoders", decoders}};
 }
 
+// The BOS / EOS llama.cpp adds with add_special, as tokenizer.json says it.
+Json BosEosTemplate(bool add_bos, int64_t bos, bool add_eos, int64_t eos) {
+  Json single = Json::array(), specials = Json::object();
+  auto special = [&](const char* name, int64_t id) {
+    single.push_back({{"SpecialToken", {{"id", name}, {"type_id", 0u}}}});
+    specials[name] = {{"id", name}, {"ids", {static_cast<uint64_t>(id)}}, {"tokens", {name}}};
+  };
+  if (add_bos) special("bos", bos);
+  single.push_back({{"Sequence", {{"id", "A"}, {"type_id", 0u}}}});
+  if (add_eos) special("eos", eos);
+  return {{"type", "TemplateProcessing"}, {"single", single}, {"special_tokens", specials}};
+}
+
 void ByteLevelParts(const GgufPre& pre, Json* root) {
   Json steps = Json::array();
   for (const std::string& regex : pre.regexes) {
@@ -259,6 +265,13 @@ void ByteLevelParts(const GgufPre& pre, Json* root) {
 }
 
 }  // namespace
+
+void GgufTokenizer::WriteTables(CompactWriter* out) const {
+  std::vector<std::pair<uint32_t, std::string_view>> ids;
+  ids.reserve(tokens.size());
+  for (uint32_t id = 0; id < tokens.size(); ++id) ids.emplace_back(id, tokens[id]);
+  BpeModel::WriteTables(ids, static_cast<uint32_t>(tokens.size() - 1), merges, out);
+}
 
 bool TranslateGgufTokenizer(const Json& meta, GgufTokenizer* out, std::string* error) {
   if (!meta.is_object()) {
@@ -294,39 +307,37 @@ bool TranslateGgufTokenizer(const Json& meta, GgufTokenizer* out, std::string* e
   if (!ReadVocab(meta, &v, error)) return false;
   const size_t n = v.tokens.size();
   int64_t bos = -1, eos = -1, unk = -1;
-  bool add_space_prefix = true;
+  bool add_space_prefix = true, add_bos = false, add_eos = false;
   if (!SpecialId(meta, "tokenizer.ggml.bos_token_id", spm ? 1 : 11, n, &bos, error) ||
       !SpecialId(meta, "tokenizer.ggml.eos_token_id", spm ? 2 : 11, n, &eos, error) ||
       !SpecialId(meta, "tokenizer.ggml.unknown_token_id", spm ? 0 : -1, n, &unk, error) ||
-      !Flag(meta, "tokenizer.ggml.add_bos_token", spm || pre.add_bos, &out->add_bos, error) ||
-      !Flag(meta, "tokenizer.ggml.add_eos_token", false, &out->add_eos, error) ||
+      !Flag(meta, "tokenizer.ggml.add_bos_token", spm || pre.add_bos, &add_bos, error) ||
+      !Flag(meta, "tokenizer.ggml.add_eos_token", false, &add_eos, error) ||
       !Flag(meta, "tokenizer.ggml.add_space_prefix", spm, &add_space_prefix, error)) {
     return false;
   }
-  if ((out->add_bos && bos < 0) || (out->add_eos && eos < 0)) {
-    *error = std::string(out->add_bos && bos < 0 ? "tokenizer.ggml.add_bos_token" :
-                                                   "tokenizer.ggml.add_eos_token") +
+  if ((add_bos && bos < 0) || (add_eos && eos < 0)) {
+    *error = std::string(add_bos && bos < 0 ? "tokenizer.ggml.add_bos_token" :
+                                              "tokenizer.ggml.add_eos_token") +
              " is true but the file names no such token";
     return false;
   }
-  out->bos = static_cast<uint32_t>(std::max<int64_t>(bos, 0));
-  out->eos = static_cast<uint32_t>(std::max<int64_t>(eos, 0));
-  out->clean_spaces = !spm && pre.clean_spaces;
-
-  std::vector<MergeRow> rows;
+  out->config = Json{{"clean_up_tokenization_spaces", !spm && pre.clean_spaces}}.dump();
+  out->merges.clear();
   if (spm) {
-    rows = ScoreMerges(v);
-  } else if (!ListedMerges(meta, v, &rows, error)) {
+    out->merges = ScoreMerges(v);
+  } else if (!ListedMerges(meta, v, &out->merges, error)) {
     return false;
   }
   out->root = Json::object();
   out->root["added_tokens"] = AddedTokens(v);
+  out->root["post_processor"] = BosEosTemplate(add_bos, bos, add_eos, eos);
   if (spm) {
     SentencePieceParts(add_space_prefix, unk, v, &out->root);
   } else {
     ByteLevelParts(pre, &out->root);
   }
-  WriteTables(v, rows, &out->tables);
+  out->tokens = std::move(v.tokens);
   return true;
 }
 

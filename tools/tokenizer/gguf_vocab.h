@@ -18,18 +18,23 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "tokenizer/bpe_model.h"
 #include "tokenizer/compact_form.h"
 #include "tokenizer/json_fields.h"
 
 namespace attnrt::tok {
 
+// A tokenizer.json without the model's vocabulary and merges, a tokenizer_config.json, and
+// the vocabulary and merges as tables: the parts of the engine's compact form.
 struct GgufTokenizer {
-  Json root;           // tokenizer.json without the model's vocab and merges
-  CompactWriter tables;  // the vocabulary and merges, as BpeModel::AppendTables writes them
-  bool add_bos = false, add_eos = false;
-  uint32_t bos = 0, eos = 0;
-  bool clean_spaces = false;  // llama.cpp's clean_spaces for detokenize
+  Json root;           // BOS / EOS as a TemplateProcessing post-processor
+  std::string config;  // clean_up_tokenization_spaces: llama.cpp's clean_spaces
+  std::vector<std::string> tokens;         // by id
+  std::vector<BpeModel::MergeRow> merges;  // ranked, in no particular order
+  // The tables as BpeModel::AppendTables writes them.
+  void WriteTables(CompactWriter* out) const;
 };
 
 // `meta` maps "tokenizer.*" keys to their values. Fails naming the key when the model or the

@@ -58,9 +58,13 @@ class Tokenizer {
   // `attnrt convert MODEL.gguf` keeps as the string metadata kGgufMetadataKey. Encode then
   // gives llama.cpp's tokenize with special tokens parsed (and BOS / EOS as the file says when
   // add_special_tokens), Decode its detokenize in the tokenizer.json terms above.
+  // It is translated into the compact form (CompileGguf, which a converter may keep as
+  // kCompactMetadataKey) and loaded from that.
   static constexpr const char* kGgufMetadataKey = "gguf.tokenizer";
   static bool LoadGguf(std::string_view metadata_json, const std::string& name, Tokenizer* out,
                        std::string* error);
+  static bool CompileGguf(std::string_view metadata_json, const std::string& name,
+                          std::string* compact, std::string* error);
 
   // `text` must be valid UTF-8. Not safe to call from two threads at once.
   bool Encode(std::string_view text, bool add_special_tokens, std::vector<uint32_t>* ids,
