@@ -472,19 +472,31 @@ std::string FirstNonUtf8(const Json& tokenizer) {
   return "the tokenizer metadata";
 }
 
-// The tokenizer.* keys as one JSON object, and "source".
-bool KeepMetadata(const ConfigContext& c, WeightFileWriter* writer, std::string* error) {
+}  // namespace
+
+bool GgufTokenizerJson(const GgufFile& gguf, const std::string& source, std::string* json,
+                       std::string* error) {
+  json->clear();
   Json tokenizer = Json::object();
-  for (const GgufKeyValue& kv : c.gguf.metadata) {
+  for (const GgufKeyValue& kv : gguf.metadata) {
     if (kv.key.compare(0, 10, "tokenizer.") == 0) tokenizer[kv.key] = ToJson(kv.value);
   }
-  if (!tokenizer.empty()) {
-    try {
-      writer->SetString("gguf.tokenizer", tokenizer.dump());
-    } catch (const nlohmann::json::type_error&) {
-      return Fail(error, c.where + ": " + FirstNonUtf8(tokenizer) + " is not UTF-8");
-    }
+  if (tokenizer.empty()) return true;
+  try {
+    *json = tokenizer.dump();
+  } catch (const nlohmann::json::type_error&) {
+    return Fail(error, source + ": " + FirstNonUtf8(tokenizer) + " is not UTF-8");
   }
+  return true;
+}
+
+namespace {
+
+// The tokenizer.* keys as one JSON object, and "source".
+bool KeepMetadata(const ConfigContext& c, WeightFileWriter* writer, std::string* error) {
+  std::string tokenizer;
+  if (!GgufTokenizerJson(c.gguf, c.where, &tokenizer, error)) return false;
+  if (!tokenizer.empty()) writer->SetString("gguf.tokenizer", tokenizer);
   std::string name;
   if (const GgufValue* v = c.gguf.Find("general.name")) v->AsString(&name);
   writer->SetString("source", "GGUF " + c.arch + " file (version " +
