@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """GGUF tokenizers attnrt must refuse (issue 33), each by name: `attnrt convert` keeps the
-tokenizer keys (and refuses text that is not UTF-8, naming the token), then `attnrt tokenize`
-on the converted model must fail with a message naming what is wrong: an unknown
+tokenizer keys (and refuses text that is not UTF-8, naming the token; for the others it notes
+that tokenizing will be refused), then `attnrt tokenize` on the converted model must fail
+with a message naming what is wrong: an unknown
 tokenizer.ggml.model, a tokenizer.ggml.pre llama.cpp does not define (or attnrt does not
 implement), arrays whose lengths disagree with the token list, an element of the wrong type,
 a damaged merge, a repeated token. The same files unchanged tokenize, so the check can fail
@@ -123,7 +124,8 @@ def check(attnrt, work, family, write, fails_in, expect):
         return tok is not None and tok.returncode == 0, (tok.stdout if tok else conv.stderr)
     if fails_in == "convert":
         return conv.returncode != 0 and expect in conv.stderr, conv.stderr
-    ok = tok is not None and tok.returncode != 0 and expect in tok.stderr
+    ok = (tok is not None and tok.returncode != 0 and expect in tok.stderr and
+          "tokenize refuses it" in conv.stderr)  # convert's note
     return ok, (tok.stderr if tok else conv.stderr)
 
 
