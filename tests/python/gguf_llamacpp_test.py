@@ -32,7 +32,6 @@ oracle (tools/setup.sh installs it into build/test-deps/llamacpp) is missing.
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,6 +42,7 @@ with script_setup.skip_without_modules():
     import numpy as np
 
 import gguf_models
+import llamacpp_oracle
 from case_tally import Tally
 
 PROMPT = [1, 5, 9, 200, 33, 7, 100, 250, 3, 4, 60, 61]
@@ -131,14 +131,11 @@ def compare_greedy(ours, theirs, ref_logits_fn, tol):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attnrt", required=True)
-    parser.add_argument("--oracle-dir", default=os.path.join(script_setup.ROOT, "build", "test-deps",
-                                                              "llamacpp", "node_modules"))
+    llamacpp_oracle.add_argument(parser)
     parser.add_argument("--only", default="", help="comma-separated case names")
     args = parser.parse_args()
-    node = shutil.which("node")
-    if node is None or not os.path.isdir(os.path.join(args.oracle_dir, "node-llama-cpp")):
-        print(f"SKIP: no node or no llama.cpp oracle in {args.oracle_dir} (tools/setup.sh)",
-              file=sys.stderr)
+    node = llamacpp_oracle.node_or_skip(args.oracle_dir)
+    if node is None:
         return script_setup.SKIP_RETURN_CODE
     only = set(filter(None, args.only.split(",")))
     tally = Tally()

@@ -119,7 +119,9 @@ def llama3_factors(rotary, theta, factor=8.0, low=1.0, high=4.0, original=64):
     return np.array(out, dtype=np.float32)
 
 
-def build(name, types=None, quantized=False, seed=0, untied=True):
+def build(name, types=None, quantized=False, seed=0, untied=True, tokenizer=None):
+    """`tokenizer(w)`, when given, writes the tokenizer keys instead of the family's own and
+    returns the vocabulary size, which token_embd (and output) then have."""
     types = dict(types or {})
     matrix = types.get("matrix", "F32")
     embd = types.get("embd", matrix)
@@ -152,7 +154,9 @@ def build(name, types=None, quantized=False, seed=0, untied=True):
     if name == "mistral":
         w.add(p + "attention.sliding_window", W.U32, s["window"])
     vocab = s["vocab"]
-    if arch == "gpt2" or arch == "qwen2":
+    if tokenizer is not None:
+        vocab = s["vocab"] = tokenizer(w)
+    elif arch == "gpt2" or arch == "qwen2":
         bpe_tokenizer(w, vocab)
     else:
         spm_tokenizer(w, vocab)

@@ -279,17 +279,17 @@ class GgufWriter:
         if vtype == STRING:
             return self._string(value)
         if vtype == ARRAY:
-            out = struct.pack("<IQ", element_type, len(value))
+            parts = [struct.pack("<IQ", element_type, len(value))]  # joined once: vocabularies are long
             for item in value:
                 if element_type == ARRAY:
-                    out += self._value(ARRAY, item[1], item[0])
+                    parts.append(self._value(ARRAY, item[1], item[0]))
                 else:
-                    out += self._value(element_type, item, None)
-            return out
+                    parts.append(self._value(element_type, item, None))
+            return b"".join(parts)
         return struct.pack(_SCALAR[vtype], value)
 
     def header(self):
-        out = b"GGUF" + struct.pack("<IQQ", self.version, len(self.tensors), len(self.kv))
+        out = bytearray(b"GGUF" + struct.pack("<IQQ", self.version, len(self.tensors), len(self.kv)))
         for key, vtype, value, et in self.kv:
             out += self._string(key) + struct.pack("<I", vtype) + self._value(vtype, value, et)
         offset = 0
@@ -300,7 +300,7 @@ class GgufWriter:
             out += struct.pack("<IQ", gid, offset)
             self._offsets.append(offset)
             offset += -(-len(data) // self.alignment) * self.alignment
-        return out
+        return bytes(out)
 
     def bytes(self):
         out = bytearray(self.header())

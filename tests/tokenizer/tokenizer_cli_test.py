@@ -175,6 +175,16 @@ def main():
                        check=True)
         c.expect_error("stale compact form alone", ["tokenize", stale_model, "--text", "abc"],
                        "has version 99")
+        # A model converted from GGUF: a stale compact form falls back to gguf.tokenizer.
+        gguf_tokenizer = os.path.join(work, "gguf_tokenizer.json")
+        with open(gguf_tokenizer, "w", encoding="utf-8") as f:
+            json.dump({"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "gpt-2",
+                       "tokenizer.ggml.tokens": ["a", "b", "c", "ab"],
+                       "tokenizer.ggml.merges": ["a b"]}, f)
+        subprocess.run([args.model_file_tool, stale_model, f"gguf.tokenizer={gguf_tokenizer}",
+                        f"tokenizer.compact={stale}"], check=True)
+        c.expect_out("stale compact form falls back to GGUF's", ["tokenize", stale_model,
+                                                                "--text", "abc"], "3,2\n")
         damaged = os.path.join(work, "damaged.bin")
         with open(damaged, "wb") as f:
             f.write(raw.replace(b"\x01", b"\x01\x03").replace(b"\x00", b"\x01\x02")[:-3])

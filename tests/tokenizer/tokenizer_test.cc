@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mutation.h"
 #include "tokenizer/pattern.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/utf8.h"
@@ -219,9 +220,7 @@ TEST(Tokenizer, HostileFilesAndTextsFailCleanly) {
   std::mt19937 rng(7);
   const std::string base = SmallByteLevel().dump();
   for (int i = 0; i < 300; ++i) {
-    std::string mutated = base;
-    const int edits = 1 + static_cast<int>(rng() % 4);
-    for (int e = 0; e < edits; ++e) mutated[rng() % mutated.size()] = static_cast<char>(rng());
+    const std::string mutated = Mutated(base, rng);
     Tokenizer t;
     std::string error;
     if (Tokenizer::Load(mutated, "", "fuzz", &t, &error)) {

@@ -25,6 +25,7 @@
 #include "host/mapped_file.h"
 #include "host/regular_file.h"
 #include "host/safetensors.h"
+#include "tokenizer/tokenizer.h"
 
 namespace attnrt::cli {
 namespace {
@@ -81,6 +82,20 @@ bool IsGgufFile(const std::string& path) {
   return HasGgufMagic(magic, n);
 }
 
+// llama.cpp's tokenizer translated once, here, into the compact form, so that loading it skips
+// the translation; a tokenizer attnrt refuses is noted and left to `gguf.tokenizer` (tokenize
+// names the problem), the weights convert all the same.
+void KeepCompactTokenizer(const GgufFile& gguf, const std::string& path, WeightFileWriter* writer) {
+  std::string json, compact, error;
+  if (!GgufTokenizerJson(gguf, path, &json, &error) || json.empty()) return;
+  if (Tokenizer::CompileGguf(json, path, &compact, &error)) {
+    writer->SetString(Tokenizer::kCompactMetadataKey, compact);
+    return;
+  }
+  std::fprintf(stderr, "attnrt convert: note: %s (the weights convert; tokenize refuses it)\n",
+               error.c_str());
+}
+
 // A GGUF file: its metadata says the architecture and config; matrices keep their types
 // (Q8_0 as q8) unless --dtype re-encodes them, each re-encoded one's loss printed.
 int ConvertGgufFile(const ConvertOptions& o, WeightType matrix_type) {
@@ -98,8 +113,11 @@ int ConvertGgufFile(const ConvertOptions& o, WeightType matrix_type) {
   const WeightType* dtype = o.dtype_given ? &matrix_type : nullptr;
   if (!file.Open(o.weights, &error) ||
       !ReadGguf(file.data(), file.size(), o.weights, &gguf, &error) ||
-      !PrepareGgufConversion(gguf, o.weights, &writer, &config, &import, &error) ||
-      !AddGgufTensors(import, config, gguf, o.weights, dtype, &writer, &notes, &error) ||
+      !PrepareGgufConversion(gguf, o.weights, &writer, &config, &import, &error)) {
+    return ReportError(cmd, error);
+  }
+  KeepCompactTokenizer(gguf, o.weights, &writer);
+  if (!AddGgufTensors(import, config, gguf, o.weights, dtype, &writer, &notes, &error) ||
       !writer.WriteFile(o.out, &error)) {
     return ReportError(cmd, error);
   }

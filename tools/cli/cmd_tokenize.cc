@@ -2,7 +2,8 @@
 // tokenizer, giving what transformers gives: `tokenizer(text)["input_ids"]` and
 // `tokenizer.decode(ids, skip_special_tokens=...)` (tools/tokenizer/tokenizer.h says what is
 // supported). The tokenizer comes from a converted model file or a tokenizer.json
-// (cli/tokenizer_source.h). --batch takes JSON Lines and prints one result per line, so one
+// (cli/tokenizer_source.h); a model converted from a GGUF file gives llama.cpp's tokenize with
+// special tokens parsed instead (docs/gguf.md). --batch takes JSON Lines and prints one result per line, so one
 // load serves many texts.
 #include <cerrno>
 #include <cstdio>
@@ -194,9 +195,9 @@ CLI::App* AddTokenizerSubcommand(CLI::App& app, const char* name, const char* de
                                  const char* json_help) {
   CLI::App* cmd = app.add_subcommand(name, description);
   cmd->add_option("model", o->model,
-                  "A converted model (its Hugging Face tokenizer, kept by `attnrt convert "
-                  "HF_DIR`), a tokenizer.json (with the tokenizer_config.json beside it, if any) "
-                  "or a folder holding them")
+                  "A converted model (the Hugging Face tokenizer `attnrt convert HF_DIR` keeps, "
+                  "or llama.cpp's tokenizer from a GGUF file), a tokenizer.json (with the "
+                  "tokenizer_config.json beside it, if any) or a folder holding them")
       ->required();
   cmd->add_option("--batch", o->batch, batch_help);
   cmd->add_flag("--json", o->json, json_help);

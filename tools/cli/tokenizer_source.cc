@@ -30,6 +30,9 @@ bool LoadFromModel(const std::string& path, const MappedFile& mapping, Tokenizer
   const char* json = nullptr;
   size_t json_len = 0;
   const bool has_json = file.GetString(kTokenizerKey, &json, &json_len).ok();
+  const char* gguf = nullptr;
+  size_t gguf_len = 0;
+  const bool has_gguf = file.GetString(Tokenizer::kGgufMetadataKey, &gguf, &gguf_len).ok();
   const char* compact = nullptr;
   size_t compact_len = 0;
   if (file.GetString(Tokenizer::kCompactMetadataKey, &compact, &compact_len).ok()) {
@@ -38,11 +41,14 @@ bool LoadFromModel(const std::string& path, const MappedFile& mapping, Tokenizer
                                error)) {
       return true;
     }
-    if (!stale || !has_json) return false;
+    if (!stale || (!has_json && !has_gguf)) return false;
   }
   if (!has_json) {
-    *error = path + ": the model has no tokenizer (no \"" + kTokenizerKey +
-             "\" metadata; `attnrt convert HF_DIR` keeps the folder's tokenizer.json)";
+    if (has_gguf) return Tokenizer::LoadGguf(std::string_view(gguf, gguf_len), path, out, error);
+    *error = path + ": the model has no tokenizer (no \"" + kTokenizerKey + "\" or \"" +
+             Tokenizer::kGgufMetadataKey +
+             "\" metadata; `attnrt convert` keeps a Hugging Face folder's tokenizer.json and a "
+             "GGUF file's tokenizer)";
     return false;
   }
   const char* config = "";

@@ -453,19 +453,51 @@ Json ToJson(const GgufValue& v) {
   return a;
 }
 
-// The tokenizer.* keys as one JSON object, and "source".
-bool KeepMetadata(const ConfigContext& c, WeightFileWriter* writer, std::string* error) {
+// Where in the tokenizer keys text that is not UTF-8 is: "KEY" or "KEY[i]".
+std::string FirstNonUtf8(const Json& tokenizer) {
+  auto valid = [](const Json& v) {
+    try {
+      v.dump();
+      return true;
+    } catch (const nlohmann::json::type_error&) {
+      return false;
+    }
+  };
+  for (auto it = tokenizer.begin(); it != tokenizer.end(); ++it) {
+    if (valid(*it)) continue;
+    for (size_t i = 0; it->is_array() && i < it->size(); ++i) {
+      if (!valid((*it)[i])) return it.key() + "[" + std::to_string(i) + "]";
+    }
+    return it.key();
+  }
+  return "the tokenizer metadata";
+}
+
+}  // namespace
+
+bool GgufTokenizerJson(const GgufFile& gguf, const std::string& source, std::string* json,
+                       std::string* error) {
+  json->clear();
   Json tokenizer = Json::object();
-  for (const GgufKeyValue& kv : c.gguf.metadata) {
+  for (const GgufKeyValue& kv : gguf.metadata) {
     if (kv.key.compare(0, 10, "tokenizer.") == 0) tokenizer[kv.key] = ToJson(kv.value);
   }
-  if (!tokenizer.empty()) {
-    try {
-      writer->SetString("gguf.tokenizer", tokenizer.dump());
-    } catch (const nlohmann::json::type_error&) {
-      return Fail(error, c.where + ": the tokenizer metadata holds text that is not UTF-8");
-    }
+  if (tokenizer.empty()) return true;
+  try {
+    *json = tokenizer.dump();
+  } catch (const nlohmann::json::type_error&) {
+    return Fail(error, source + ": " + FirstNonUtf8(tokenizer) + " is not UTF-8");
   }
+  return true;
+}
+
+namespace {
+
+// The tokenizer.* keys as one JSON object, and "source".
+bool KeepMetadata(const ConfigContext& c, WeightFileWriter* writer, std::string* error) {
+  std::string tokenizer;
+  if (!GgufTokenizerJson(c.gguf, c.where, &tokenizer, error)) return false;
+  if (!tokenizer.empty()) writer->SetString("gguf.tokenizer", tokenizer);
   std::string name;
   if (const GgufValue* v = c.gguf.Find("general.name")) v->AsString(&name);
   writer->SetString("source", "GGUF " + c.arch + " file (version " +

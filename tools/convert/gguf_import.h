@@ -34,6 +34,12 @@ bool PrepareGgufConversion(const GgufFile& gguf, const std::string& source,
                            WeightFileWriter* writer, ModelConfig* config, GgufImport* import,
                            std::string* error);
 
+// The tokenizer.* keys as one JSON object (GGUF key -> value, arrays as JSON arrays), the text
+// kept as "gguf.tokenizer"; empty when the file has none. Fails naming the first text that is
+// not UTF-8 ("tokenizer.ggml.tokens[7]").
+bool GgufTokenizerJson(const GgufFile& gguf, const std::string& source, std::string* json,
+                       std::string* error);
+
 // What happened to one weight matrix.
 struct GgufTensorNote {
   std::string name;       // the record's name

@@ -172,30 +172,41 @@ bool BpeModel::Load(const Json& j, const std::string& where, std::string* error)
   return LoadVocab(*vocab, at, error) && LoadMerges(*merges, at, error);
 }
 
-void BpeModel::AppendTables(CompactWriter* out) const {
-  out->U32(static_cast<uint32_t>(token_count_));
-  out->U32(static_cast<uint32_t>(id_to_token_.empty() ? 0 : id_to_token_.size() - 1));
-  for (size_t id = 0; id < id_to_token_.size(); ++id) {
-    if (id_to_token_[id] == kNoToken) continue;
-    out->U32(static_cast<uint32_t>(id));
-    out->Bytes(vocab_.Text(id_to_token_[id]));
+void BpeModel::WriteTables(const std::vector<std::pair<uint32_t, std::string_view>>& tokens,
+                           uint32_t max_id, const std::vector<MergeRow>& merges,
+                           CompactWriter* out) {
+  out->U32(static_cast<uint32_t>(tokens.size()));
+  out->U32(max_id);
+  for (const auto& [id, text] : tokens) {
+    out->U32(id);
+    out->Bytes(text);
   }
-  struct Row {
-    uint32_t rank, left, right, merged;
-  };
-  std::vector<Row> rows;
-  rows.reserve(merges_.size());
-  merges_.ForEach([&rows](uint32_t l, uint32_t r, PairMerges::Merge m) {
-    rows.push_back({m.rank, l, r, m.new_id});
-  });
-  std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.rank < y.rank; });
-  out->U32(static_cast<uint32_t>(rows.size()));
-  for (const Row& row : rows) {
+  out->U32(static_cast<uint32_t>(merges.size()));
+  for (const MergeRow& row : merges) {
     out->U32(row.left);
     out->U32(row.right);
     out->U32(row.rank);
     out->U32(row.merged);
   }
+}
+
+void BpeModel::AppendTables(CompactWriter* out) const {
+  std::vector<std::pair<uint32_t, std::string_view>> tokens;
+  tokens.reserve(token_count_);
+  for (size_t id = 0; id < id_to_token_.size(); ++id) {
+    if (id_to_token_[id] != kNoToken) {
+      tokens.emplace_back(static_cast<uint32_t>(id), vocab_.Text(id_to_token_[id]));
+    }
+  }
+  std::vector<MergeRow> rows;
+  rows.reserve(merges_.size());
+  merges_.ForEach([&rows](uint32_t l, uint32_t r, PairMerges::Merge m) {
+    rows.push_back({l, r, m.rank, m.new_id});
+  });
+  std::sort(rows.begin(), rows.end(),
+            [](const MergeRow& x, const MergeRow& y) { return x.rank < y.rank; });
+  WriteTables(tokens, static_cast<uint32_t>(id_to_token_.empty() ? 0 : id_to_token_.size() - 1),
+              rows, out);
 }
 
 bool BpeModel::LoadCompact(const Json& j, const std::string& where, CompactReader* in,

@@ -30,6 +30,14 @@ class BpeModel {
   bool LoadCompact(const Json& j, const std::string& where, CompactReader* in,
                    std::string* error);
   void AppendTables(CompactWriter* out) const;
+  // The layout AppendTables writes and LoadCompact reads, for tables built elsewhere (a GGUF
+  // vocabulary): the tokens (id, text) and the merges (AppendTables writes them by rank).
+  struct MergeRow {
+    uint32_t left, right, rank, merged;
+  };
+  static void WriteTables(const std::vector<std::pair<uint32_t, std::string_view>>& tokens,
+                          uint32_t max_id, const std::vector<MergeRow>& merges,
+                          CompactWriter* out);
 
   // Appends the ids of `word` (one pre-tokenized piece, valid UTF-8) to *ids. Not safe to call
   // from two threads at once (the word cache).

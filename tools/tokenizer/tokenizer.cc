@@ -9,6 +9,7 @@
 #include "tokenizer/bpe_model.h"
 #include "tokenizer/compact_form.h"
 #include "tokenizer/decoder.h"
+#include "tokenizer/gguf_vocab.h"
 #include "tokenizer/json_fields.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/post_processor.h"
@@ -289,6 +290,14 @@ Json WithoutTables(Json root) {
   return root;
 }
 
+// The compact form's header: what precedes the tables.
+void BeginCompact(Json root, std::string_view config_json, tok::CompactWriter* out) {
+  out->Bytes(kCompactMagic);
+  out->U32(kCompactVersion);
+  out->Bytes(WithoutTables(std::move(root)).dump());
+  out->Bytes(config_json);
+}
+
 }  // namespace
 
 bool Tokenizer::Compile(std::string_view tokenizer_json, std::string_view config_json,
@@ -303,13 +312,36 @@ bool Tokenizer::Compile(std::string_view tokenizer_json, std::string_view config
     return false;
   }
   tok::CompactWriter out;
-  out.Bytes(kCompactMagic);
-  out.U32(kCompactVersion);
-  out.Bytes(WithoutTables(std::move(root)).dump());
-  out.Bytes(config_json);
+  BeginCompact(std::move(root), config_json, &out);
   t.impl_->model.AppendTables(&out);
   *compact = out.Finish();
   return true;
+}
+
+bool Tokenizer::CompileGguf(std::string_view metadata_json, const std::string& name,
+                            std::string* compact, std::string* error) {
+  Json meta;
+  tok::GgufTokenizer gguf;
+  std::string why;
+  if (!ParseJson(metadata_json.data(), metadata_json.size(), kGgufMetadataKey, kMaxJsonDepth,
+                 &meta, &why) ||
+      !tok::TranslateGgufTokenizer(meta, &gguf, &why)) {
+    *error = name + ": GGUF tokenizer: " + why;
+    return false;
+  }
+  tok::CompactWriter out;
+  BeginCompact(std::move(gguf.root), gguf.config, &out);
+  gguf.WriteTables(&out);
+  *compact = out.Finish();
+  return true;
+}
+
+bool Tokenizer::LoadGguf(std::string_view metadata_json, const std::string& name,
+                         Tokenizer* out, std::string* error) {
+  std::string compact;
+  bool stale = false;
+  return CompileGguf(metadata_json, name, &compact, error) &&
+         LoadCompact(compact, name, out, &stale, error);
 }
 
 bool Tokenizer::LoadCompact(std::string_view compact, const std::string& name, Tokenizer* out,

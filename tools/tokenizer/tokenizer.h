@@ -53,6 +53,19 @@ class Tokenizer {
   static bool LoadCompact(std::string_view compact, const std::string& name, Tokenizer* out,
                           bool* stale, std::string* error);
 
+  // llama.cpp's tokenizer from a GGUF file (tokenizer.ggml.model "llama" or "gpt2"; see
+  // gguf_vocab.h): `metadata_json` is the tokenizer.* keys as one JSON object, which
+  // `attnrt convert MODEL.gguf` keeps as the string metadata kGgufMetadataKey. Encode then
+  // gives llama.cpp's tokenize with special tokens parsed (and BOS / EOS as the file says when
+  // add_special_tokens), Decode its detokenize in the tokenizer.json terms above.
+  // It is translated into the compact form (CompileGguf, which a converter may keep as
+  // kCompactMetadataKey) and loaded from that.
+  static constexpr const char* kGgufMetadataKey = "gguf.tokenizer";
+  static bool LoadGguf(std::string_view metadata_json, const std::string& name, Tokenizer* out,
+                       std::string* error);
+  static bool CompileGguf(std::string_view metadata_json, const std::string& name,
+                          std::string* compact, std::string* error);
+
   // `text` must be valid UTF-8. Not safe to call from two threads at once.
   bool Encode(std::string_view text, bool add_special_tokens, std::vector<uint32_t>* ids,
               std::string* error) const;
