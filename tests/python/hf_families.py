@@ -707,14 +707,7 @@ def write_safetensors(path, entries, metadata=None):
 
 def read_safetensors(path):
     """name -> (dtype, shape, raw bytes)."""
-    with open(path, "rb") as f:
-        blob = f.read()
-    n = int.from_bytes(blob[:8], "little")
-    header = json.loads(blob[8:8 + n])
-    header.pop("__metadata__", None)
-    data = blob[8 + n:]
-    return {name: (e["dtype"], tuple(e["shape"]), data[e["data_offsets"][0]:e["data_offsets"][1]])
-            for name, e in header.items()}
+    return safetensors_format.read_file(path)
 
 
 def shard_name(k, m):

@@ -65,6 +65,7 @@ _spec = importlib.util.spec_from_file_location("attnrt_export_torch", EXPORT)
 export_torch = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(export_torch)
 tm = export_torch.tm  # tools/python/torch_modules.py
+import safetensors_format  # noqa: E402  (tools/python, which export_torch puts on sys.path)
 
 TOLERANCE = 1e-4  # f32 weights; --dtype sets attnrt_cli.DTYPE_TOLERANCE[dtype]
 DTYPE = "f32"
@@ -523,14 +524,8 @@ def trained_case(ctx, stats):
 
 def read_safetensors(path):
     """name -> float32 array of a safetensors file export_torch.py wrote (F32 only)."""
-    with open(path, "rb") as f:
-        blob = f.read()
-    n = int.from_bytes(blob[:8], "little")
-    header = json.loads(blob[8:8 + n])
-    header.pop("__metadata__", None)
-    data = blob[8 + n:]
-    return {name: np.frombuffer(data[e["data_offsets"][0]:e["data_offsets"][1]], "<f4")
-            .reshape(e["shape"]).copy() for name, e in header.items()}
+    return {name: np.frombuffer(raw, "<f4").reshape(shape).copy()
+            for name, (_, shape, raw) in safetensors_format.read_file(path).items()}
 
 
 # ---- refusals ------------------------------------------------------------------------------
