@@ -69,8 +69,7 @@ SEED = 0  # hf_families' self-test checks greedy diversity at this seed
 METADATA_KEYS = {name: "hf." + name for name in hf.TOKENIZER_FILES}
 
 
-class Failure(Exception):
-    pass
+Failure = attnrt_cli.Failure
 
 
 class Stats:
@@ -87,18 +86,11 @@ class Stats:
         self.refusals = 0
 
 
-class Context:
+class Context(attnrt_cli.CaseContext):
     def __init__(self, attnrt, threads, workdir):
-        self.attnrt, self.threads, self.workdir = attnrt, threads, workdir
-        self.count = 0
+        super().__init__(attnrt, threads, workdir)
         self.folders = {}    # (variant, dtype) -> FolderInfo
         self.models = {}     # (variant, dtype) -> model path (converted) or Failure
-
-    def new_dir(self, label):
-        self.count += 1
-        d = os.path.join(self.workdir, f"{self.count:03d}_{label}")
-        os.makedirs(d)
-        return d
 
 
 def storage_plan(index):
@@ -503,19 +495,7 @@ def main():
         for what, family, check in REFUSALS:
             if family in families:
                 checks.append((f"refuses {what}", lambda c=check: c(ctx, stats)))
-        for desc, check in checks:
-            try:
-                note = check()
-            except Failure as e:
-                stats.failed += 1
-                print(f"FAIL {desc}: {e}", flush=True)
-                continue
-            except Exception as e:  # a bug in the test: report it and go on
-                stats.failed += 1
-                print(f"FAIL {desc}: {type(e).__name__}: {e}", flush=True)
-                continue
-            stats.passed += 1
-            print(f"ok   {desc}: {note}", flush=True)
+        attnrt_cli.run_checks(checks, stats)
     ties = ", ".join(f"{c} step {s}" for c, s in stats.near_ties) or "none"
     typed = "; ".join(f"{t} worst error / bound {r:.2g} (bound {b:.2g} relative)"
                       for t, (r, b) in sorted(stats.typed.items())) or "no --dtype run"
@@ -526,8 +506,7 @@ def main():
           f"{stats.compared} of {stats.generated} tokens compared, all equal; near-tie stops: "
           f"{ties}; eos stops {stats.eos_stops}; {stats.refusals} refusals "
           f"({time.monotonic() - started:.1f} s)")
-    print(f"{stats.passed} passed, {stats.failed} failed")
-    return 1 if stats.failed else 0
+    return attnrt_cli.passed_failed(stats)
 
 
 if __name__ == "__main__":

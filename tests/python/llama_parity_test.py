@@ -106,8 +106,7 @@ SHAPES = [
 ]
 
 
-class Failure(Exception):
-    pass
+Failure = attnrt_cli.Failure
 
 
 class Stats:
@@ -650,20 +649,7 @@ def main():
             return refusal_cases(ctx, stats, *first["model"])
 
         checks.append(("refusals", refusals))
-        for desc, check in checks:
-            try:
-                note = check()
-            except Failure as e:
-                stats.failed += 1
-                print(f"FAIL {desc}: {e}", flush=True)
-                continue
-            except Exception as e:  # a bug in the test or in export_torch.py: report, go on
-                stats.failed += 1
-                print(f"FAIL {desc}: {type(e).__name__}: {e}", flush=True)
-                continue
-            stats.passed += 1
-            if isinstance(note, str):
-                print(f"ok   {desc}: {note}", flush=True)
+        attnrt_cli.run_checks(checks, stats)
     ties = ", ".join(f"{os.path.basename(c)} step {s}" for c, s in stats.near_ties) or "none"
     reference = ("the stored weights and 8-bit-rounded activations"
                  if DTYPE in STORED_REFERENCE_TYPES else "the f32 weights")
@@ -674,8 +660,7 @@ def main():
           f"{stats.generated} tokens compared, all equal; near-tie stops: {ties}; "
           f"sliding window: {stats.window_runs} runs, {stats.window_plans} exact plans; "
           f"{stats.refusals} refusals checked ({time.monotonic() - started:.1f} s)")
-    print(f"{stats.passed} passed, {stats.failed} failed")
-    return 1 if stats.failed else 0
+    return attnrt_cli.passed_failed(stats)
 
 
 if __name__ == "__main__":
