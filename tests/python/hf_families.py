@@ -47,7 +47,6 @@ independent implementations (tools/python/torch_modules.py's Llama, SDPA, nn.Lin
 and the sensitivity checks; the last line is "N passed, N failed"."""
 import copy
 import dataclasses
-import importlib.util
 import json
 import math
 import os
@@ -68,18 +67,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS_PYTHON = os.path.join(ROOT, "tools", "python")
 
 
-def _load_by_path(name, path):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-safetensors_format = _load_by_path("attnrt_safetensors_format",
-                                   os.path.join(TOOLS_PYTHON, "safetensors_format.py"))
+if TOOLS_PYTHON not in sys.path:
+    sys.path.insert(0, TOOLS_PYTHON)
+import safetensors_format  # noqa: E402
 
 NEAR_TIE = 1e-4
 DELETE = object()  # an override value that removes the key from config.json
@@ -1231,7 +1221,8 @@ def _tokens(vocab, t, seed, batch=2):
 
 
 def _torch_modules():
-    return _load_by_path("attnrt_torch_modules", os.path.join(TOOLS_PYTHON, "torch_modules.py"))
+    import export_torch  # loads tools/python/torch_modules.py once, as attnrt_torch_modules
+    return export_torch.tm
 
 
 def _tm_llama(config, tensors, window=None):
