@@ -156,6 +156,14 @@ def run_checks(checks, stats):
             print(f"ok   {desc}: {note}", flush=True)
 
 
+def greedy_summary(stats, case_name=lambda case: case):
+    """The greedy part of a parity script's summary line, from stats.compared, .generated and
+    .near_ties ((case, step) where comparing stopped; case_name(case) names it)."""
+    ties = ", ".join(f"{case_name(c)} step {s}" for c, s in stats.near_ties) or "none"
+    return (f"greedy {stats.compared} of {stats.generated} tokens compared, all equal; "
+            f"near-tie stops: {ties}")
+
+
 def passed_failed(stats):
     """Prints a parity script's last line, the counts run_checks kept, and returns its exit
     status: 1 when a check failed."""

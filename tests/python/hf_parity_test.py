@@ -496,16 +496,14 @@ def main():
             if family in families:
                 checks.append((f"refuses {what}", lambda c=check: c(ctx, stats)))
         attnrt_cli.run_checks(checks, stats)
-    ties = ", ".join(f"{c} step {s}" for c, s in stats.near_ties) or "none"
     typed = "; ".join(f"{t} worst error / bound {r:.2g} (bound {b:.2g} relative)"
                       for t, (r, b) in sorted(stats.typed.items())) or "no --dtype run"
     typed += (f" ({stats.documented_rounding} of {stats.typed_cases} equal to FORMAT.md's "
               f"rounding)" if stats.typed_cases else "")
     print(f"hf parity ({len(names)} variants): {stats.runs} runs, largest relative logits error "
-          f"{stats.run_error:.3g} on stored weights (tolerance {TOLERANCE}); {typed}; greedy "
-          f"{stats.compared} of {stats.generated} tokens compared, all equal; near-tie stops: "
-          f"{ties}; eos stops {stats.eos_stops}; {stats.refusals} refusals "
-          f"({time.monotonic() - started:.1f} s)")
+          f"{stats.run_error:.3g} on stored weights (tolerance {TOLERANCE}); {typed}; "
+          f"{attnrt_cli.greedy_summary(stats)}; eos stops {stats.eos_stops}; "
+          f"{stats.refusals} refusals ({time.monotonic() - started:.1f} s)")
     return attnrt_cli.passed_failed(stats)
 
 

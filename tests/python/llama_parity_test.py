@@ -650,14 +650,13 @@ def main():
 
         checks.append(("refusals", refusals))
         attnrt_cli.run_checks(checks, stats)
-    ties = ", ".join(f"{os.path.basename(c)} step {s}" for c, s in stats.near_ties) or "none"
     reference = ("the stored weights and 8-bit-rounded activations"
                  if DTYPE in STORED_REFERENCE_TYPES else "the f32 weights")
     print(f"llama parity, weights {DTYPE} (reference: float64 torch on {reference}): "
           f"{stats.runs} runs, largest relative logits error beyond the activations' rounding "
           f"spread (at most {stats.spread:.3g}) "
-          f"{stats.run_error:.3g} (tolerance {TOLERANCE}); greedy {stats.compared} of "
-          f"{stats.generated} tokens compared, all equal; near-tie stops: {ties}; "
+          f"{stats.run_error:.3g} (tolerance {TOLERANCE}); "
+          f"{attnrt_cli.greedy_summary(stats, os.path.basename)}; "
           f"sliding window: {stats.window_runs} runs, {stats.window_plans} exact plans; "
           f"{stats.refusals} refusals checked ({time.monotonic() - started:.1f} s)")
     return attnrt_cli.passed_failed(stats)
