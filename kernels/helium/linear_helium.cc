@@ -84,15 +84,18 @@ inline float32x4_t SumEach(float32x4_t a0, float32x4_t a1, float32x4_t a2, float
   return vaddq_f32(vaddq_f32(t.val[0], t.val[1]), vaddq_f32(t.val[2], t.val[3]));
 }
 
-// Lane i of the result: sum over k < n of x[k] * w_i[k], for 4 weight rows. Pointers
-// step, so every load is a post-incrementing one.
+// a_i += sum over k < n of x[k] * w_i[k], for 4 weight rows: whole vectors, then the
+// lanes left with zeroing loads (the lanes past n multiply 0 by 0). The pointers step, so
+// every load is a post-incrementing one, and run on past the whole vectors. The loop stays
+// rolled (unroll 1, as Q8Block's own loop was: its 8 steps would otherwise be peeled).
 template <class W>
-__attribute__((always_inline)) inline float32x4_t Sum4(const float* x, const typename W::T* w0,
-                                                       const typename W::T* w1,
-                                                       const typename W::T* w2,
-                                                       const typename W::T* w3, size_t n,
-                                                       float* partial) {
-  float32x4_t a0 = vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0;
+__attribute__((always_inline)) inline void Fma4Rows(const float*& x, const typename W::T*& w0,
+                                                    const typename W::T*& w1,
+                                                    const typename W::T*& w2,
+                                                    const typename W::T*& w3, size_t n,
+                                                    float32x4_t& a0, float32x4_t& a1,
+                                                    float32x4_t& a2, float32x4_t& a3) {
+#pragma GCC unroll 1
   for (size_t v = n / kLanes; v > 0; --v) {
     const float32x4_t xv = vld1q_f32(x);
     a0 = vfmaq_f32(a0, xv, W::Load(w0));
@@ -101,7 +104,7 @@ __attribute__((always_inline)) inline float32x4_t Sum4(const float* x, const typ
     a3 = vfmaq_f32(a3, xv, W::Load(w3));
     x += kLanes, w0 += kLanes, w1 += kLanes, w2 += kLanes, w3 += kLanes;
   }
-  if (n % kLanes != 0) {  // zeroing loads: the lanes past n multiply 0 by 0
+  if (n % kLanes != 0) {
     const mve_pred16_t live = vctp32q(n % kLanes);
     const float32x4_t xv = vldrwq_z_f32(x, live);
     a0 = vfmaq_f32(a0, xv, W::LoadZ(w0, live));
@@ -109,6 +112,17 @@ __attribute__((always_inline)) inline float32x4_t Sum4(const float* x, const typ
     a2 = vfmaq_f32(a2, xv, W::LoadZ(w2, live));
     a3 = vfmaq_f32(a3, xv, W::LoadZ(w3, live));
   }
+}
+
+// Lane i of the result: sum over k < n of x[k] * w_i[k], for 4 weight rows.
+template <class W>
+__attribute__((always_inline)) inline float32x4_t Sum4(const float* x, const typename W::T* w0,
+                                                       const typename W::T* w1,
+                                                       const typename W::T* w2,
+                                                       const typename W::T* w3, size_t n,
+                                                       float* partial) {
+  float32x4_t a0 = vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0;
+  Fma4Rows<W>(x, w0, w1, w2, w3, n, a0, a1, a2, a3);
   return SumEach(a0, a1, a2, a3, partial);
 }
 
@@ -128,23 +142,7 @@ __attribute__((always_inline)) inline float32x4_t Q8Block(
     float32x4_t acc, const float*& x, const int8_t*& q0, const int8_t*& q1, const int8_t*& q2,
     const int8_t*& q3, const float* scale4, size_t len, float* partial) {
   float32x4_t a0 = vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0;
-#pragma GCC unroll 1
-  for (size_t v = len / kLanes; v > 0; --v) {
-    const float32x4_t xv = vld1q_f32(x);
-    a0 = vfmaq_f32(a0, xv, Q8W::Load(q0));
-    a1 = vfmaq_f32(a1, xv, Q8W::Load(q1));
-    a2 = vfmaq_f32(a2, xv, Q8W::Load(q2));
-    a3 = vfmaq_f32(a3, xv, Q8W::Load(q3));
-    x += kLanes, q0 += kLanes, q1 += kLanes, q2 += kLanes, q3 += kLanes;
-  }
-  if (len % kLanes != 0) {
-    const mve_pred16_t live = vctp32q(len % kLanes);
-    const float32x4_t xv = vldrwq_z_f32(x, live);
-    a0 = vfmaq_f32(a0, xv, Q8W::LoadZ(q0, live));
-    a1 = vfmaq_f32(a1, xv, Q8W::LoadZ(q1, live));
-    a2 = vfmaq_f32(a2, xv, Q8W::LoadZ(q2, live));
-    a3 = vfmaq_f32(a3, xv, Q8W::LoadZ(q3, live));
-  }
+  Fma4Rows<Q8W>(x, q0, q1, q2, q3, len, a0, a1, a2, a3);
   return vfmaq_f32(acc, SumEach(a0, a1, a2, a3, partial), vld1q_f32(scale4));
 }
 

@@ -38,6 +38,16 @@ HWY_INLINE void MapInPlace(float* HWY_RESTRICT x, size_t n, Op op) {
   for (size_t j = 0; j < rest; ++j) x[i + j] = tail[j];
 }
 
+// The op that is one of the -inl.h functions f(d, x) (ErfFloat, ExpSoftmax, GeluTanh, Silu).
+template <hn::Vec<DF> (*F)(DF, hn::Vec<DF>)>
+struct FunctionOp {
+  HWY_INLINE hn::Vec<DF> operator()(DF d, hn::Vec<DF> x) const { return F(d, x); }
+};
+using ErfOp = FunctionOp<ErfFloat<DF, hn::Vec<DF>>>;
+using SoftmaxExpOp = FunctionOp<ExpSoftmax<DF, hn::Vec<DF>>>;
+using GeluTanhOp = FunctionOp<GeluTanh<DF, hn::Vec<DF>>>;
+using SiluOp = FunctionOp<Silu<DF, hn::Vec<DF>>>;
+
 struct GeluOp {
   template <class V>
   HWY_INLINE V operator()(DF d, V x) const {
@@ -47,39 +57,11 @@ struct GeluOp {
   }
 };
 
-struct ErfOp {
-  template <class V>
-  HWY_INLINE V operator()(DF d, V x) const {
-    return ErfFloat(d, x);
-  }
-};
-
-struct SoftmaxExpOp {
-  template <class V>
-  HWY_INLINE V operator()(DF d, V x) const {
-    return ExpSoftmax(d, x);
-  }
-};
-
 struct ReluOp {
   // Lt is false for NaN, so NaN passes through (Max(x, 0) would turn it into 0 on x86).
   template <class V>
   HWY_INLINE V operator()(DF d, V x) const {
     return hn::IfThenZeroElse(hn::Lt(x, hn::Zero(d)), x);
-  }
-};
-
-struct GeluTanhOp {
-  template <class V>
-  HWY_INLINE V operator()(DF d, V x) const {
-    return GeluTanh(d, x);
-  }
-};
-
-struct SiluOp {
-  template <class V>
-  HWY_INLINE V operator()(DF d, V x) const {
-    return Silu(d, x);
   }
 };
 

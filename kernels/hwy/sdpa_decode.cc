@@ -342,6 +342,14 @@ HWY_INLINE void DecodeScores(const T* HWY_RESTRICT k, size_t k_row_stride, size_
   }
 }
 
+// a0 += w * v0 and a1 += w * v1: one probability w against two vectors of a value row.
+template <class V>
+HWY_INLINE void AddWeighted2(DF d, float w, V v0, V v1, V& a0, V& a1) {
+  const V ws = hn::Set(d, w);
+  a0 = hn::MulAdd(ws, v0, a0);
+  a1 = hn::MulAdd(ws, v1, a1);
+}
+
 // acc_r[c] += sum_{j < keys} p_r[j] * v_j[c] for the kRows rows (p_r at
 // p + r * lds, acc_r at acc + r * lda). Two vectors of columns at a time keep
 // 2 * kRows accumulators in registers while each V vector is loaded once.
@@ -414,19 +422,11 @@ HWY_INLINE void DecodeValues(const T* HWY_RESTRICT v, size_t v_row_stride, size_
         const auto v1 = LoadWide(d, vj + N);
         const auto u0 = LoadWide(d, vk);
         const auto u1 = LoadWide(d, vk + N);
-        auto w = hn::Set(d, p[j]);
-        a00 = hn::MulAdd(w, v0, a00);
-        a01 = hn::MulAdd(w, v1, a01);
-        w = hn::Set(d, p[j + 1]);
-        b00 = hn::MulAdd(w, u0, b00);
-        b01 = hn::MulAdd(w, u1, b01);
+        AddWeighted2(d, p[j], v0, v1, a00, a01);
+        AddWeighted2(d, p[j + 1], u0, u1, b00, b01);
         if (kRows > 1) {
-          w = hn::Set(d, p[lds + j]);
-          a10 = hn::MulAdd(w, v0, a10);
-          a11 = hn::MulAdd(w, v1, a11);
-          w = hn::Set(d, p[lds + j + 1]);
-          b10 = hn::MulAdd(w, u0, b10);
-          b11 = hn::MulAdd(w, u1, b11);
+          AddWeighted2(d, p[lds + j], v0, v1, a10, a11);
+          AddWeighted2(d, p[lds + j + 1], u0, u1, b10, b11);
         }
       }
       a00 = hn::Add(a00, b00);
@@ -438,24 +438,10 @@ HWY_INLINE void DecodeValues(const T* HWY_RESTRICT v, size_t v_row_stride, size_
       const T* HWY_RESTRICT vj = v + j * v_row_stride + c;
       const auto v0 = LoadWide(d, vj);
       const auto v1 = LoadWide(d, vj + N);
-      auto w = hn::Set(d, p[j]);
-      a00 = hn::MulAdd(w, v0, a00);
-      a01 = hn::MulAdd(w, v1, a01);
-      if (kRows > 1) {
-        w = hn::Set(d, p[lds + j]);
-        a10 = hn::MulAdd(w, v0, a10);
-        a11 = hn::MulAdd(w, v1, a11);
-      }
-      if (kRows > 2) {
-        w = hn::Set(d, p[2 * lds + j]);
-        a20 = hn::MulAdd(w, v0, a20);
-        a21 = hn::MulAdd(w, v1, a21);
-      }
-      if (kRows > 3) {
-        w = hn::Set(d, p[3 * lds + j]);
-        a30 = hn::MulAdd(w, v0, a30);
-        a31 = hn::MulAdd(w, v1, a31);
-      }
+      AddWeighted2(d, p[j], v0, v1, a00, a01);
+      if (kRows > 1) AddWeighted2(d, p[lds + j], v0, v1, a10, a11);
+      if (kRows > 2) AddWeighted2(d, p[2 * lds + j], v0, v1, a20, a21);
+      if (kRows > 3) AddWeighted2(d, p[3 * lds + j], v0, v1, a30, a31);
     }
     hn::Store(a00, d, acc + c);
     hn::Store(a01, d, acc + c + N);

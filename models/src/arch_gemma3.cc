@@ -57,9 +57,8 @@ const LmRecipe kGemma3Recipe = {NormKind::kRms, MlpKind::kGeGluTanh, PositionKin
 
 }  // namespace
 
-const ArchitectureRecord kGemma3Record = {
-    "Gemma 3 text decoder (Hugging Face Gemma3ForCausalLM)", kGemma3Keys, CountOf(kGemma3Keys),
-    ReadDecoderConfig, "layers.{i}.", kGemma3LayerTensors, CountOf(kGemma3LayerTensors),
-    kLlamaTensors, CountOf(kLlamaTensors), nullptr, false, &kGemma3Recipe, "model.layers.{i}."};
+const ArchitectureRecord kGemma3Record =
+    DecoderRecord("Gemma 3 text decoder (Hugging Face Gemma3ForCausalLM)", kGemma3Keys,
+                  kGemma3LayerTensors, &kGemma3Recipe);
 
 }  // namespace attnrt

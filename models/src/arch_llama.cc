@@ -17,10 +17,8 @@ constexpr TensorRecord kLlamaLayerTensors[] = {ATTNRT_LLAMA_LAYER_TENSORS};
 const LmRecipe kLlamaRecipe = {NormKind::kRms, MlpKind::kSwiGlu, PositionKind::kRope,
                                ResidualKind::kPreNorm, EmbeddingScale::kNone, false};
 
-const ArchitectureRecord kLlamaRecord = {
-    "Llama (Meta reference / llama2.c Transformer)", kLlamaKeys,
-    CountOf(kLlamaKeys), ReadDecoderConfig, "layers.{i}.", kLlamaLayerTensors,
-    CountOf(kLlamaLayerTensors), kLlamaTensors, CountOf(kLlamaTensors), nullptr, false,
-    &kLlamaRecipe, "model.layers.{i}."};
+const ArchitectureRecord kLlamaRecord =
+    DecoderRecord("Llama (Meta reference / llama2.c Transformer)", kLlamaKeys,
+                  kLlamaLayerTensors, &kLlamaRecipe);
 
 }  // namespace attnrt

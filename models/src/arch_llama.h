@@ -81,5 +81,17 @@ inline constexpr TensorRecord kLlamaTensors[] = {
 };
 extern const LmRecipe kLlamaRecipe;
 
+// The record of a decoder family in Llama's mould: its config `keys` read back by
+// ReadDecoderConfig, its `layer_tensors` under "layers.{i}." ("model.layers.{i}." in
+// Hugging Face names), Llama's model tensors, no forward of its own (language_model.h runs
+// `recipe`). constexpr, so a record defined with it is initialized at compile time (see above).
+template <size_t K, size_t N>
+constexpr ArchitectureRecord DecoderRecord(const char* torch_module, const ConfigKey (&keys)[K],
+                                           const TensorRecord (&layer_tensors)[N],
+                                           const LmRecipe* recipe) {
+  return {torch_module, keys, K, ReadDecoderConfig, "layers.{i}.", layer_tensors, N,
+          kLlamaTensors, CountOf(kLlamaTensors), nullptr, false, recipe, "model.layers.{i}."};
+}
+
 
 }  // namespace attnrt

@@ -28,16 +28,12 @@ const LmRecipe kQwen3Recipe = {NormKind::kRms, MlpKind::kSwiGlu, PositionKind::k
 
 }  // namespace
 
-const ArchitectureRecord kQwen2Record = {
-    "Qwen2 (Hugging Face Qwen2ForCausalLM: Llama with q, k, v biases)", kLlamaKeys,
-    CountOf(kLlamaKeys), ReadDecoderConfig, "layers.{i}.", kQwen2LayerTensors,
-    CountOf(kQwen2LayerTensors), kLlamaTensors, CountOf(kLlamaTensors), nullptr, false,
-    &kLlamaRecipe, "model.layers.{i}."};
+const ArchitectureRecord kQwen2Record =
+    DecoderRecord("Qwen2 (Hugging Face Qwen2ForCausalLM: Llama with q, k, v biases)", kLlamaKeys,
+                  kQwen2LayerTensors, &kLlamaRecipe);
 
-const ArchitectureRecord kQwen3Record = {
-    "Qwen3 (Hugging Face Qwen3ForCausalLM: Llama with per-head q/k RMSNorm)", kLlamaKeys,
-    CountOf(kLlamaKeys), ReadDecoderConfig, "layers.{i}.", kQwen3LayerTensors,
-    CountOf(kQwen3LayerTensors), kLlamaTensors, CountOf(kLlamaTensors), nullptr, false,
-    &kQwen3Recipe, "model.layers.{i}."};
+const ArchitectureRecord kQwen3Record =
+    DecoderRecord("Qwen3 (Hugging Face Qwen3ForCausalLM: Llama with per-head q/k RMSNorm)",
+                  kLlamaKeys, kQwen3LayerTensors, &kQwen3Recipe);
 
 }  // namespace attnrt

@@ -22,10 +22,9 @@
 #include "attnrt/kernels/activation_blocks.h"
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/linear_kernel.h"
-#include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
 #include "common/steerable_targets.h"
-#include "host/aligned_buffer.h"
 #include "hwy/tests/hwy_gtest.h"
+#include "kernels_nn/linear_test_inputs.h"
 #include "kernels_nn/nn_test_buffers.h"
 #include "kernels_nn/typed_weights.h"
 
@@ -48,88 +47,11 @@ INSTANTIATE_TEST_SUITE_P(LinearInt8Group, LinearInt8Test, ::testing::ValuesIn(In
 
 const WeightType kIntegerTypes[] = {WeightType::kQ8, WeightType::kQ4_0};
 
-struct Int8Case {
-  size_t M = 1, K = 1, N = 1;
-  WeightType type = WeightType::kQ4_0;
-  bool bias = true;
-  bool misalign = false;
-  size_t x_pad = 0, y_pad = 0;
-  float x_scale = 1.0f, w_scale = 1.0f;
-  uint32_t seed = 1;
-
-  std::string Describe() const {
-    std::ostringstream s;
-    s << WeightTypeName(type) << " M=" << M << " K=" << K << " N=" << N
-      << (bias ? " bias" : " no-bias") << (misalign ? " misaligned" : "")
-      << " x_stride=" << K + x_pad << " y_stride=" << N + y_pad << " x*" << x_scale << " w*"
-      << w_scale << " seed=" << seed;
-    return s.str();
-  }
-};
-
-class Int8Tester {
+class Int8Tester : public LinearInputs {
  public:
-  explicit Int8Tester(const Int8Case& c)
-      : c_(c), x_(c.M * (c.K + c.x_pad), c.misalign), w_(c.N * c.K, c.misalign),
-        bias_(c.N, c.misalign) {
-    std::mt19937 rng(c.seed);
-    x_.FillNormal(&rng, c.x_scale);
-    w_.FillNormal(&rng, c.w_scale);
-    bias_.FillNormal(&rng, c.x_scale * c.w_scale);
-    typed_ = std::make_unique<TypedMatrix>(c.type, c.N, c.K, c.misalign, w_.data());
-  }
+  explicit Int8Tester(const LinearCase& c) : LinearInputs(c, LinearActivations::kAuto) {}
 
   float* x() { return x_.data(); }
-
-  LinearParams Params(GuardedFloats* y, LinearActivations a = LinearActivations::kAuto) const {
-    LinearParams p;
-    p.rows = c_.M;
-    p.in = c_.K;
-    p.out = c_.N;
-    p.x = x_.data();
-    p.x_stride = c_.K + c_.x_pad;
-    p.w = typed_->data();
-    p.w_type = c_.type;
-    p.bias = c_.bias ? bias_.data() : nullptr;
-    p.y = y->data();
-    p.y_stride = c_.N + c_.y_pad;
-    p.activations = a;
-    return p;
-  }
-
-  GuardedFloats NewOutput() const {
-    return GuardedFloats::Filled(c_.M * (c_.N + c_.y_pad), c_.misalign, kUntouched);
-  }
-
-  // The items as ranges [0, cuts[0]), [cuts[0], ...), each with poisoned scratch guarded at
-  // its end, through linear.h's entry points (`auto`). Empty string when all went well.
-  std::string Run(const std::vector<size_t>& cuts, GuardedFloats* y,
-                  LinearActivations a = LinearActivations::kAuto) const {
-    const LinearParams p = Params(y, a);
-    const size_t items = LinearWorkItems(p);
-    const size_t floats = LinearScratchFloats(p);
-    AlignedBuffer buffer((floats + GuardedFloats::kGuard) * sizeof(float));
-    float* scratch = reinterpret_cast<float*>(buffer.data());
-    if (reinterpret_cast<uintptr_t>(scratch) % kScratchAlignment != 0) return "scratch misaligned";
-    size_t begin = 0;
-    for (size_t i = 0; i <= cuts.size(); ++i) {
-      const size_t end = i < cuts.size() ? cuts[i] : items;
-      if (end < begin || end > items) return "bad cut";
-      std::fill(scratch, scratch + floats, std::nanf(""));
-      std::fill(scratch + floats, scratch + floats + GuardedFloats::kGuard, kUntouched);
-      LinearRun(p, begin, end, scratch);
-      for (size_t g = 0; g < GuardedFloats::kGuard; ++g) {
-        if (scratch[floats + g] != kUntouched) return "wrote past the end of scratch";
-      }
-      begin = end;
-    }
-    if (!y->GuardsIntact()) return "wrote outside y";
-    if (!x_.GuardsIntact() || !w_.GuardsIntact() || !bias_.GuardsIntact() ||
-        !typed_->GuardsIntact()) {
-      return "wrote outside inputs";
-    }
-    return "";
-  }
 
   // The kernel's error bound for output (m, n), from its arithmetic: per block an exact
   // int32 sum P (< 2^19) converted exactly, times the f32 product s = dw * d (one rounding),
@@ -193,11 +115,6 @@ class Int8Tester {
     }
   }
 
-  size_t Items() const {
-    GuardedFloats y = NewOutput();
-    return LinearWorkItems(Params(&y));
-  }
-
  private:
   struct Quantized {
     std::vector<int8_t> q;
@@ -210,10 +127,6 @@ class Int8Tester {
     QuantizeActivationRow(x_.data() + m * (c_.K + c_.x_pad), c_.K, r.q.data(), r.d.data());
     return r;
   }
-
-  Int8Case c_;
-  GuardedFloats x_, w_, bias_;
-  std::unique_ptr<TypedMatrix> typed_;
 };
 
 TEST(LinearInt8, AutoRunsIntegerTypesHereAndF32ActivationsElsewhere) {
@@ -239,7 +152,7 @@ TEST_P(LinearInt8Test, SizesAroundBlocksStepsTilesAndItems) {
   uint32_t seed = 100;
   for (WeightType type : kIntegerTypes) {
     for (size_t i = 0; i < 3 * std::size(kDepths); ++i) {
-      Int8Case c;
+      LinearCase c;
       c.type = type;
       c.K = kDepths[i % std::size(kDepths)];
       c.M = kRows[(i / 3 + i) % std::size(kRows)];
@@ -257,7 +170,7 @@ TEST_P(LinearInt8Test, SizesAroundBlocksStepsTilesAndItems) {
 TEST_P(LinearInt8Test, EveryRowCountUpToThreeChunks) {
   for (WeightType type : kIntegerTypes) {
     for (size_t M = 1; M <= 13; ++M) {
-      Int8Case c{M, 70, 11, type};
+      LinearCase c{M, 70, 11, type};
       c.x_pad = 1;
       c.y_pad = 2;
       c.seed = uint32_t(200 + M);
@@ -270,13 +183,13 @@ TEST_P(LinearInt8Test, DeepRowsAndLargeMagnitudes) {
   uint32_t seed = 300;
   for (WeightType type : kIntegerTypes) {
     for (size_t K : {1024, 4099}) {
-      Int8Case c{3, K, 21, type};
+      LinearCase c{3, K, 21, type};
       c.seed = ++seed;
       Int8Tester(c).ExpectMatchesReference();
     }
     const float scales[][2] = {{1e4f, 1e3f}, {1e15f, 1e-3f}, {1e-15f, 3.0f}, {1e-3f, 1e-4f}};
     for (const auto& s : scales) {
-      Int8Case c{5, 300, 19, type};
+      LinearCase c{5, 300, 19, type};
       c.x_scale = s[0];
       c.w_scale = s[1];
       c.seed = ++seed;
@@ -290,7 +203,7 @@ TEST_P(LinearInt8Test, WideMatrices) {
   uint32_t seed = 400;
   for (WeightType type : kIntegerTypes) {
     for (size_t M : {1, 2}) {
-      Int8Case c{M, 300, 3703, type};
+      LinearCase c{M, 300, 3703, type};
       c.seed = ++seed;
       Int8Tester(c).ExpectMatchesReference();
     }
@@ -302,26 +215,9 @@ TEST_P(LinearInt8Test, AnySplitOfItemsGivesIdenticalBits) {
   uint32_t seed = 500;
   for (WeightType type : kIntegerTypes) {
     for (const auto& s : shapes) {
-      Int8Case c{s[0], s[1], s[2], type};
-      c.misalign = true;
-      c.y_pad = 3;
-      c.seed = ++seed;
-      Int8Tester t(c);
-      GuardedFloats whole = t.NewOutput();
-      ASSERT_EQ(t.Run({}, &whole), "") << c.Describe();
-      const size_t items = t.Items();
-      ASSERT_GT(items, 2u) << c.Describe();
-      std::vector<std::vector<size_t>> splits = {{1}, {items / 2}, {items - 1},
-                                                 {1, items / 3, items - 2}};
-      std::vector<size_t> singles;
-      for (size_t i = 1; i < items; ++i) singles.push_back(i);
-      splits.push_back(singles);
-      for (const auto& cuts : splits) {
-        GuardedFloats parts = t.NewOutput();
-        ASSERT_EQ(t.Run(cuts, &parts), "") << c.Describe();
-        EXPECT_TRUE(parts.SameBitsAs(whole)) << c.Describe() << " split into " << cuts.size() + 1;
-      }
-      t.ExpectMatchesReference({items / 2});
+      Int8Tester t(LinearCase::ForSplits(s, type, ++seed));
+      ASSERT_NO_FATAL_FAILURE(t.ExpectSplitsGiveIdenticalBits(2u));
+      t.ExpectMatchesReference({t.Items() / 2});
     }
   }
 }
@@ -333,7 +229,7 @@ TEST_P(LinearInt8Test, NonFiniteActivationsGiveNaNInTheirRowOnly) {
     for (float bad : {std::numeric_limits<float>::quiet_NaN(),
                       std::numeric_limits<float>::infinity(),
                       -std::numeric_limits<float>::infinity()}) {
-      Int8Case c{6, 70, 13, type};
+      LinearCase c{6, 70, 13, type};
       Int8Tester t(c);
       t.x()[4 * 70 + 65] = bad;  // row 4, the short third block
       GuardedFloats y = t.NewOutput();
@@ -354,7 +250,7 @@ TEST_P(LinearInt8Test, NonFiniteActivationsGiveNaNInTheirRowOnly) {
 // Blocks whose largest |x| is below 2^-100 are zeros (activation_blocks.h): y = bias.
 TEST_P(LinearInt8Test, TinyActivationsGiveTheBias) {
   for (WeightType type : kIntegerTypes) {
-    Int8Case c{2, 40, 9, type};
+    LinearCase c{2, 40, 9, type};
     c.x_scale = 1e-32f;
     Int8Tester t(c);
     GuardedFloats y = t.NewOutput(), want = t.NewOutput();
@@ -367,9 +263,9 @@ TEST_P(LinearInt8Test, TinyActivationsGiveTheBias) {
 
 TEST_P(LinearInt8Test, ZeroDepthGivesBiasAndEmptyShapesDoNothing) {
   for (WeightType type : kIntegerTypes) {
-    Int8Tester(Int8Case{5, 0, 35, type}).ExpectMatchesReference();
+    Int8Tester(LinearCase{5, 0, 35, type}).ExpectMatchesReference();
     for (const auto& shape : {std::vector<size_t>{0, 40, 8}, {3, 40, 0}}) {
-      Int8Case c{shape[0], shape[1], shape[2], type};
+      LinearCase c{shape[0], shape[1], shape[2], type};
       Int8Tester t(c);
       EXPECT_EQ(t.Items(), 0u) << c.Describe();
       GuardedFloats y = t.NewOutput();
@@ -387,25 +283,21 @@ TEST_P(LinearInt8Test, ExactSizeBuffers) {
   for (WeightType type : kIntegerTypes) {
     for (const auto& s : shapes) {
       const size_t M = s[0], K = s[1], N = s[2];
-      std::vector<float> x(M * K), values(N * K), bias(N), got(M * N), want(M * N);
-      for (std::vector<float>* v : {&x, &values, &bias}) {
-        for (float& e : *v) e = normal(rng);
-      }
+      ExactSizeLinearBuffers b(M, K, N, &rng, &normal);
       size_t bytes = 0;
       ASSERT_TRUE(MatrixBytes(type, N, K, &bytes));
       std::vector<uint8_t> encoded;
       {
-        TypedMatrix typed(type, N, K, false, values.data());
+        TypedMatrix typed(type, N, K, false, b.w.data());
         const uint8_t* data = static_cast<const uint8_t*>(typed.data());
         encoded.assign(data, data + bytes);
       }
-      LinearParams p{M, K, N, x.data(), K, encoded.data(), bias.data(), got.data(), N, type};
-      AlignedBuffer scratch(LinearScratchFloats(p) * sizeof(float));
-      LinearRun(p, 0, LinearWorkItems(p), reinterpret_cast<float*>(scratch.data()));
-      p.y = want.data();
+      LinearParams p{M, K, N, b.x.data(), K, encoded.data(), b.bias.data(), b.got.data(), N, type};
+      RunLinearExactScratch(p);
+      p.y = b.want.data();
       ReferenceLinearQ8Activations(p);
       for (size_t i = 0; i < M * N; ++i) {
-        ASSERT_NEAR(got[i], want[i], 1e-4f * (1 + std::fabs(want[i])))
+        ASSERT_NEAR(b.got[i], b.want[i], 1e-4f * (1 + std::fabs(b.want[i])))
             << WeightTypeName(type) << " M=" << M << " K=" << K << " N=" << N << " i=" << i;
       }
     }
@@ -437,7 +329,7 @@ TEST_P(LinearInt8Test, SliceOfAStackedQ8Matrix) {
 // ReferenceLinear's values within f32 rounding, not the 8-bit activations' error.
 TEST_P(LinearInt8Test, F32ActivationsStayExact) {
   for (WeightType type : kIntegerTypes) {
-    Int8Case c{3, 300, 17, type};
+    LinearCase c{3, 300, 17, type};
     c.seed = 600;
     Int8Tester t(c);
     GuardedFloats y = t.NewOutput(), want = t.NewOutput();

@@ -14,13 +14,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
-#include "host/aligned_buffer.h"
+#include "kernels_nn/linear_test_inputs.h"
 #include "kernels_nn/nn_target_fixture.h"
 #include "kernels_nn/nn_test_buffers.h"
 #include "kernels_nn/typed_weights.h"
@@ -33,93 +30,14 @@ ATTNRT_PER_TARGET_SUITE(LinearTest);
 // Max |got - want| relative to sum_k |x w| + |bias| of that output.
 constexpr double kTolerance = 1e-5;
 
-struct LinearCase {
-  size_t M = 1, K = 1, N = 1;
-  bool bias = true;
-  bool misalign = false;
-  size_t x_pad = 0, y_pad = 0;  // stride - width
-  float x_scale = 1.0f, w_scale = 1.0f;
-  uint32_t seed = 1;
-  WeightType w_type = WeightType::kF32;
-
-  std::string Describe() const {
-    std::ostringstream s;
-    s << WeightTypeName(w_type) << " M=" << M << " K=" << K << " N=" << N << (bias ? " bias" : " no-bias")
-      << (misalign ? " misaligned" : "") << " x_stride=" << K + x_pad << " y_stride=" << N + y_pad
-      << " x*" << x_scale << " w*" << w_scale << " seed=" << seed;
-    return s.str();
-  }
-};
-
-class LinearTester {
+class LinearTester : public LinearInputs {
  public:
-  explicit LinearTester(const LinearCase& c)
-      : c_(c),
-        x_(c.M * (c.K + c.x_pad), c.misalign),
-        w_(c.N * c.K, c.misalign),
-        bias_(c.N, c.misalign) {
-    std::mt19937 rng(c.seed);
-    x_.FillNormal(&rng, c.x_scale);
-    w_.FillNormal(&rng, c.w_scale);
-    bias_.FillNormal(&rng, c.x_scale * c.w_scale);
-    // w_ becomes the decoded values of the typed weights (unchanged for f32).
-    typed_ = std::make_unique<TypedMatrix>(c.w_type, c.N, c.K, c.misalign, w_.data());
-  }
-
-  // `typed`: the weights in c.w_type; otherwise their decoded f32 values.
-  LinearParams Params(GuardedFloats* y, bool typed = true) const {
-    LinearParams p;
-    p.rows = c_.M;
-    p.in = c_.K;
-    p.out = c_.N;
-    p.x = x_.data();
-    p.x_stride = c_.K + c_.x_pad;
-    p.w = typed ? typed_->data() : w_.data();
-    p.w_type = typed ? c_.w_type : WeightType::kF32;
-    p.bias = c_.bias ? bias_.data() : nullptr;
-    p.y = y->data();
-    p.y_stride = c_.N + c_.y_pad;
-    p.activations = LinearActivations::kF32;
-    return p;
-  }
-
-  GuardedFloats NewOutput() const {
-    return GuardedFloats::Filled(c_.M * (c_.N + c_.y_pad), c_.misalign, kUntouched);
-  }
+  explicit LinearTester(const LinearCase& c) : LinearInputs(c, LinearActivations::kF32) {}
 
   GuardedFloats RunReference() const {
     GuardedFloats y = NewOutput();
     ReferenceLinear(Params(&y));
     return y;
-  }
-
-  // Runs the items as the ranges [0, cuts[0]), [cuts[0], cuts[1]), ..., [cuts.back(), items),
-  // each with freshly poisoned scratch guarded at its end. Empty string when all went well.
-  std::string RunKernel(const std::vector<size_t>& cuts, GuardedFloats* y,
-                        bool typed = true) const {
-    const LinearParams p = Params(y, typed);
-    const size_t items = LinearWorkItems(p);
-    const size_t floats = LinearScratchFloats(p);
-    AlignedBuffer buffer((floats + GuardedFloats::kGuard) * sizeof(float));
-    float* scratch = reinterpret_cast<float*>(buffer.data());
-    if (reinterpret_cast<uintptr_t>(scratch) % kScratchAlignment != 0) return "scratch misaligned";
-    size_t begin = 0;
-    for (size_t i = 0; i <= cuts.size(); ++i) {
-      const size_t end = i < cuts.size() ? cuts[i] : items;
-      if (end < begin || end > items) return "bad cut";
-      std::fill(scratch, scratch + floats, std::nanf(""));
-      std::fill(scratch + floats, scratch + floats + GuardedFloats::kGuard, kUntouched);
-      LinearRun(p, begin, end, scratch);
-      for (size_t g = 0; g < GuardedFloats::kGuard; ++g) {
-        if (scratch[floats + g] != kUntouched) return "wrote past the end of scratch";
-      }
-      begin = end;
-    }
-    if (!y->GuardsIntact()) return "wrote outside y";
-    if (!x_.GuardsIntact() || !w_.GuardsIntact() || !bias_.GuardsIntact() ||
-        !typed_->GuardsIntact())
-      return "wrote outside inputs";
-    return "";
   }
 
   // sum_k |x[m,k] w[n,k]| + |bias[n]|: the scale a float dot product's rounding error
@@ -158,12 +76,12 @@ class LinearTester {
 
   void ExpectMatchesReference(const std::vector<size_t>& cuts = {}) const {
     GuardedFloats got = NewOutput();
-    ASSERT_EQ(RunKernel(cuts, &got), "") << c_.Describe();
+    ASSERT_EQ(Run(cuts, &got), "") << c_.Describe();
     std::string problem;
     const double err = Compare(got, RunReference(), &problem);
     EXPECT_EQ(problem, "") << c_.Describe();
     EXPECT_LE(err, kTolerance) << c_.Describe();
-    if (c_.w_type != WeightType::kF32) ExpectMatchesDecodedF32(got);
+    if (c_.type != WeightType::kF32) ExpectMatchesDecodedF32(got);
   }
 
   // A typed call against the kernel's f32 call on the decoded weights (and the
@@ -173,13 +91,13 @@ class LinearTester {
   // partial sum instead, which rounds differently: tolerance there (any block type).
   void ExpectMatchesDecodedF32(const GuardedFloats& typed_got) const {
     GuardedFloats f32_got = NewOutput();
-    ASSERT_EQ(RunKernel({}, &f32_got, false), "") << c_.Describe();
+    ASSERT_EQ(Run({}, &f32_got, false), "") << c_.Describe();
     GuardedFloats typed_want = RunReference(), f32_want = NewOutput();
     ReferenceLinear(Params(&f32_want, false));
     EXPECT_TRUE(typed_want.SameBitsAs(f32_want)) << "reference " << c_.Describe();
     // A block type (q8) on the dot path sums per block: tolerance there.
     const bool block_dot_path =
-        FindWeightType(c_.w_type)->scales != WeightScales::kNone && c_.M < 20;
+        FindWeightType(c_.type)->scales != WeightScales::kNone && c_.M < 20;
     if (!block_dot_path) {
       EXPECT_TRUE(typed_got.SameBitsAs(f32_got)) << c_.Describe();
     }
@@ -187,16 +105,6 @@ class LinearTester {
     EXPECT_LE(Compare(typed_got, f32_got, &problem), kTolerance) << c_.Describe();
     EXPECT_EQ(problem, "") << c_.Describe();
   }
-
-  size_t Items() const {
-    GuardedFloats y = NewOutput();
-    return LinearWorkItems(Params(&y));
-  }
-
- private:
-  LinearCase c_;
-  GuardedFloats x_, w_, bias_;
-  std::unique_ptr<TypedMatrix> typed_;
 };
 
 // Panel widths are 8 to 64 columns and depth blocks 128 to 4096 k values
@@ -291,27 +199,9 @@ TEST_P(LinearTest, AnySplitOfItemsGivesIdenticalBits) {
   for (const auto& s : shapes) {
    for (WeightType w_type : {WeightType::kF32, WeightType::kF16, WeightType::kBF16,
                               WeightType::kQ8}) {
-    LinearCase c{s[0], s[1], s[2]};
-    c.w_type = w_type;
-    c.misalign = true;
-    c.y_pad = 3;
-    c.seed = ++seed;
-    LinearTester t(c);
-    GuardedFloats whole = t.NewOutput();
-    ASSERT_EQ(t.RunKernel({}, &whole), "") << c.Describe();
-    const size_t items = t.Items();
-    ASSERT_GT(items, 1u) << c.Describe();
-    std::vector<std::vector<size_t>> splits = {{1}, {items / 2}, {items - 1}};
-    if (items >= 6) splits.push_back({1, items / 3, items - 2});
-    std::vector<size_t> singles;
-    for (size_t i = 1; i < items; ++i) singles.push_back(i);
-    splits.push_back(singles);
-    for (const auto& cuts : splits) {
-      GuardedFloats parts = t.NewOutput();
-      ASSERT_EQ(t.RunKernel(cuts, &parts), "") << c.Describe();
-      EXPECT_TRUE(parts.SameBitsAs(whole)) << c.Describe() << " split into " << cuts.size() + 1;
-    }
-    t.ExpectMatchesReference({items / 2});
+    LinearTester t(LinearCase::ForSplits(s, w_type, ++seed));
+    ASSERT_NO_FATAL_FAILURE(t.ExpectSplitsGiveIdenticalBits(1u));
+    t.ExpectMatchesReference({t.Items() / 2});
    }
   }
 }
@@ -324,17 +214,13 @@ TEST_P(LinearTest, ExactSizeBuffers) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (const auto& s : shapes) {
     const size_t M = s[0], K = s[1], N = s[2];
-    std::vector<float> x(M * K), w(N * K), bias(N), got(M * N), want(M * N);
-    for (std::vector<float>* v : {&x, &w, &bias}) {
-      for (float& e : *v) e = normal(rng);
-    }
-    LinearParams p{M, K, N, x.data(), K, w.data(), bias.data(), got.data(), N};
-    AlignedBuffer scratch(LinearScratchFloats(p) * sizeof(float));
-    LinearRun(p, 0, LinearWorkItems(p), reinterpret_cast<float*>(scratch.data()));
-    p.y = want.data();
+    ExactSizeLinearBuffers b(M, K, N, &rng, &normal);
+    LinearParams p{M, K, N, b.x.data(), K, b.w.data(), b.bias.data(), b.got.data(), N};
+    RunLinearExactScratch(p);
+    p.y = b.want.data();
     ReferenceLinear(p);
     for (size_t i = 0; i < M * N; ++i) {
-      ASSERT_NEAR(got[i], want[i], 1e-4f) << "M=" << M << " K=" << K << " N=" << N << " i=" << i;
+      ASSERT_NEAR(b.got[i], b.want[i], 1e-4f) << "M=" << M << " K=" << K << " N=" << N << " i=" << i;
     }
   }
 }
@@ -366,7 +252,7 @@ TEST_P(LinearTest, TypedWeightsEveryDepthBothPaths) {
       for (size_t i = 0; i < 5; ++i) {
         for (size_t N : outs) {
           LinearCase c{rows[i], K, N};
-          c.w_type = w_type;
+          c.type = w_type;
           c.bias = (seed % 2) == 0;
           c.misalign = (seed % 3) == 1;
           c.x_pad = (seed % 4) == 2 ? 3 : 0;
@@ -383,11 +269,11 @@ TEST_P(LinearTest, TypedWeightsZeroDepthAndEmptyShapes) {
   for (WeightType w_type : kTypedWeights) {
     for (size_t M : {2, 9}) {
       LinearCase c{M, 0, 35};
-      c.w_type = w_type;
+      c.type = w_type;
       LinearTester(c).ExpectMatchesReference();
     }
     LinearCase empty{0, 33, 8};
-    empty.w_type = w_type;
+    empty.type = w_type;
     EXPECT_EQ(LinearTester(empty).Items(), 0u);
   }
 }
@@ -402,7 +288,7 @@ TEST_P(LinearTest, TypedWeightsLargeEnoughToPrefetch) {
     const size_t N = w_type == WeightType::kQ8 ? 7401 : 3703;  // >= 2 MiB at K = 300
     for (size_t M : {1, 2}) {
       LinearCase c{M, 300, N};
-      c.w_type = w_type;
+      c.type = w_type;
       c.seed = ++seed;
       LinearTester(c).ExpectMatchesReference();
     }
@@ -416,7 +302,7 @@ TEST_P(LinearTest, TypedWeightsDeepSums) {
     for (size_t K : {1000, 4099}) {
       for (size_t M : {3, 21}) {
         LinearCase c{M, K, 17};
-        c.w_type = w_type;
+        c.type = w_type;
         c.seed = ++seed;
         LinearTester(c).ExpectMatchesReference();
       }

@@ -1,5 +1,6 @@
 # Runs the attnrt CLI from python tests: kernel listing, `attnrt sdpa` on numpy arrays, model
-# conversion and runs, and the command line the model parity scripts share.
+# conversion and runs, and the command line, the check loop and the Failure the model parity
+# scripts share.
 import argparse
 import dataclasses
 import json
@@ -128,6 +129,46 @@ def parse_parity_arguments():
     ap.add_argument("--dtype", choices=sorted(DTYPE_TOLERANCE), default="f32",
                     help="convert weight matrices to this type; the tolerance follows it")
     return ap.parse_args()
+
+
+class Failure(Exception):
+    """What a parity script's check raises when attnrt got something wrong (run_checks)."""
+
+
+def run_checks(checks, stats):
+    """Runs a parity script's (description, check) pairs in order and counts stats.passed and
+    stats.failed: a check returns a note ("ok" and the note are printed when it is a str) or
+    raises Failure, or any other exception (a bug in the test or in a tool it drives), reported
+    alike; either way the rest go on."""
+    for desc, check in checks:
+        try:
+            note = check()
+        except Failure as e:
+            stats.failed += 1
+            print(f"FAIL {desc}: {e}", flush=True)
+            continue
+        except Exception as e:  # a bug in the test or in export_torch.py: report it, go on
+            stats.failed += 1
+            print(f"FAIL {desc}: {type(e).__name__}: {e}", flush=True)
+            continue
+        stats.passed += 1
+        if isinstance(note, str):
+            print(f"ok   {desc}: {note}", flush=True)
+
+
+def greedy_summary(stats, case_name=lambda case: case):
+    """The greedy part of a parity script's summary line, from stats.compared, .generated and
+    .near_ties ((case, step) where comparing stopped; case_name(case) names it)."""
+    ties = ", ".join(f"{case_name(c)} step {s}" for c, s in stats.near_ties) or "none"
+    return (f"greedy {stats.compared} of {stats.generated} tokens compared, all equal; "
+            f"near-tie stops: {ties}")
+
+
+def passed_failed(stats):
+    """Prints a parity script's last line, the counts run_checks kept, and returns its exit
+    status: 1 when a check failed."""
+    print(f"{stats.passed} passed, {stats.failed} failed")
+    return 1 if stats.failed else 0
 
 
 class CaseContext:

@@ -47,7 +47,6 @@ independent implementations (tools/python/torch_modules.py's Llama, SDPA, nn.Lin
 and the sensitivity checks; the last line is "N passed, N failed"."""
 import copy
 import dataclasses
-import importlib.util
 import json
 import math
 import os
@@ -68,18 +67,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS_PYTHON = os.path.join(ROOT, "tools", "python")
 
 
-def _load_by_path(name, path):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-safetensors_format = _load_by_path("attnrt_safetensors_format",
-                                   os.path.join(TOOLS_PYTHON, "safetensors_format.py"))
+if TOOLS_PYTHON not in sys.path:
+    sys.path.insert(0, TOOLS_PYTHON)
+import safetensors_format  # noqa: E402
 
 NEAR_TIE = 1e-4
 DELETE = object()  # an override value that removes the key from config.json
@@ -123,6 +113,30 @@ class Variant:
     window: int = 0       # the smallest sliding window that matters (0: none), for T choices
 
 
+# Tokenizer specs (see _tokenizer_files) that several variants share, each a fresh dict.
+def _llama3_tokenizer(merges_as):
+    """Llama 3's byte-level BPE: special tokens after the vocabulary, merges as `merges_as`."""
+    return {"style": "byte_level", "front": [], "back": [
+        "<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>",
+        "<|eot_id|>"], "bos": "<|begin_of_text|>", "eos": "<|end_of_text|>",
+        "gen_eos": ["<|end_of_text|>", "<|eot_id|>"], "template": "llama3",
+        "merges_as": merges_as}
+
+
+def _llama2_tokenizer():
+    """Llama 2's sentencepiece: <unk> <s> </s> first."""
+    return {"style": "sentencepiece", "front": ["<unk>", "<s>", "</s>"], "back": [],
+            "bos": "<s>", "eos": "</s>", "unk": "<unk>", "gen_eos": "</s>", "template": "llama2"}
+
+
+def _gemma_tokenizer():
+    """Gemma 3's sentencepiece: <pad> <eos> <bos> <unk> first, turn markers after."""
+    return {"style": "sentencepiece", "front": ["<pad>", "<eos>", "<bos>", "<unk>"],
+            "back": ["<start_of_turn>", "<end_of_turn>"], "bos": "<bos>", "eos": "<eos>",
+            "unk": "<unk>", "pad": "<pad>", "gen_eos": ["<eos>", "<end_of_turn>"],
+            "template": "gemma", "prepend": False}
+
+
 # Token ids in config.json are those of the tokenizer's special tokens: "bos_token_id" etc.
 # name the special token; the tokenizer spec lists them. Shapes are scaled down from the model
 # each variant is named after (hidden 64-128, 2-4 layers, vocab 256-512).
@@ -134,10 +148,7 @@ VARIANTS = {
         max_position_embeddings=2048, num_attention_heads=4, num_hidden_layers=2,
         num_key_value_heads=2, pretraining_tp=1, rope_scaling=None, rope_theta=10000.0,
         tie_word_embeddings=True, vocab_size=320),
-        {"style": "byte_level", "front": [], "back": ["<|begin_of_text|>", "<|end_of_text|>",
-         "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"], "bos": "<|begin_of_text|>",
-         "eos": "<|end_of_text|>", "gen_eos": ["<|end_of_text|>", "<|eot_id|>"],
-         "template": "llama3", "merges_as": "strings"},
+        _llama3_tokenizer("strings"),
         "GQA 4/2, tied, no head_dim key"),
     # Llama 2 / TinyLlama-chat style: separate lm_head, head_dim written (4.45+), MHA, 3 layers.
     "llama_untied": Variant("llama", _llama_like(
@@ -146,8 +157,7 @@ VARIANTS = {
         max_position_embeddings=4096, mlp_bias=False, num_attention_heads=4,
         num_hidden_layers=3, num_key_value_heads=4, pretraining_tp=1, rope_scaling=None,
         rope_theta=10000.0, tie_word_embeddings=False, vocab_size=320),
-        {"style": "sentencepiece", "front": ["<unk>", "<s>", "</s>"], "back": [],
-         "bos": "<s>", "eos": "</s>", "unk": "<unk>", "gen_eos": "</s>", "template": "llama2"},
+        _llama2_tokenizer(),
         "MHA 4/4, separate lm_head, 3 layers"),
     # head_dim independent of hidden / heads (Llama allows it; 96 / 4 = 24 != 32).
     "llama_head_dim": Variant("llama", _llama_like(
@@ -156,10 +166,7 @@ VARIANTS = {
         max_position_embeddings=1024, mlp_bias=False, num_attention_heads=4,
         num_hidden_layers=2, num_key_value_heads=2, pretraining_tp=1, rope_scaling=None,
         rope_theta=500000.0, tie_word_embeddings=False, vocab_size=352),
-        {"style": "byte_level", "front": [], "back": ["<|begin_of_text|>", "<|end_of_text|>",
-         "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"], "bos": "<|begin_of_text|>",
-         "eos": "<|end_of_text|>", "gen_eos": ["<|end_of_text|>", "<|eot_id|>"],
-         "template": "llama3", "merges_as": "pairs"},
+        _llama3_tokenizer("pairs"),
         "head_dim 32 with hidden 96 and 4 heads"),
     # Llama 3.1 / 3.2 rope_scaling, scaled down so that all three bands occur at head_dim 32
     # with theta 10000 (wavelengths 6.3 .. 6e4 against 64 / 4 = 16 and 64 / 1 = 64).
@@ -184,8 +191,7 @@ VARIANTS = {
         num_hidden_layers=2, num_key_value_heads=1, pretraining_tp=1,
         rope_scaling={"factor": 4.0, "rope_type": "linear"}, rope_theta=10000.0,
         tie_word_embeddings=False, vocab_size=300),
-        {"style": "sentencepiece", "front": ["<unk>", "<s>", "</s>"], "back": [],
-         "bos": "<s>", "eos": "</s>", "unk": "<unk>", "gen_eos": "</s>", "template": "llama2"},
+        _llama2_tokenizer(),
         "rope_scaling linear factor 4, MQA"),
     # SmolLM2-135M's config.json as published: 9 heads / 3 kv heads, rope_theta written as an
     # integer, and two keys modeling_llama ignores (is_llama_config, rope_interleaved false).
@@ -252,10 +258,7 @@ VARIANTS = {
         "rope_theta": 1000000.0, "sliding_window": 4, "torch_dtype": "bfloat16",
         "transformers_version": "4.55.0.dev0", "use_bidirectional_attention": False,
         "use_cache": True, "vocab_size": 320},
-        {"style": "sentencepiece", "front": ["<pad>", "<eos>", "<bos>", "<unk>"],
-         "back": ["<start_of_turn>", "<end_of_turn>"], "bos": "<bos>", "eos": "<eos>",
-         "unk": "<unk>", "pad": "<pad>", "gen_eos": ["<eos>", "<end_of_turn>"],
-         "template": "gemma", "prepend": False},
+        _gemma_tokenizer(),
         "layer_types [S, S, F, S], window 4, MQA 4/1, head_dim 32, hidden 96", window=4),
     # gemma-3-1b-it style (transformers 4.50): sliding_window_pattern instead of layer_types.
     "gemma3_pattern": Variant("gemma3", {
@@ -270,10 +273,7 @@ VARIANTS = {
         "sliding_window": 5, "sliding_window_pattern": 2, "tie_word_embeddings": True,
         "torch_dtype": "bfloat16", "transformers_version": "4.50.0.dev0", "use_cache": True,
         "vocab_size": 300},
-        {"style": "sentencepiece", "front": ["<pad>", "<eos>", "<bos>", "<unk>"],
-         "back": ["<start_of_turn>", "<end_of_turn>"], "bos": "<bos>", "eos": "<eos>",
-         "unk": "<unk>", "pad": "<pad>", "gen_eos": ["<eos>", "<end_of_turn>"],
-         "template": "gemma", "prepend": False},
+        _gemma_tokenizer(),
         "sliding_window_pattern 2 (layers 0, 2 slide), window 5, GQA 4/2", window=5),
     # gemma-3-4b text style: rope_scaling linear 8 on the full-attention layers only.
     "gemma3_linear": Variant("gemma3", {
@@ -289,10 +289,7 @@ VARIANTS = {
         "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "rope_theta": 1000000.0,
         "sliding_window": 4, "torch_dtype": "bfloat16", "transformers_version": "4.55.0",
         "use_bidirectional_attention": False, "use_cache": True, "vocab_size": 384},
-        {"style": "sentencepiece", "front": ["<pad>", "<eos>", "<bos>", "<unk>"],
-         "back": ["<start_of_turn>", "<end_of_turn>"], "bos": "<bos>", "eos": "<eos>",
-         "unk": "<unk>", "pad": "<pad>", "gen_eos": ["<eos>", "<end_of_turn>"],
-         "template": "gemma", "prepend": False},
+        _gemma_tokenizer(),
         "rope_scaling linear 8 on full layers, hidden 128", window=4),
     # Phi-3-mini-4k style: MHA, untied, sliding_window 2047 (larger than any test sequence).
     "phi3": Variant("phi3", _llama_like(
@@ -707,14 +704,7 @@ def write_safetensors(path, entries, metadata=None):
 
 def read_safetensors(path):
     """name -> (dtype, shape, raw bytes)."""
-    with open(path, "rb") as f:
-        blob = f.read()
-    n = int.from_bytes(blob[:8], "little")
-    header = json.loads(blob[8:8 + n])
-    header.pop("__metadata__", None)
-    data = blob[8 + n:]
-    return {name: (e["dtype"], tuple(e["shape"]), data[e["data_offsets"][0]:e["data_offsets"][1]])
-            for name, e in header.items()}
+    return safetensors_format.read_file(path)
 
 
 def shard_name(k, m):
@@ -1239,7 +1229,8 @@ def _tokens(vocab, t, seed, batch=2):
 
 
 def _torch_modules():
-    return _load_by_path("attnrt_torch_modules", os.path.join(TOOLS_PYTHON, "torch_modules.py"))
+    import export_torch  # loads tools/python/torch_modules.py once, as attnrt_torch_modules
+    return export_torch.tm
 
 
 def _tm_llama(config, tensors, window=None):

@@ -72,8 +72,7 @@ SEED = 0  # hf_families' self-test checks greedy diversity at this seed
 METADATA_KEYS = {name: "hf." + name for name in hf.TOKENIZER_FILES}
 
 
-class Failure(Exception):
-    pass
+Failure = attnrt_cli.Failure
 
 
 class Stats:
@@ -90,18 +89,11 @@ class Stats:
         self.refusals = 0
 
 
-class Context:
+class Context(attnrt_cli.CaseContext):
     def __init__(self, attnrt, threads, workdir):
-        self.attnrt, self.threads, self.workdir = attnrt, threads, workdir
-        self.count = 0
+        super().__init__(attnrt, threads, workdir)
         self.folders = {}    # (variant, dtype) -> FolderInfo
         self.models = {}     # (variant, dtype) -> model path (converted) or Failure
-
-    def new_dir(self, label):
-        self.count += 1
-        d = os.path.join(self.workdir, f"{self.count:03d}_{label}")
-        os.makedirs(d)
-        return d
 
 
 def storage_plan(index):
@@ -523,31 +515,16 @@ def main():
         for what, family, check in REFUSALS:
             if family in families:
                 checks.append((f"refuses {what}", lambda c=check: c(ctx, stats)))
-        for desc, check in checks:
-            try:
-                note = check()
-            except Failure as e:
-                stats.failed += 1
-                print(f"FAIL {desc}: {e}", flush=True)
-                continue
-            except Exception as e:  # a bug in the test: report it and go on
-                stats.failed += 1
-                print(f"FAIL {desc}: {type(e).__name__}: {e}", flush=True)
-                continue
-            stats.passed += 1
-            print(f"ok   {desc}: {note}", flush=True)
-    ties = ", ".join(f"{c} step {s}" for c, s in stats.near_ties) or "none"
+        attnrt_cli.run_checks(checks, stats)
     typed = "; ".join(f"{t} worst error / bound {r:.2g} (bound {b:.2g} relative)"
                       for t, (r, b) in sorted(stats.typed.items())) or "no --dtype run"
     typed += (f" ({stats.documented_rounding} of {stats.typed_cases} equal to FORMAT.md's "
               f"rounding)" if stats.typed_cases else "")
     print(f"hf parity ({len(names)} variants): {stats.runs} runs, largest relative logits error "
-          f"{stats.run_error:.3g} on stored weights (tolerance {TOLERANCE}); {typed}; greedy "
-          f"{stats.compared} of {stats.generated} tokens compared, all equal; near-tie stops: "
-          f"{ties}; eos stops {stats.eos_stops}; {stats.refusals} refusals "
-          f"({time.monotonic() - started:.1f} s)")
-    print(f"{stats.passed} passed, {stats.failed} failed")
-    return 1 if stats.failed else 0
+          f"{stats.run_error:.3g} on stored weights (tolerance {TOLERANCE}); {typed}; "
+          f"{attnrt_cli.greedy_summary(stats)}; eos stops {stats.eos_stops}; "
+          f"{stats.refusals} refusals ({time.monotonic() - started:.1f} s)")
+    return attnrt_cli.passed_failed(stats)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,7 @@ _spec = importlib.util.spec_from_file_location("attnrt_export_torch", EXPORT)
 export_torch = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(export_torch)
 tm = export_torch.tm  # tools/python/torch_modules.py
+import safetensors_format  # noqa: E402  (tools/python, which export_torch puts on sys.path)
 
 TOLERANCE = 1e-4  # f32 weights; --dtype sets attnrt_cli.DTYPE_TOLERANCE[dtype]
 DTYPE = "f32"
@@ -106,8 +107,7 @@ SHAPES = [
 ]
 
 
-class Failure(Exception):
-    pass
+Failure = attnrt_cli.Failure
 
 
 class Stats:
@@ -494,14 +494,8 @@ def trained_case(ctx, stats):
 
 def read_safetensors(path):
     """name -> float32 array of a safetensors file export_torch.py wrote (F32 only)."""
-    with open(path, "rb") as f:
-        blob = f.read()
-    n = int.from_bytes(blob[:8], "little")
-    header = json.loads(blob[8:8 + n])
-    header.pop("__metadata__", None)
-    data = blob[8 + n:]
-    return {name: np.frombuffer(data[e["data_offsets"][0]:e["data_offsets"][1]], "<f4")
-            .reshape(e["shape"]).copy() for name, e in header.items()}
+    return {name: np.frombuffer(raw, "<f4").reshape(shape).copy()
+            for name, (_, shape, raw) in safetensors_format.read_file(path).items()}
 
 
 # ---- refusals ------------------------------------------------------------------------------
@@ -626,32 +620,17 @@ def main():
             return refusal_cases(ctx, stats, *first["model"])
 
         checks.append(("refusals", refusals))
-        for desc, check in checks:
-            try:
-                note = check()
-            except Failure as e:
-                stats.failed += 1
-                print(f"FAIL {desc}: {e}", flush=True)
-                continue
-            except Exception as e:  # a bug in the test or in export_torch.py: report, go on
-                stats.failed += 1
-                print(f"FAIL {desc}: {type(e).__name__}: {e}", flush=True)
-                continue
-            stats.passed += 1
-            if isinstance(note, str):
-                print(f"ok   {desc}: {note}", flush=True)
-    ties = ", ".join(f"{os.path.basename(c)} step {s}" for c, s in stats.near_ties) or "none"
+        attnrt_cli.run_checks(checks, stats)
     reference = ("the stored weights and 8-bit-rounded activations"
                  if DTYPE in STORED_REFERENCE_TYPES else "the f32 weights")
     print(f"llama parity, weights {DTYPE} (reference: float64 torch on {reference}): "
           f"{stats.runs} runs, largest relative logits error beyond the activations' rounding "
           f"spread (at most {stats.spread:.3g}) "
-          f"{stats.run_error:.3g} (tolerance {TOLERANCE}); greedy {stats.compared} of "
-          f"{stats.generated} tokens compared, all equal; near-tie stops: {ties}; "
+          f"{stats.run_error:.3g} (tolerance {TOLERANCE}); "
+          f"{attnrt_cli.greedy_summary(stats, os.path.basename)}; "
           f"sliding window: {stats.window_runs} runs, {stats.window_plans} exact plans; "
           f"{stats.refusals} refusals checked ({time.monotonic() - started:.1f} s)")
-    print(f"{stats.passed} passed, {stats.failed} failed")
-    return 1 if stats.failed else 0
+    return attnrt_cli.passed_failed(stats)
 
 
 if __name__ == "__main__":

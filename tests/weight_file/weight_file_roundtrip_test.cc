@@ -51,6 +51,18 @@ TensorSpec Typed(const std::string& name, double seed, std::vector<size_t> shape
   return {name, shape, values, type};
 }
 
+// The largest |value| of the quantization block (`block` values along a row, the row's last
+// block shorter) that holds value k of t.
+double BlockAmax(const TensorSpec& t, size_t k, size_t block) {
+  const size_t cols = t.shape.size() >= 2 ? Elements(t.shape) / t.shape[0] : t.values.size();
+  const size_t first = k / cols * cols + (k % cols) / block * block;
+  double amax = 0;
+  for (size_t i = first; i < std::min(first + block, k / cols * cols + cols); ++i) {
+    amax = std::max(amax, std::fabs(double(t.values[i])));
+  }
+  return amax;
+}
+
 // The largest |stored - written| the type allows for value k of t, from float64 math on the
 // written values: half a unit in the last place for f16 (11 significant bits, subnormal step
 // 2^-24) and bf16 (8 bits), half a quantization step plus the f16 rounding of the scale for q8.
@@ -61,24 +73,14 @@ double AllowedError(const TensorSpec& t, size_t k) {
     case WeightType::kF16: return std::max(x * std::ldexp(1.0, -11), std::ldexp(1.0, -25));
     case WeightType::kBF16: return x * std::ldexp(1.0, -8);
     case WeightType::kQ8: {
-      const size_t cols = t.shape.size() >= 2 ? Elements(t.shape) / t.shape[0] : t.values.size();
-      const size_t first = k / cols * cols + (k % cols) / kQ8Block * kQ8Block;
-      double amax = 0;
-      for (size_t i = first; i < std::min(first + kQ8Block, k / cols * cols + cols); ++i) {
-        amax = std::max(amax, std::fabs(double(t.values[i])));
-      }
+      const double amax = BlockAmax(t, k, kQ8Block);
       return amax / 127.0 * 0.5 + amax * std::ldexp(1.0, -10);
     }
     case WeightType::kQ4_0: {
       // The step |d| is amax / 8 rounded to f16, or (tiny blocks, weight_q4_0.h) at most one
       // f16 subnormal step above amax / 8.5; values of the sign opposite to the block's largest
       // one clamp at 7 steps (under 1 + 2^-8 steps of error), the rest are within half a step.
-      const size_t cols = t.shape.size() >= 2 ? Elements(t.shape) / t.shape[0] : t.values.size();
-      const size_t first = k / cols * cols + (k % cols) / kQ4_0Block * kQ4_0Block;
-      double amax = 0;
-      for (size_t i = first; i < std::min(first + kQ4_0Block, k / cols * cols + cols); ++i) {
-        amax = std::max(amax, std::fabs(double(t.values[i])));
-      }
+      const double amax = BlockAmax(t, k, kQ4_0Block);
       const double step = std::max(amax / 8.0 * (1 + std::ldexp(1.0, -11)),
                                    amax / 8.5 + std::ldexp(1.0, -24));
       return step * (1 + std::ldexp(1.0, -8));

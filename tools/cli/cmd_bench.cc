@@ -75,17 +75,6 @@ void RunSdpaOnce(void* context) {
   r.status = RunSdpa(*r.params, *r.kernel, r.arena, r.executor);
 }
 
-struct ReadRun {
-  std::vector<ByteSpan> spans;
-  Executor* executor;
-  uint64_t sink;
-};
-
-void ReadKeysAndValuesOnce(void* context) {
-  ReadRun& r = *static_cast<ReadRun*>(context);
-  r.sink += ReadSpans(r.spans.data(), r.spans.size(), r.executor);
-}
-
 // Benchmarks one shape (query length `seq`) on `pool`; fills *j with every number.
 int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress* progress,
                nlohmann::ordered_json* j) {
@@ -169,7 +158,7 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
     // Decode reads all of K and V once (with a window, the keys it leaves: the last W
     // of each head); the plain read of the same bytes with the same workers is the
     // floor it is compared against.
-    ReadRun read{{}, pool, 0};
+    SpanRead read{{}, pool, 0};
     const size_t end = p.window == 0 ? seq_kv : CausalVisibleKeys(p, 0);
     const size_t begin = std::min(VisibleKeyBegin(p, 0), end);
     for (size_t head = 0; head < o.batch * kv_heads; ++head) {
@@ -181,7 +170,7 @@ int BenchShape(const BenchSdpaOptions& o, size_t seq, ThreadPool* pool, Progress
     size_t read_bytes = 0;
     for (const ByteSpan& span : read.spans) read_bytes += span.bytes;
     progress->StartShape("L=1 S=" + std::to_string(seq_kv) + " plain read of K+V");
-    const Timing rt = TimeRuns(ReadKeysAndValuesOnce, &read, o.warmup, o.repeats, o.seconds, progress);
+    const Timing rt = TimeRuns(ReadSpansOnce, &read, o.warmup, o.repeats, o.seconds, progress);
     progress->EndShape(rt.runs);
     r["read_ms"] = rt.median_ms;
     r["read_min_ms"] = rt.min_ms;

@@ -181,17 +181,6 @@ void PrefillOnce(void* context) {
   if (!st.ok()) r.status = st;
 }
 
-struct ReadRun {
-  std::vector<ByteSpan> spans;
-  Executor* executor;
-  uint64_t sink = 0;
-};
-
-void ReadOnce(void* context) {
-  ReadRun& r = *static_cast<ReadRun*>(context);
-  r.sink += ReadSpans(r.spans.data(), r.spans.size(), r.executor);
-}
-
 int RunBenchLm(const BenchLmOptions& o) {
   const char* cmd = "bench lm";
   std::string error;
@@ -261,7 +250,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   // The read reference: every weight byte plus the keys and values of the mean
   // context of the timed steps (read from the start of the decode arena, which
   // is where the cache lives; what matters is the byte count).
-  ReadRun rr;
+  SpanRead rr;
   rr.spans = WeightSpans(model);
   rr.executor = &pool;
   size_t weight_bytes = 0;
@@ -273,7 +262,7 @@ int RunBenchLm(const BenchLmOptions& o) {
                               (kv_type == KvType::kQ8 ? sizeof(float) : 0);
   const size_t kv_bytes = 2 * c.num_layers * c.kv_heads * mean_context * kv_row_bytes;
   rr.spans.push_back({decode.buffer->data(), kv_bytes});
-  const Timing read_time = TimeRuns(ReadOnce, &rr, 2, 0, o.seconds / 2, nullptr);
+  const Timing read_time = TimeRuns(ReadSpansOnce, &rr, 2, 0, o.seconds / 2, nullptr);
 
   const FmaPeak peak = MeasureFmaPeak(0.05, 3);
   const size_t params = LayerMatrixParams(model);

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "attnrt/runtime/executor.h"
 
@@ -25,6 +26,20 @@ struct ByteSpan {
 // cannot be optimized away. Integer adds: any bit pattern reads at the same speed (no
 // NaN or denormal paths).
 uint64_t ReadSpans(const ByteSpan* spans, size_t span_count, Executor* executor);
+
+// One plain read as a benchmark times it (TimeRuns(ReadSpansOnce, &read, ...)): the spans,
+// the executor, and the running sum that keeps the reads from being optimized away.
+struct SpanRead {
+  std::vector<ByteSpan> spans;
+  Executor* executor = nullptr;
+  uint64_t sink = 0;
+};
+
+// ReadSpans of a SpanRead (`context`), its sum added to the sink.
+inline void ReadSpansOnce(void* context) {
+  SpanRead& r = *static_cast<SpanRead*>(context);
+  r.sink += ReadSpans(r.spans.data(), r.spans.size(), r.executor);
+}
 
 // The Highway target ReadSpans dispatches to now (e.g. "AVX3"), so tests can run it
 // on every target and benchmark reports can name it.

@@ -4,7 +4,8 @@ spaces to a multiple of 8 (so the data buffer starts 8-byte aligned, as the refe
 pads it), then the tensors' bytes back to back in the header's order.
 
 Standard library only: tools/python/export_torch.py writes checkpoints with it, and the fuzz corpus
-generator (tests/fuzz/make_convert_corpus.py) builds seeds with it without importing torch."""
+generator (tests/fuzz/make_convert_corpus.py) builds seeds with it without importing torch; the
+Python tests read the files back with read_file."""
 import json
 
 
@@ -29,3 +30,16 @@ def header_bytes(tensors, metadata=None, extra=None):
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     text += b" " * (-len(text) % 8)
     return len(text).to_bytes(8, "little") + text
+
+
+def read_file(path):
+    """The tensors of a safetensors file: name -> (dtype, shape tuple, raw bytes), in the
+    header's order, "__metadata__" left out."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    n = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8:8 + n])
+    header.pop("__metadata__", None)
+    data = blob[8 + n:]
+    return {name: (e["dtype"], tuple(e["shape"]), data[e["data_offsets"][0]:e["data_offsets"][1]])
+            for name, e in header.items()}
