@@ -7,6 +7,7 @@
 
 #include "attnrt/models/model_spec.h"
 #include "convert/config_metadata.h"
+#include "convert/hf_tokenizer.h"
 #include "host/json_config.h"
 #include "npy/npy.h"
 
@@ -125,7 +126,8 @@ bool PrepareHfConversion(const HfFolderFiles& files, WeightFileWriter* writer,
                                         ArchitectureName(family->arch) + " keys)",
                        &translated, error) ||
       !WriteConfigMetadata(family->arch, translated, writer, error) ||
-      !DeriveConfig(*writer, config, error)) {
+      !DeriveConfig(*writer, config, error) ||
+      !AddHfEosTokens(files, config->vocab_size, writer, error)) {
     return false;
   }
   for (size_t i = 0; i < kHfKeptFileCount; ++i) {

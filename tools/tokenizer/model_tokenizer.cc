@@ -1,0 +1,44 @@
+// LoadModelTokenizer (see model_tokenizer.h).
+#include "tokenizer/model_tokenizer.h"
+
+#include <string_view>
+
+namespace attnrt {
+namespace {
+
+std::string_view StringOf(const WeightFile& file, const char* key, bool* found) {
+  const char* text = nullptr;
+  size_t len = 0;
+  *found = file.GetString(key, &text, &len).ok();
+  return *found ? std::string_view(text, len) : std::string_view();
+}
+
+}  // namespace
+
+bool ModelHasTokenizer(const WeightFile& file) {
+  bool json = false, compact = false;
+  StringOf(file, kHfTokenizerKey, &json);
+  StringOf(file, Tokenizer::kCompactMetadataKey, &compact);
+  return json || compact;
+}
+
+bool LoadModelTokenizer(const WeightFile& file, const std::string& name, Tokenizer* out,
+                        std::string* error) {
+  bool has_json = false, has_compact = false, has_config = false;
+  const std::string_view json = StringOf(file, kHfTokenizerKey, &has_json);
+  const std::string_view compact = StringOf(file, Tokenizer::kCompactMetadataKey, &has_compact);
+  if (has_compact) {
+    bool stale = false;
+    if (Tokenizer::LoadCompact(compact, name, out, &stale, error)) return true;
+    if (!stale || !has_json) return false;
+  }
+  if (!has_json) {
+    *error = name + ": the model has no tokenizer (no \"" + kHfTokenizerKey +
+             "\" metadata; `attnrt convert HF_DIR` keeps the folder's tokenizer.json)";
+    return false;
+  }
+  const std::string_view config = StringOf(file, kHfTokenizerConfigKey, &has_config);
+  return Tokenizer::Load(json, config, name, out, error);
+}
+
+}  // namespace attnrt
