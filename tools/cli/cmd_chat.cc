@@ -75,6 +75,7 @@ void PrintStats(size_t turn, size_t prefill, size_t before, size_t after_prefill
   j["position_after_prefill"] = after_prefill;
   j["reply_tokens"] = r.tokens;
   j["end"] = DecodeEndName(r.end);
+  j["end_token"] = r.stop_token;
   j["prefill_ms"] = prefill_ms;
   j["decode_ms_per_token"] =
       r.decode_steps == 0 ? 0.0 : r.decode_ms / static_cast<double>(r.decode_steps);
@@ -191,9 +192,11 @@ int ChatCommand(const ChatOptions& o) {
                    context, context, r.end == DecodeEnd::kStopToken ? "" : ": the reply was cut");
       return 0;
     }
-    // A reply that ended with its end token: the template's text after it comes next; one cut
-    // by --max-new-tokens: the whole reply end.
-    pending = r.end == DecodeEnd::kStopToken ? AfterEndOfTurn(t) : ReplyEnd(t);
+    // A reply that ended with the template's end token: the template's text after that token
+    // comes next; one cut by --max-new-tokens or ended by another eos id (<|endoftext|>): the
+    // template's whole reply end.
+    pending = r.end == DecodeEnd::kStopToken && r.stop_token == end_id ? AfterEndOfTurn(t)
+                                                                        : ReplyEnd(t);
   }
   return 0;
 }

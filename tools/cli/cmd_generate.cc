@@ -239,7 +239,10 @@ int GenerateCommand(const GenerateOptions& o) {
                workers.Describe().c_str());
   if (o.json) {
     nlohmann::ordered_json j;
-    j["tokens"] = generated;
+    // As Hugging Face's generate returns them: the eos that ended the text included.
+    std::vector<int32_t> all = generated;
+    if (result.end == DecodeEnd::kStopToken) all.push_back(result.stop_token);
+    j["tokens"] = all;
     if (streamed) {
       j["text"] = streamer.released();
     } else if (shown == Shown::kBytes) {
@@ -289,7 +292,7 @@ void AddGenerateCommand(CLI::App& app, int* exit_code) {
   AddChunkOption(cmd, &o->chunk, "prompt + new tokens");
   cmd->add_flag("--json", o->json,
                 "Stream tokens to stderr and print one JSON object on stdout: tokens (the "
-                "generated ids), prefill_ms, decode_ms_per_token, tokens_per_s (decode)");
+                "generated ids, an eos that ended them included), text, end, prefill_ms, decode_ms_per_token, tokens_per_s (decode)");
   cmd->callback([o, exit_code] { *exit_code = GenerateCommand(*o); });
 }
 

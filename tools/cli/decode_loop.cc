@@ -60,6 +60,7 @@ bool DecodeTokens(LmSession* session, size_t vocab, const DecodeRequest& request
     const auto& stops = request.stop_ids;
     if (std::find(stops.begin(), stops.end(), next) != stops.end()) {
       r->end = DecodeEnd::kStopToken;
+      r->stop_token = next;
       if (request.feed_last && session->position() < session->max_seq()) {
         if (!FeedOne(session, next, logits, pool, r, error)) return false;
         r->last_fed = true;

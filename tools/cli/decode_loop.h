@@ -36,6 +36,7 @@ struct DecodeRequest {
 
 struct DecodeResult {
   std::vector<int32_t> tokens;  // the generated ids, a sampled stop id not included
+  int32_t stop_token = -1;      // the stop id that ended it (kStopToken), else -1
   DecodeEnd end = DecodeEnd::kLength;
   bool last_fed = false;  // feed_last was honoured (there was room)
   double decode_ms = 0.0;
