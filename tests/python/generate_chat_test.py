@@ -269,13 +269,43 @@ def generate_cases(ctx, qwen, qwen_dir, qwen_pkg, vocab):
         expect(rc != 0 and "eos_token_id" in err, f"eos outside the vocabulary: {err.strip()}")
         return "two prompts, an empty --stop, an eos id outside the vocabulary"
 
+    def refused_tokenizer():
+        # A tokenizer the engine refuses by name: convert keeps it as JSON with a note, token
+        # ids still generate, text is refused naming the component.
+        pkg = os.path.join(ctx.work, "bert_pkg")
+        os.makedirs(pkg, exist_ok=True)
+        tok = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+               "normalizer": None, "pre_tokenizer": {"type": "BertPreTokenizer"},
+               "post_processor": None, "decoder": None,
+               "model": {"type": "BPE", "dropout": None, "unk_token": None, "fuse_unk": False,
+                         "byte_fallback": False, "vocab": {"a": 0, "b": 1, "ab": 2},
+                         "merges": ["a b"]}}
+        with open(os.path.join(pkg, "tokenizer.json"), "w") as f:
+            json.dump(tok, f)
+        with open(os.path.join(pkg, "tokenizer_config.json"), "w") as f:
+            json.dump({"chat_template": "<|im_start|>"}, f)
+        folder = os.path.join(ctx.work, "bert")
+        write_folder(folder, pkg, 16, [3], seed=2)
+        model = os.path.join(ctx.work, "bert.attnrt")
+        out, err = ctx.ok("convert", folder, "-o", model)
+        expect("BertPreTokenizer" in err and "tokenizer kept" in out,
+               f"convert: {out.strip()} / {err.strip()}")
+        out, err = ctx.ok("generate", model, "--prompt-tokens", "1,2", "--max-new-tokens", "4")
+        expect(len(out.split()) == 4 and "BertPreTokenizer" in err, f"{out!r} / {err.strip()}")
+        rc, _, err = ctx.run("generate", model, "--prompt", "ab")
+        expect(rc != 0 and "BertPreTokenizer" in err, err.strip())
+        rc, _, err = ctx.run("chat", model, stdin=b"ab\n")
+        expect(rc != 0 and "BertPreTokenizer" in err, err.strip())
+        return "kept as JSON; ids generate; --prompt and chat name BertPreTokenizer"
+
     for name, fn in (("convert stores the compact tokenizer and eos ids", stored),
                      ("generate --prompt streams detokenize(ids)", prompt_and_stream),
                      ("generate --prompt against a float64 reference", float64_reference),
                      ("generate stops at an eos id", eos_stop),
                      ("generate --stop", stop_string),
                      ("generate with the bundled byte-level model", byte_model_unchanged),
-                     ("generate refusals", refusals)):
+                     ("generate refusals", refusals),
+                     ("a tokenizer the engine refuses", refused_tokenizer)):
         ctx.check(name, fn)
 
 

@@ -95,6 +95,7 @@ int ChatCommand(const ChatOptions& o) {
   }
   ModelText text;
   if (!LoadModelText(m, o.model, &text, &error)) return ReportError(cmd, error);
+  if (!text.tokenizer_error.empty()) return ReportError(cmd, text.tokenizer_error);
   if (!text.has_tokenizer) {
     return ReportError(cmd, o.model + ": the model has no tokenizer (convert a Hugging Face "
                                       "folder that has tokenizer.json)");

@@ -94,6 +94,10 @@ bool PromptIds(const GenerateOptions& o, const ModelText& text, bool bytes,
     return false;
   }
   if (!o.has_prompt) return ParseTokenList(o.prompt_tokens, ids, error);
+  if (!text.tokenizer_error.empty()) {
+    *error = "--prompt: " + text.tokenizer_error;
+    return false;
+  }
   if (text.has_tokenizer) {
     std::vector<uint32_t> encoded;
     if (!text.tokenizer.Encode(o.prompt, true, &encoded, error)) {
@@ -138,6 +142,10 @@ int GenerateCommand(const GenerateOptions& o) {
   }
   ModelText text;
   if (!LoadModelText(m, path, &text, &error)) return ReportError(cmd, error);
+  if (!text.tokenizer_error.empty() && !o.has_prompt) {
+    std::fprintf(stderr, "generate: note: printing token ids: %s\n",
+                 text.tokenizer_error.c_str());
+  }
   const bool bytes = c.vocab_size == kByteVocab && !text.has_tokenizer;
   const Shown shown = text.has_tokenizer ? Shown::kText : bytes ? Shown::kBytes : Shown::kIds;
   if (!o.stops.empty() && shown == Shown::kIds) {

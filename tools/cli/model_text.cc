@@ -35,8 +35,11 @@ bool LoadModelText(const OpenedModel& m, const std::string& path, ModelText* out
     return false;
   }
   out->eos.assign(ids, ids + count);
-  out->has_tokenizer = ModelHasTokenizer(m.file);
-  return !out->has_tokenizer || LoadModelTokenizer(m.file, path, &out->tokenizer, error);
+  out->has_tokenizer = false;
+  if (ModelHasTokenizer(m.file)) {
+    out->has_tokenizer = LoadModelTokenizer(m.file, path, &out->tokenizer, &out->tokenizer_error);
+  }
+  return true;
 }
 
 bool ReadChatConfig(const OpenedModel& m, const std::string& path, ChatConfig* out,

@@ -13,13 +13,15 @@
 namespace attnrt::cli {
 
 struct ModelText {
-  bool has_tokenizer = false;
+  bool has_tokenizer = false;  // the model has one and it loaded
+  std::string tokenizer_error;  // why the model's tokenizer did not load ("" when it did)
   Tokenizer tokenizer;
   std::vector<int32_t> eos;  // from the model file; empty when it records none
 };
 
-// The tokenizer is loaded when the model has one (has_tokenizer false otherwise); the eos ids
-// always. On failure *error names the file and what is wrong.
+// The eos ids, and the tokenizer when the model has one. A tokenizer that does not load (a
+// component the engine refuses by name) leaves has_tokenizer false and says why in
+// tokenizer_error: token ids still work. On failure (bad eos metadata) *error names the file.
 bool LoadModelText(const OpenedModel& m, const std::string& path, ModelText* out,
                    std::string* error);
 
