@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnrt/models/lm_eos.h"
+#include "convert/hf_tokenizer.h"
 #include "host/json_config.h"
 #include "tokenizer/model_tokenizer.h"
 
@@ -23,6 +24,24 @@ std::string TokenText(const Json& config, const char* key) {
   return std::string();
 }
 
+// A model converted before the eos ids were recorded: the kept folder files say them.
+bool KeptFolderEos(const OpenedModel& m, const std::string& path, ModelText* out,
+                   std::string* error) {
+  HfFolderFiles files;
+  files.dir = path + " (metadata hf.*)";
+  for (const char* name : {"generation_config.json", "config.json"}) {
+    const char* text = nullptr;
+    size_t len = 0;
+    if (m.file.GetString((std::string("hf.") + name).c_str(), &text, &len).ok()) {
+      files.texts[name] = std::string(text, len);
+    }
+  }
+  std::vector<int64_t> ids;
+  if (!HfEosTokens(files, m.model.config.vocab_size, &ids, error)) return false;
+  out->eos.assign(ids.begin(), ids.end());
+  return true;
+}
+
 }  // namespace
 
 bool LoadModelText(const OpenedModel& m, const std::string& path, ModelText* out,
@@ -35,6 +54,10 @@ bool LoadModelText(const OpenedModel& m, const std::string& path, ModelText* out
     return false;
   }
   out->eos.assign(ids, ids + count);
+  int64_t recorded = 0;
+  if (!m.file.GetInt(kEosCountKey, &recorded).ok() && !KeptFolderEos(m, path, out, error)) {
+    return false;
+  }
   out->has_tokenizer = false;
   if (ModelHasTokenizer(m.file)) {
     out->has_tokenizer = LoadModelTokenizer(m.file, path, &out->tokenizer, &out->tokenizer_error);

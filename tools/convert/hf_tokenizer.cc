@@ -49,13 +49,19 @@ bool EosOf(const HfFolderFiles& files, const char* name, size_t vocab, bool* fou
 
 }  // namespace
 
+bool HfEosTokens(const HfFolderFiles& files, size_t vocab, std::vector<int64_t>* ids,
+                 std::string* error) {
+  ids->clear();
+  bool found = false;
+  return EosOf(files, "generation_config.json", vocab, &found, ids, error) &&
+         (found || EosOf(files, "config.json", vocab, &found, ids, error));
+}
+
 bool AddHfEosTokens(const HfFolderFiles& files, size_t vocab, WeightFileWriter* writer,
                     std::string* error) {
   std::vector<int64_t> ids;
-  bool found = false;
-  if (!EosOf(files, "generation_config.json", vocab, &found, &ids, error)) return false;
-  if (!found && !EosOf(files, "config.json", vocab, &found, &ids, error)) return false;
-  if (!found) return true;
+  if (!HfEosTokens(files, vocab, &ids, error)) return false;
+  if (ids.empty()) return true;
   writer->SetInt(kEosCountKey, static_cast<int64_t>(ids.size()));
   for (size_t i = 0; i < ids.size(); ++i) {
     char key[48];

@@ -8,14 +8,20 @@
 // No file I/O and no printing.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "convert/hf_import.h"
 #include "convert/weight_file_writer.h"
 
 namespace attnrt {
 
-// Refuses by name an eos_token_id that is not a token id or a list of them.
+// The eos ids the folder's files give (none when neither says); refuses by name an
+// eos_token_id that is not a token id in [0, vocab) or a list of them.
+bool HfEosTokens(const HfFolderFiles& files, size_t vocab, std::vector<int64_t>* ids,
+                 std::string* error);
+// HfEosTokens as typed metadata.
 bool AddHfEosTokens(const HfFolderFiles& files, size_t vocab, WeightFileWriter* writer,
                     std::string* error);
 
