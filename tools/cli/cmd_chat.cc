@@ -120,8 +120,7 @@ int ChatCommand(const ChatOptions& o) {
   shape.kv_type = KvDtype(o.kv_dtype);
   LmRunner lm;
   if (!StartLm(m.model, shape, pool.workers(), 0, &lm, &error)) return ReportError(cmd, error);
-  std::vector<float> logits(c.vocab_size), probabilities(c.vocab_size);
-  std::vector<uint32_t> order(c.vocab_size);
+  DecodeBuffers buffers(c.vocab_size);
   uint64_t rng = SamplingSeed(o.sampling.seed);
   DecodeRequest request;
   request.stop_ids = text.eos;
@@ -161,7 +160,7 @@ int ChatCommand(const ChatOptions& o) {
     }
     const std::vector<int32_t> ids(encoded.begin(), encoded.end());
     const auto start = std::chrono::steady_clock::now();
-    const Status st = lm.session.Feed(ids.data(), ids.size(), logits.data(), &pool);
+    const Status st = lm.session.Feed(ids.data(), ids.size(), buffers.logits.data(), &pool);
     const double prefill_ms = MsSince(start);
     if (!st.ok()) return ReportStatus(cmd, st);
     request.max_new_tokens = std::min(o.max_new_tokens, context - lm.session.position());
@@ -175,8 +174,7 @@ int ChatCommand(const ChatOptions& o) {
     };
     DecodeResult r;
     std::string rest;
-    if (!DecodeTokens(&lm.session, c.vocab_size, request, logits.data(), probabilities.data(),
-                      order.data(), &pool, on_token, &r, &error) ||
+    if (!DecodeTokens(&lm.session, request, &buffers, &pool, on_token, &r, &error) ||
         !streamer.Finish(&rest, &error)) {
       std::fputc('\n', stdout);
       return ReportError(cmd, "turn " + std::to_string(turn + 1) + ": " + error);

@@ -177,8 +177,7 @@ int GenerateCommand(const GenerateOptions& o) {
   shape.kv_type = KvDtype(o.kv_dtype);
   LmRunner lm;
   if (!StartLm(m.model, shape, pool.workers(), 0, &lm, &error)) return ReportError(cmd, error);
-  std::vector<float> logits(c.vocab_size), probabilities(c.vocab_size);
-  std::vector<uint32_t> order(c.vocab_size);
+  DecodeBuffers buffers(c.vocab_size);
   uint64_t rng = SamplingSeed(o.sampling.seed);
   DecodeRequest request;
   request.max_new_tokens = o.max_new_tokens;
@@ -219,13 +218,12 @@ int GenerateCommand(const GenerateOptions& o) {
     return true;
   };
   const auto start = std::chrono::steady_clock::now();
-  const Status st = lm.session.Feed(prompt.data(), prompt.size(), logits.data(), &pool);
+  const Status st = lm.session.Feed(prompt.data(), prompt.size(), buffers.logits.data(), &pool);
   const double prefill_ms = MsSince(start);
   if (!st.ok()) return ReportStatus(cmd, st);
   DecodeResult result;
   std::string rest;
-  if (!DecodeTokens(&lm.session, c.vocab_size, request, logits.data(), probabilities.data(),
-                    order.data(), &pool, on_token, &result, &error) ||
+  if (!DecodeTokens(&lm.session, request, &buffers, &pool, on_token, &result, &error) ||
       (streamed && !streamer.Finish(&rest, &error))) {
     std::fputc('\n', stream);
     return ReportError(cmd, error);

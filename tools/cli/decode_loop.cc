@@ -35,11 +35,13 @@ const char* DecodeEndName(DecodeEnd end) {
   return "?";
 }
 
-bool DecodeTokens(LmSession* session, size_t vocab, const DecodeRequest& request,
-                  float* logits, float* probabilities, uint32_t* order, ThreadPool* pool,
+bool DecodeTokens(LmSession* session, const DecodeRequest& request, DecodeBuffers* buffers,
+                  ThreadPool* pool,
                   const std::function<bool(int32_t, bool*, std::string*)>& on_token,
                   DecodeResult* r, std::string* error) {
   *r = DecodeResult();
+  const size_t vocab = buffers->logits.size();
+  float* logits = buffers->logits.data();
   while (true) {
     const std::string step = "step " + std::to_string(r->tokens.size());
     // The model file shrank underneath its mapping: these logits came from zero pages.
@@ -56,7 +58,8 @@ bool DecodeTokens(LmSession* session, size_t vocab, const DecodeRequest& request
       return false;
     }
     const int32_t next = static_cast<int32_t>(
-        SampleToken(logits, vocab, request.sampling, request.rng, probabilities, order));
+        SampleToken(logits, vocab, request.sampling, request.rng, buffers->probabilities.data(),
+                    buffers->order.data()));
     const auto& stops = request.stop_ids;
     if (std::find(stops.begin(), stops.end(), next) != stops.end()) {
       r->end = DecodeEnd::kStopToken;

@@ -43,11 +43,17 @@ struct DecodeResult {
   size_t decode_steps = 0;
 };
 
-// `logits` holds the last Feed's logits (vocab floats); probabilities/order are scratch of
-// vocab elements. on_token(id, &stop) returns false with *error to abort. On failure *error
-// says at which step and why.
-bool DecodeTokens(LmSession* session, size_t vocab, const DecodeRequest& request,
-                  float* logits, float* probabilities, uint32_t* order, ThreadPool* pool,
+// The logits a Feed writes and the sampler's scratch, vocab elements each.
+struct DecodeBuffers {
+  explicit DecodeBuffers(size_t vocab) : logits(vocab), probabilities(vocab), order(vocab) {}
+  std::vector<float> logits, probabilities;
+  std::vector<uint32_t> order;
+};
+
+// buffers->logits holds the last Feed's logits. on_token(id, &stop) returns false with *error
+// to abort. On failure *error says at which step and why.
+bool DecodeTokens(LmSession* session, const DecodeRequest& request, DecodeBuffers* buffers,
+                  ThreadPool* pool,
                   const std::function<bool(int32_t, bool*, std::string*)>& on_token,
                   DecodeResult* result, std::string* error);
 
