@@ -220,7 +220,10 @@ int GenerateCommand(const GenerateOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const Status st = lm.session.Feed(prompt.data(), prompt.size(), buffers.logits.data(), &pool);
   const double prefill_ms = MsSince(start);
-  if (!st.ok()) return ReportStatus(cmd, st);
+  if (!st.ok()) {
+    std::fputc('\n', stream);
+    return ReportStatus(cmd, st);
+  }
   DecodeResult result;
   std::string rest;
   if (!DecodeTokens(&lm.session, request, &buffers, &pool, on_token, &result, &error) ||
