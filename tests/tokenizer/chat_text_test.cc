@@ -111,7 +111,15 @@ TEST(ChatTemplate, RecognisesByMarkersAndRefusesByName) {
                                     "<s>", "", &t, &error));
   EXPECT_EQ(t.family, ChatFamily::kPhi3);
   EXPECT_EQ(t.bos, "<s>");
+  // Gemma 2: the same turns, but a system message is an error in its template.
+  ASSERT_TRUE(RecogniseChatTemplate(
+      "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role "
+      "not supported') }}{% endif %}<start_of_turn><end_of_turn>",
+      "<bos>", "", &t, &error));
+  EXPECT_EQ(t.family, ChatFamily::kGemma);
+  EXPECT_FALSE(t.takes_system);
   ASSERT_TRUE(RecogniseChatTemplate("[INST] <<SYS>> [/INST]", "<s>", "</s>", &t, &error));
+  EXPECT_TRUE(t.takes_system);
   EXPECT_EQ(t.family, ChatFamily::kLlama2);
 
   EXPECT_FALSE(RecogniseChatTemplate("{{ messages }}", "", "", &t, &error));

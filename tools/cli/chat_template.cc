@@ -138,6 +138,7 @@ bool RecogniseChatTemplate(const std::string& jinja, const std::string& bos_toke
   *out = NamedChatTemplate(family, bos_token, eos_token);
   if (family == ChatFamily::kPhi3 && Has(jinja, "bos_token")) out->bos = bos_token;
   if (family == ChatFamily::kChatMl) out->default_system = DefaultChatMlSystem(jinja);
+  out->takes_system = !Has(jinja, "System role not supported");
   return true;
 }
 

@@ -8,7 +8,8 @@
 //           trimmed; Llama 3.1's date header and tools are refused by name)
 //   llama2  <s>[INST] <<SYS>>\n...\n<</SYS>>\n\n... [/INST] ... </s>
 //   gemma   <start_of_turn>user\n...<end_of_turn>\n, the system folded into the first user
-//           turn, the assistant's role "model", content trimmed
+//           turn, the assistant's role "model", content trimmed (Gemma 3; Gemma 2's template
+//           refuses a system message, and so does chat)
 //   phi3    <|system|>\n...<|end|>\n<|user|>\n...<|end|>\n<|assistant|>\n
 // Trimming removes ASCII whitespace (Jinja's trim removes Unicode whitespace too).
 #pragma once
@@ -25,6 +26,7 @@ struct ChatTemplate {
   std::string bos;             // the tokenizer's bos_token text where the template writes it
   std::string eos = "</s>";    // the tokenizer's eos_token (llama2 writes it after a reply)
   std::string default_system;  // used when no system message is given (chatml only)
+  bool takes_system = true;    // false: the template raises on a system message (Gemma 2)
 };
 
 struct ChatMessage {

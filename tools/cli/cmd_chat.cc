@@ -102,6 +102,11 @@ int ChatCommand(const ChatOptions& o) {
   }
   ChatTemplate t;
   if (!ChooseTemplate(o, m, o.model, &t, &error)) return ReportError(cmd, error);
+  if (!o.system.empty() && !t.takes_system) {
+    return ReportError(cmd, std::string("--system: the model's ") + ChatFamilyName(t.family) +
+                                " chat template refuses a system message (\"System role not "
+                                "supported\"); leave --system out or give --template");
+  }
   int32_t end_id = 0;
   if (!SingleTokenId(text.tokenizer, EndOfTurnToken(t), &end_id, &error)) {
     return ReportError(cmd, std::string("template ") + ChatFamilyName(t.family) +
