@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
   other = ReadFile(argv[2], &other_bytes);
   if (file == NULL || other == NULL) {
     fprintf(stderr, "cannot read the model files\n");
+    free(file);
+    free(other);
     return 2;
   }
   n_want = ParseIds(argv[4], want, 4096);
