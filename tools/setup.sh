@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
   clang libclang-rt-14-dev
   python3 python3-numpy python3-torch python3-torchvision libopenblas0-pthread python3-matplotlib
+  python3-jinja2
   bible-kjv bible-kjv-text
 )
 

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "attnrt/models/language_model.h"
+#include "attnrt/models/lm_eos.h"
 #include "attnrt/models/model.h"
 #include "attnrt/models/sampling.h"
 #include "attnrt/runtime/checked_math.h"
@@ -30,6 +31,7 @@ static_assert(static_cast<int>(StatusCode::kArenaTooSmall) == ATTNRT_ARENA_TOO_S
 static_assert(static_cast<int>(StatusCode::kBadFile) == ATTNRT_BAD_FILE, "codes");
 static_assert(static_cast<int>(StatusCode::kUnsupported) == ATTNRT_UNSUPPORTED, "codes");
 static_assert(static_cast<int>(StatusCode::kOverflow) == ATTNRT_OVERFLOW, "codes");
+static_assert(static_cast<int>(StatusCode::kBufferTooSmall) == ATTNRT_BUFFER_TOO_SMALL, "codes");
 static_assert(sizeof(attnrt_message{}.text) == Status::kMaxMessage, "message size");
 static_assert(ATTNRT_ARENA_ALIGNMENT == kArenaAlignment, "arena alignment");
 static_assert(static_cast<int>(MaskKind::kBool) == ATTNRT_MASK_BOOL &&
@@ -245,7 +247,9 @@ using namespace attnrt;
 extern "C" {
 
 const char* attnrt_status_name(attnrt_status status) {
-  if (static_cast<int>(status) < 0 || static_cast<int>(status) > ATTNRT_OVERFLOW) return "unknown";
+  if (static_cast<int>(status) < 0 || static_cast<int>(status) > ATTNRT_BUFFER_TOO_SMALL) {
+    return "unknown";
+  }
   return StatusCodeName(static_cast<StatusCode>(status));
 }
 
@@ -350,6 +354,24 @@ size_t attnrt_lm_vocab(const attnrt_model* m) {
   const ModelImpl* impl = OpenImpl(const_cast<attnrt_model*>(m));
   if (impl == nullptr || !ArchitectureIsLanguageModel(impl->model.config.arch)) return 0;
   return impl->model.config.vocab_size;
+}
+
+attnrt_status attnrt_lm_eos(const attnrt_model* cm, int32_t* ids, size_t capacity,
+                            size_t* count) {
+  attnrt_model* m = const_cast<attnrt_model*>(cm);  // only the message changes
+  ModelImpl* impl = OpenImpl(m);
+  if (impl == nullptr) return Impl(m) ? Impl(m)->Fail(NotOpen()) : ATTNRT_INVALID_ARGUMENT;
+  if (count == nullptr || (ids == nullptr && capacity != 0)) {
+    return impl->Fail(Status::Error(StatusCode::kInvalidArgument,
+                                    "count is NULL, or ids is NULL with capacity %z", capacity));
+  }
+  *count = 0;
+  if (!ArchitectureIsLanguageModel(impl->model.config.arch)) {
+    return impl->Fail(Status::Error(StatusCode::kInvalidArgument,
+                                    "the model is not a language model: it has no eos ids"));
+  }
+  const Status s = LmEosTokens(impl->file, impl->model.config.vocab_size, ids, capacity, count);
+  return s.ok() ? ATTNRT_OK : impl->Fail(s);
 }
 
 attnrt_status attnrt_lm_plan(const attnrt_model* cm, size_t max_seq, size_t* arena_bytes) {

@@ -62,6 +62,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kBadFile: return "bad file";
     case StatusCode::kUnsupported: return "unsupported";
     case StatusCode::kOverflow: return "size overflow";
+    case StatusCode::kBufferTooSmall: return "buffer too small";
   }
   return "unknown";
 }

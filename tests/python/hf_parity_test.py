@@ -63,6 +63,7 @@ with skip_without_modules():
 
 import attnrt_cli  # noqa: E402
 from activation_rounding import INTEGER_ACTIVATION_TYPES, round_activations  # noqa: E402
+from json_find import find_key  # noqa: E402
 
 TOLERANCE = 1e-4
 NEAR_TIE = 1e-4
@@ -296,23 +297,6 @@ def typed_case(ctx, stats, name, weight_type):
             f"{effect / scale:.2g}; project limit {limit}); against the reference on "
             f"FORMAT.md's rounding {err_q / scale:.2g}"
             f"{' (the same rounding)' if documented else ''}; {note}")
-
-
-def find_key(value, key):
-    """The value stored under `key` anywhere in a JSON value (dicts and lists), or None."""
-    if isinstance(value, dict):
-        if key in value:
-            return value[key]
-        items = value.values()
-    elif isinstance(value, list):
-        items = value
-    else:
-        return None
-    for item in items:
-        found = find_key(item, key)
-        if found is not None:
-            return found
-    return None
 
 
 def tokenizer_case(ctx, stats, name, index):

@@ -18,6 +18,7 @@
 #include "convert/gguf_import.h"
 #include "convert/hf_folder.h"
 #include "convert/hf_import.h"
+#include "convert/hf_tokenizer.h"
 #include "cli/weight_dtype_option.h"
 #include "convert/tensor_encoding.h"
 #include "convert/weight_file_writer.h"
@@ -158,6 +159,13 @@ int ConvertHfFolder(const ConvertOptions& o, WeightType matrix_type) {
       !PrepareHfConversion(files, &writer, &config, &import, &error)) {
     return ReportError(cmd, error);
   }
+  // A tokenizer the engine refuses stays as the folder's JSON (tokenize names the refusal):
+  // the weights still convert for --prompt-tokens.
+  bool compiled = files.texts.count("tokenizer.json") != 0;
+  if (compiled && !AddCompactTokenizer(files, &writer, &error)) {
+    std::fprintf(stderr, "convert: note: tokenizer kept as JSON only: %s\n", error.c_str());
+    compiled = false;
+  }
   // Every file of the folder that was read is an input --out must not name (-o
   // DIR/model.safetensors would replace the weights it was made from).
   std::vector<std::string> read = {o.weights + "/model.safetensors.index.json"};
@@ -178,7 +186,8 @@ int ConvertHfFolder(const ConvertOptions& o, WeightType matrix_type) {
   std::printf("convert: %s (%s), %zu layer(s), %s -> %s (%zu tensors, matrices as %s%s)\n",
               import.family->architecture, ArchitectureName(config.arch), config.num_layers,
               o.weights.c_str(), o.out.c_str(), tensors, WeightTypeName(matrix_type),
-              files.texts.count("tokenizer.json") ? ", tokenizer kept" : "");
+              compiled ? ", tokenizer kept and compiled"
+                       : files.texts.count("tokenizer.json") ? ", tokenizer kept" : "");
   return 0;
 }
 

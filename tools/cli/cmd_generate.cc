@@ -4,8 +4,11 @@
 // session); each generated token is fed back as one decode step over the KV
 // cache. The cache holds exactly prompt + max_new_tokens positions, so what
 // would pass the model's max_seq_len is refused before any work. Tokens stream
-// as they are produced: raw bytes for a byte-level model (vocab 256), ids
+// as they are produced: text for a model with a tokenizer (--prompt is encoded
+// with it, special tokens added as Hugging Face does; decoded text is released
+// whole, cli/text_streamer.h), raw bytes for a byte-level model (vocab 256), ids
 // otherwise; with --json they go to stderr and stdout holds one JSON object.
+// Generation stops at the model's eos ids and at a --stop string (not printed).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,13 +19,16 @@
 #include "attnrt/kernels/linear.h"
 #include "attnrt/models/sampling.h"
 #include "cli/chunk_option.h"
+#include "cli/decode_loop.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
-#include "host/mapping_guard.h"
 #include "cli/lm_runner.h"
 #include "cli/model_file.h"
+#include "cli/model_text.h"
 #include "cli/option_checks.h"
+#include "cli/text_streamer.h"
+#include "cli/sampling_option.h"
 #include "cli/thread_option.h"
 #include "host/thread_pool.h"
 
@@ -33,13 +39,11 @@ constexpr size_t kByteVocab = 256;  // a byte-level model: token = byte
 
 struct GenerateOptions {
   std::string model, prompt_tokens, prompt;
+  std::vector<std::string> stops;
   std::string kv_dtype = "f32";
   bool has_prompt = false;
   size_t max_new_tokens = 64;
-  float temperature = 0.0f;
-  size_t top_k = 0;
-  float top_p = 1.0f;
-  uint64_t seed = 0;
+  SamplingOptions sampling;
   size_t threads = 0;
   size_t chunk = 0;  // tokens per pass; 0: the session's default
   bool json = false;
@@ -78,9 +82,46 @@ bool ParseTokenList(const std::string& text, std::vector<int64_t>* ids, std::str
   return true;
 }
 
-double MsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
+// How generated tokens are shown.
+enum class Shown { kText, kBytes, kIds };
+
+// The prompt's ids: --prompt-tokens as given, --prompt encoded by the model's tokenizer (or
+// byte by byte for a byte-level model without one).
+bool PromptIds(const GenerateOptions& o, const ModelText& text, bool bytes,
+               std::vector<int64_t>* ids, std::string* error) {
+  if (o.has_prompt == !o.prompt_tokens.empty()) {
+    *error = "give exactly one of --prompt TEXT and --prompt-tokens 1,2,3";
+    return false;
+  }
+  if (!o.has_prompt) return ParseTokenList(o.prompt_tokens, ids, error);
+  if (!text.tokenizer_error.empty()) {
+    *error = "--prompt: " + text.tokenizer_error;
+    return false;
+  }
+  if (text.has_tokenizer) {
+    std::vector<uint32_t> encoded;
+    if (!text.tokenizer.Encode(o.prompt, true, &encoded, error)) {
+      *error = "--prompt: " + *error;
+      return false;
+    }
+    if (encoded.empty()) {
+      *error = "--prompt is empty and the tokenizer adds no token: give some text";
+      return false;
+    }
+    ids->assign(encoded.begin(), encoded.end());
+    return true;
+  }
+  if (!bytes) {
+    *error = "--prompt needs a model with a tokenizer (convert a Hugging Face folder that has "
+             "tokenizer.json) or a byte-level model (vocab 256): give --prompt-tokens";
+    return false;
+  }
+  if (o.prompt.empty()) {
+    *error = "--prompt is empty: give at least one byte";
+    return false;
+  }
+  for (unsigned char ch : o.prompt) ids->push_back(ch);
+  return true;
 }
 
 int GenerateCommand(const GenerateOptions& o) {
@@ -99,21 +140,23 @@ int GenerateCommand(const GenerateOptions& o) {
     return ReportError(cmd, std::string(ArchitectureName(c.arch)) +
                                 " is not a language model (generate runs llama models)");
   }
-  const bool bytes = c.vocab_size == kByteVocab;
+  ModelText text;
+  if (!LoadModelText(m, path, &text, &error)) return ReportError(cmd, error);
+  if (!text.tokenizer_error.empty() && !o.has_prompt) {
+    std::fprintf(stderr, "generate: note: printing token ids: %s\n",
+                 text.tokenizer_error.c_str());
+  }
+  const bool bytes = c.vocab_size == kByteVocab && !text.has_tokenizer;
+  const Shown shown = text.has_tokenizer ? Shown::kText : bytes ? Shown::kBytes : Shown::kIds;
+  if (!o.stops.empty() && shown == Shown::kIds) {
+    return ReportError(cmd, "--stop needs text: this model has no tokenizer and is not "
+                            "byte-level");
+  }
+  for (const std::string& stop : o.stops) {
+    if (stop.empty()) return ReportError(cmd, "--stop: an empty string would stop at once");
+  }
   std::vector<int64_t> ids;
-  if (o.has_prompt == !o.prompt_tokens.empty()) {
-    return ReportError(cmd, "give exactly one of --prompt TEXT and --prompt-tokens 1,2,3");
-  }
-  if (o.has_prompt) {
-    if (!bytes) {
-      return ReportError(cmd, "--prompt needs a byte-level model (vocab 256); this one has vocab " +
-                                  std::to_string(c.vocab_size) + ": give --prompt-tokens");
-    }
-    if (o.prompt.empty()) return ReportError(cmd, "--prompt is empty: give at least one byte");
-    for (unsigned char ch : o.prompt) ids.push_back(ch);
-  } else if (!ParseTokenList(o.prompt_tokens, &ids, &error)) {
-    return ReportError(cmd, error);
-  }
+  if (!PromptIds(o, text, bytes, &ids, &error)) return ReportError(cmd, error);
   std::vector<int32_t> prompt;
   if (!TokenIds(ids, ids.size(), c.vocab_size, &prompt, &error)) {
     return ReportError(cmd, "prompt: " + error);
@@ -134,84 +177,96 @@ int GenerateCommand(const GenerateOptions& o) {
   shape.kv_type = KvDtype(o.kv_dtype);
   LmRunner lm;
   if (!StartLm(m.model, shape, pool.workers(), 0, &lm, &error)) return ReportError(cmd, error);
-  std::vector<float> logits(c.vocab_size), probabilities(c.vocab_size);
-  std::vector<uint32_t> order(c.vocab_size);
-  SamplingParams sampling;
-  sampling.temperature = o.temperature;
-  sampling.top_k = o.top_k;
-  sampling.top_p = o.top_p;
-  uint64_t rng = SamplingSeed(o.seed);
+  DecodeBuffers buffers(c.vocab_size);
+  uint64_t rng = SamplingSeed(o.sampling.seed);
+  DecodeRequest request;
+  request.max_new_tokens = o.max_new_tokens;
+  request.stop_ids = text.eos;
+  request.sampling = o.sampling.params();
+  request.rng = &rng;
 
   std::FILE* stream = ProseStream(o.json);
-  if (bytes) {
+  if (shown != Shown::kIds) {
     std::fwrite(o.prompt.data(), 1, o.prompt.size(), stream);
     std::fflush(stream);
   }
-  auto start = std::chrono::steady_clock::now();
-  Status st = lm.session.Feed(prompt.data(), prompt.size(), logits.data(), &pool);
-  const double prefill_ms = MsSince(start);
-  std::vector<int32_t> generated;
-  double decode_ms = 0.0;
-  size_t decode_steps = 0;
-  while (st.ok() && generated.size() < o.max_new_tokens) {
-    // The model file shrank underneath its mapping: these logits came from zero pages.
-    std::string why;
-    if (!MappedInputsIntact(&why)) {
-      std::fputc('\n', stream);
-      return ReportError(cmd, "step " + std::to_string(generated.size()) + ": " + why);
-    }
-    // A broken model (or cache) gives logits nothing can be chosen from: say at which step.
-    const Status finite = CheckLogits(logits.data(), c.vocab_size);
-    if (!finite.ok()) {
-      std::fputc('\n', stream);
-      return ReportError(cmd, "step " + std::to_string(generated.size()) + " (" +
-                                  (generated.empty() ? "after the prompt" : "a generated token") +
-                                  "): " + finite.message());
-    }
-    const int32_t next = static_cast<int32_t>(SampleToken(
-        logits.data(), c.vocab_size, sampling, &rng, probabilities.data(), order.data()));
-    generated.push_back(next);
-    if (bytes) {
+  // Text (and bytes under --stop) is released through the streamer; plain bytes and ids as
+  // they come, as before.
+  TextStreamer streamer(
+      [&](const std::vector<uint32_t>& all, std::string* out, std::string* why) {
+        if (shown == Shown::kBytes) {
+          out->assign(all.begin(), all.end());
+          return true;
+        }
+        return text.tokenizer.Decode(all, false, out, why);
+      },
+      o.stops);
+  const bool streamed = shown == Shown::kText || !o.stops.empty();
+  size_t count = 0;
+  auto on_token = [&](int32_t next, bool* stop, std::string* why) {
+    ++count;
+    if (streamed) {
+      std::string more;
+      if (!streamer.Push(static_cast<uint32_t>(next), &more, stop, why)) return false;
+      std::fwrite(more.data(), 1, more.size(), stream);
+    } else if (shown == Shown::kBytes) {
       std::fputc(next, stream);
     } else {
-      std::fprintf(stream, "%s%d", generated.size() == 1 ? "" : " ", next);
+      std::fprintf(stream, "%s%d", count == 1 ? "" : " ", next);
     }
     std::fflush(stream);
-    if (generated.size() == o.max_new_tokens) break;  // the last token is never fed
-    start = std::chrono::steady_clock::now();
-    st = lm.session.Feed(&next, 1, logits.data(), &pool);
-    decode_ms += MsSince(start);
-    ++decode_steps;
+    return true;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const Status st = lm.session.Feed(prompt.data(), prompt.size(), buffers.logits.data(), &pool);
+  const double prefill_ms = MsSince(start);
+  if (!st.ok()) {
+    std::fputc('\n', stream);
+    return ReportStatus(cmd, st);
   }
+  DecodeResult result;
+  std::string rest;
+  if (!DecodeTokens(&lm.session, request, &buffers, &pool, on_token, &result, &error) ||
+      (streamed && !streamer.Finish(&rest, &error))) {
+    std::fputc('\n', stream);
+    return ReportError(cmd, error);
+  }
+  std::fwrite(rest.data(), 1, rest.size(), stream);
   std::fputc('\n', stream);
   std::fflush(stream);
-  if (!st.ok()) return ReportStatus(cmd, st);
 
-  const double ms_per_token = decode_steps == 0 ? 0.0 : decode_ms / static_cast<double>(decode_steps);
+  const std::vector<int32_t>& generated = result.tokens;
+  const double ms_per_token =
+      result.decode_steps == 0 ? 0.0 : result.decode_ms / static_cast<double>(result.decode_steps);
   std::FILE* prose = stderr;  // timing is prose: it never mixes with the streamed text on stdout
   std::fprintf(prose,
-               "generate: %zu prompt tokens, %zu new; prefill %.2f ms (%.0f tokens/s), decode "
-               "%.3f ms/token (%.1f tokens/s), linear %s; %s\n",
-               prompt.size(), generated.size(), prefill_ms,
+               "generate: %zu prompt tokens, %zu new (end: %s); prefill %.2f ms (%.0f tokens/s), "
+               "decode %.3f ms/token (%.1f tokens/s), linear %s; %s\n",
+               prompt.size(), generated.size(), DecodeEndName(result.end), prefill_ms,
                prefill_ms > 0 ? 1000.0 * static_cast<double>(prompt.size()) / prefill_ms : 0.0,
                ms_per_token, ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0, LinearIsa(),
                workers.Describe().c_str());
   if (o.json) {
     nlohmann::ordered_json j;
-    j["tokens"] = generated;
-    if (bytes) {
-      std::string text(generated.begin(), generated.end());
+    // As Hugging Face's generate returns them: the eos that ended the text included.
+    std::vector<int32_t> all = generated;
+    if (result.end == DecodeEnd::kStopToken) all.push_back(result.stop_token);
+    j["tokens"] = all;
+    if (streamed) {
+      j["text"] = streamer.released();
+    } else if (shown == Shown::kBytes) {
       // Bytes that are not valid UTF-8 are replaced rather than failing the dump.
-      j["text"] = text;
+      j["text"] = std::string(generated.begin(), generated.end());
     }
+    j["end"] = DecodeEndName(result.end);
     j["prompt_tokens"] = prompt.size();
     j["prefill_ms"] = prefill_ms;
     j["decode_ms_per_token"] = ms_per_token;
     j["tokens_per_s"] = ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0;
     j["threads"] = pool.workers();
     AddThreadsJson(workers, &j);
-    j["temperature"] = o.temperature;
-    j["seed"] = o.seed;
+    j["temperature"] = o.sampling.temperature;
+    j["seed"] = o.sampling.seed;
     std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
   }
   return 0;
@@ -222,37 +277,31 @@ int GenerateCommand(const GenerateOptions& o) {
 void AddGenerateCommand(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<GenerateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "generate", "Generate tokens (or text, for a byte-level model) from a language model");
+      "generate",
+      "Generate text from a language model (token ids for a model without a tokenizer)");
   cmd->add_option("model", o->model,
-                  "Converted language model (llama); default: the bundled byte-level model "
-                  "(models/lm, converted by the build)");
+                  "Converted language model (its tokenizer, kept by `attnrt convert HF_DIR`, "
+                  "encodes --prompt and decodes the output); default: the bundled byte-level "
+                  "model (models/lm, converted by the build)");
   cmd->add_option("--prompt-tokens", o->prompt_tokens, "Prompt as token ids: 1,2,3");
   cmd->add_option("--prompt", o->prompt,
-                  "Prompt text, for byte-level models (vocab 256: one token per byte)")
+                  "Prompt text, encoded by the model's tokenizer with its special tokens (BOS) "
+                  "as Hugging Face adds them; a byte-level model takes one token per byte")
       ->each([o](const std::string&) { o->has_prompt = true; });
   cmd->add_option("--max-new-tokens", o->max_new_tokens, "Tokens to generate")
       ->capture_default_str()
       ->check(WholeNumber(1, kMaxDim));
-  cmd->add_option("--temperature", o->temperature,
-                  "Sampling temperature; 0 is greedy (argmax)")
-      ->capture_default_str()
-      ->check(FiniteNumber(0.0, 100.0));
-  cmd->add_option("--top-k", o->top_k, "Sample among the k most likely tokens (0: all)")
-      ->capture_default_str()
-      ->check(WholeNumber(0, kMaxDim));
-  cmd->add_option("--top-p", o->top_p,
-                  "Nucleus sampling: the fewest most likely tokens whose probability reaches p")
-      ->capture_default_str()
-      ->check(FiniteNumber(1e-6, 1.0));
-  cmd->add_option("--seed", o->seed, "Random seed for sampling")
-      ->capture_default_str()
-      ->check(WholeNumber(0, UINT64_MAX));
+  AddSamplingOptions(cmd, &o->sampling);
+  cmd->add_option("--stop", o->stops,
+                  "Stop when the generated text contains this string (not printed); repeatable")
+      ->take_all()
+      ->allow_extra_args(false);
   AddThreadsOption(*cmd, &o->threads);
   AddKvDtypeOption(cmd, &o->kv_dtype, "attention reads it widened");
   AddChunkOption(cmd, &o->chunk, "prompt + new tokens");
   cmd->add_flag("--json", o->json,
                 "Stream tokens to stderr and print one JSON object on stdout: tokens (the "
-                "generated ids), prefill_ms, decode_ms_per_token, tokens_per_s (decode)");
+                "generated ids, an eos that ended them included), text, end, prefill_ms, decode_ms_per_token, tokens_per_s (decode)");
   cmd->callback([o, exit_code] { *exit_code = GenerateCommand(*o); });
 }
 

@@ -18,6 +18,7 @@ void AddDemoCommand(CLI::App& app, int* exit_code);
 void AddBenchCommand(CLI::App& app, int* exit_code);
 void AddGenerateCommand(CLI::App& app, int* exit_code);
 void AddTokenizeCommand(CLI::App& app, int* exit_code);
+void AddChatCommand(CLI::App& app, int* exit_code);
 void AddDetokenizeCommand(CLI::App& app, int* exit_code);
 // `bench lm`, registered under `bench` by AddBenchCommand.
 void AddBenchLmCommand(CLI::App& bench, int* exit_code);

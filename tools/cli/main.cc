@@ -62,6 +62,7 @@ int Main(int argc, char** argv) {
   attnrt::cli::AddRunCommand(app, &exit_code);
   attnrt::cli::AddGenerateCommand(app, &exit_code);
   attnrt::cli::AddTokenizeCommand(app, &exit_code);
+  attnrt::cli::AddChatCommand(app, &exit_code);
   attnrt::cli::AddDetokenizeCommand(app, &exit_code);
   attnrt::cli::AddInspectCommand(app, &exit_code);
   attnrt::cli::AddPlanCommand(app, &exit_code);

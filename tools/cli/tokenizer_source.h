@@ -1,11 +1,8 @@
 // Where `attnrt tokenize` / `detokenize` get their tokenizer: a converted model file, a
 // tokenizer.json (with the tokenizer_config.json beside it, as transformers' AutoTokenizer
-// reads the folder), or a Hugging Face folder holding them. In a model file the compact form
-// (metadata "tokenizer.compact", Tokenizer::Compile) is read when present, else the
-// "hf.tokenizer.json" and "hf.tokenizer_config.json" metadata that `attnrt convert HF_DIR`
-// keeps byte for byte; a compact form from another attnrt version falls back to those. A model
-// converted from a GGUF file has llama.cpp's tokenizer as metadata "gguf.tokenizer"
-// (Tokenizer::LoadGguf), which `convert` also keeps as the compact form.
+// reads the folder), or a Hugging Face folder holding them. A model file's tokenizer is read by
+// LoadModelTokenizer (tokenizer/model_tokenizer.h), as everywhere else: the compact form, else
+// the Hugging Face folder's tokenizer.json or a GGUF file's tokenizer metadata.
 #pragma once
 
 #include <string>

@@ -7,6 +7,7 @@
 
 #include "attnrt/models/model_spec.h"
 #include "convert/config_metadata.h"
+#include "convert/hf_tokenizer.h"
 #include "host/json_config.h"
 #include "host/with_path.h"
 #include "npy/npy.h"
@@ -130,6 +131,9 @@ bool PrepareHfConversion(const HfFolderFiles& files, WeightFileWriter* writer,
   }
   if (!DeriveConfig(*writer, config, error)) {  // the runtime's checks name no file
     *error = WithPath(as_ours, *error);
+    return false;
+  }
+  if (!AddHfEosTokens(files, config->vocab_size, writer, error)) {
     return false;
   }
   for (size_t i = 0; i < kHfKeptFileCount; ++i) {

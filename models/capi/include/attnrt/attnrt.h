@@ -29,7 +29,8 @@ typedef enum attnrt_status {
   ATTNRT_ARENA_TOO_SMALL = 3,  /* the caller's arena cannot hold the plan */
   ATTNRT_BAD_FILE = 4,         /* a weight file failed validation */
   ATTNRT_UNSUPPORTED = 5,      /* valid request this model, kernel or build cannot serve */
-  ATTNRT_OVERFLOW = 6          /* a size computation overflowed size_t */
+  ATTNRT_OVERFLOW = 6,         /* a size computation overflowed size_t */
+  ATTNRT_BUFFER_TOO_SMALL = 7  /* an output buffer is too small; the call reports the size */
 } attnrt_status;
 
 /* "ok", "invalid argument", ... for a code (never NULL). */
@@ -113,6 +114,14 @@ attnrt_status attnrt_model_run(attnrt_model* m, const float* x, size_t batch, si
 
 /* Vocabulary size; 0 when m is not a language model. */
 size_t attnrt_lm_vocab(const attnrt_model* m);
+
+/* The model's end-of-sequence token ids, as `attnrt convert HF_DIR` records them
+ * (generation_config.json's eos_token_id, else config.json's): writes up to capacity of them
+ * to ids (may be NULL when capacity is 0) and the number the model has to *count (0 when it
+ * records none). ATTNRT_BUFFER_TOO_SMALL when *count > capacity (ids holds the first
+ * capacity); ATTNRT_INVALID_ARGUMENT when m is not a language model. */
+attnrt_status attnrt_lm_eos(const attnrt_model* m, int32_t* ids, size_t capacity,
+                            size_t* count);
 
 /* How a session stores its KV cache (the same codes as the weight file's types).
  * f16 halves the cache, q8 (int8 with one f32 scale per row of head_dim values)

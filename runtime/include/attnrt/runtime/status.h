@@ -20,6 +20,7 @@ enum class StatusCode : uint8_t {
   kBadFile,          // a weight file failed validation
   kUnsupported,      // valid request the chosen kernel or build cannot serve
   kOverflow,         // a size computation overflowed size_t
+  kBufferTooSmall,   // a caller's output buffer cannot hold the result (the size is reported)
 };
 
 const char* StatusCodeName(StatusCode code);
