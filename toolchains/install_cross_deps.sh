@@ -39,7 +39,17 @@ host_pkgs=(
   cmake
 )
 # Libraries the hosted build finds with find_package, for each foreign architecture.
-foreign_libs=(libhwy-dev libgtest-dev libbenchmark-dev libxsimd-dev libpcre2-dev libicu-dev)
+foreign_libs=(libhwy-dev libgtest-dev libbenchmark-dev libxsimd-dev)
+# The tokenizer's PCRE2 and ICU: wanted, not required. Their -dev packages pull in the foreign
+# libc6-dev, which is Multi-Arch: same and must match the host's version exactly; a mirror in
+# mid-sync can make that impossible (seen: linux-libc-dev 6.1.187 amd64 vs 6.1.176 arm64).
+# Without them the cross build has a tokenizer that refuses by name and leaves its tests out
+# (tools/tokenizer/CMakeLists.txt); everything else is built and tested as before.
+tokenizer_libs=(libpcre2-dev libicu-dev)
+install_tokenizer_libs() {  # $1 = dpkg architecture
+  apt_install_missing "${tokenizer_libs[@]/%/:$1}" ||
+    echo "install_cross_deps: warning: no PCRE2/ICU for $1; its cross build will have no tokenizer" >&2
+}
 
 source "$(dirname "$0")/../tools/apt_install.sh"
 
@@ -65,11 +75,13 @@ apt_install_missing "${host_pkgs[@]}"
 
 # AArch64: required.
 apt_install_missing "${foreign_libs[@]/%/:arm64}"
+install_tokenizer_libs arm64
 
 # 32-bit ARM hard-float: only where Debian ships Highway for armhf (bookworm does).
 if [ "$want_armhf_libs" -eq 1 ]; then
   if apt_is_installed libhwy-dev:armhf || { apt_update_once; has_candidate libhwy-dev:armhf; }; then
     apt_install_missing "${foreign_libs[@]/%/:armhf}"
+    install_tokenizer_libs armhf
   else
     echo "install_cross_deps: note: libhwy-dev:armhf is not available; skipping armhf libraries"
   fi
