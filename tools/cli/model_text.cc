@@ -65,12 +65,50 @@ bool LoadModelText(const OpenedModel& m, const std::string& path, ModelText* out
   return true;
 }
 
+namespace {
+
+// The text of token `id_key`'s id in a GGUF tokenizer's token list ("" when either is absent).
+std::string GgufTokenText(const Json& tokenizer, const char* id_key) {
+  const auto id = tokenizer.find(id_key);
+  const auto tokens = tokenizer.find("tokenizer.ggml.tokens");
+  if (id == tokenizer.end() || !id->is_number_unsigned() || tokens == tokenizer.end() ||
+      !tokens->is_array() || id->get<uint64_t>() >= tokens->size()) {
+    return "";
+  }
+  const Json& token = (*tokens)[id->get<uint64_t>()];
+  return token.is_string() ? token.get<std::string>() : "";
+}
+
+// A model converted from a GGUF file: tokenizer.chat_template and the bos / eos token texts of
+// the tokenizer metadata `attnrt convert` keeps (gguf.tokenizer).
+bool ReadGgufChatConfig(const OpenedModel& m, const std::string& path, ChatConfig* out,
+                        std::string* error) {
+  const char* text = nullptr;
+  size_t len = 0;
+  if (!m.file.GetString(Tokenizer::kGgufMetadataKey, &text, &len).ok()) return true;
+  Json tokenizer;
+  if (!ParseJson(text, len, path + " (" + Tokenizer::kGgufMetadataKey + ")", 64, &tokenizer,
+                 error)) {
+    return false;
+  }
+  if (!tokenizer.is_object()) return true;
+  const auto chat = tokenizer.find("tokenizer.chat_template");
+  if (chat != tokenizer.end() && chat->is_string()) out->chat_template = chat->get<std::string>();
+  out->bos_token = GgufTokenText(tokenizer, "tokenizer.ggml.bos_token_id");
+  out->eos_token = GgufTokenText(tokenizer, "tokenizer.ggml.eos_token_id");
+  return true;
+}
+
+}  // namespace
+
 bool ReadChatConfig(const OpenedModel& m, const std::string& path, ChatConfig* out,
                     std::string* error) {
   *out = ChatConfig();
   const char* text = nullptr;
   size_t len = 0;
-  if (!m.file.GetString(kHfTokenizerConfigKey, &text, &len).ok()) return true;
+  if (!m.file.GetString(kHfTokenizerConfigKey, &text, &len).ok()) {
+    return ReadGgufChatConfig(m, path, out, error);
+  }
   Json config;
   if (!ParseJson(text, len, path + " (" + kHfTokenizerConfigKey + ")", 64, &config, error)) {
     return false;

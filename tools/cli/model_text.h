@@ -26,7 +26,8 @@ bool LoadModelText(const OpenedModel& m, const std::string& path, ModelText* out
                    std::string* error);
 
 // tokenizer_config.json's chat_template, bos_token and eos_token ("" when absent; a token
-// given as {"content": ...} is read from it).
+// given as {"content": ...} is read from it); for a model converted from a GGUF file,
+// tokenizer.chat_template and the texts of tokenizer.ggml.bos/eos_token_id.
 struct ChatConfig {
   std::string chat_template, bos_token, eos_token;
 };

@@ -8,6 +8,7 @@
 // attention scale, Phi-3's disabled sliding window, Llama 3's rope_freqs.
 #include "convert/gguf_import.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +21,7 @@
 #include "attnrt/kernels/weight_q4_0.h"
 #include "attnrt/models/model_spec.h"
 #include "convert/config_metadata.h"
+#include "convert/eos_metadata.h"
 #include "convert/gguf_dequant.h"
 #include "convert/tensor_encoding.h"
 #include "host/json_config.h"
@@ -493,11 +495,34 @@ bool GgufTokenizerJson(const GgufFile& gguf, const std::string& source, std::str
 
 namespace {
 
-// The tokenizer.* keys as one JSON object, and "source".
+// llama.cpp ends a generation at the end-of-generation ids the file names (eos, eot, eom);
+// attnrt's generate and chat stop at the same ones (lm_eos.h).
+bool KeepEosIds(const ConfigContext& c, WeightFileWriter* writer, std::string* error) {
+  const uint64_t vocab = c.ours.at("vocab_size").get<uint64_t>();
+  std::vector<int64_t> ids;
+  for (const char* key : {"tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id",
+                          "tokenizer.ggml.eom_token_id"}) {
+    const GgufValue* v = c.gguf.Find(key);
+    if (v == nullptr) continue;
+    uint64_t id = 0;
+    if (!v->AsUInt(&id) || id >= vocab) {
+      return Fail(error, c.where + ": " + key + " " + v->Describe() +
+                             " is not a token id in [0, " + std::to_string(vocab) + ")");
+    }
+    if (std::find(ids.begin(), ids.end(), static_cast<int64_t>(id)) == ids.end()) {
+      ids.push_back(static_cast<int64_t>(id));
+    }
+  }
+  WriteEosTokenIds(ids, writer);
+  return true;
+}
+
+// The tokenizer.* keys as one JSON object, the eos ids, and "source".
 bool KeepMetadata(const ConfigContext& c, WeightFileWriter* writer, std::string* error) {
   std::string tokenizer;
   if (!GgufTokenizerJson(c.gguf, c.where, &tokenizer, error)) return false;
   if (!tokenizer.empty()) writer->SetString("gguf.tokenizer", tokenizer);
+  if (!KeepEosIds(c, writer, error)) return false;
   std::string name;
   if (const GgufValue* v = c.gguf.Find("general.name")) v->AsString(&name);
   writer->SetString("source", "GGUF " + c.arch + " file (version " +

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "attnrt/models/lm_eos.h"
+#include "convert/eos_metadata.h"
 #include "host/json_config.h"
 #include "tokenizer/tokenizer.h"
 
@@ -61,13 +62,7 @@ bool AddHfEosTokens(const HfFolderFiles& files, size_t vocab, WeightFileWriter* 
                     std::string* error) {
   std::vector<int64_t> ids;
   if (!HfEosTokens(files, vocab, &ids, error)) return false;
-  if (ids.empty()) return true;
-  writer->SetInt(kEosCountKey, static_cast<int64_t>(ids.size()));
-  for (size_t i = 0; i < ids.size(); ++i) {
-    char key[48];
-    EosIdKey(i, key, sizeof(key));
-    writer->SetInt(key, ids[i]);
-  }
+  WriteEosTokenIds(ids, writer);
   return true;
 }
 
