@@ -139,6 +139,9 @@ def cases():
         w.add("llama.vocab_size", W.U32, 999)
     yield "vocab_size", llama(mismatched_vocab), [], "llama.vocab_size (999) differs"
     yield "--config with GGUF", good, ["--config", "x.json"], "leave out --config and --arch"
+    # No GGUF magic and no safetensors header: say what it is not, not "--config is required".
+    yield "all zeros", bytes(4096), [], "neither a Hugging Face folder, a GGUF file"
+    yield "empty file", b"", [], "neither a Hugging Face folder, a GGUF file"
 
 
 def main():

@@ -70,17 +70,29 @@ bool CheckSelfDescribing(const ConvertOptions& o, const std::string& is_a, const
   return CheckOutputPaths({{label, o.weights}}, {{"--out", o.out}}, error);
 }
 
-// True when `path` is a regular file that starts with GGUF's magic. Only a regular file is
-// peeked at (a FIFO would block here).
-bool IsGgufFile(const std::string& path) {
+// The first bytes of `path` (up to `want`), read only from a regular file (a FIFO would block
+// here); 0 when it cannot be read.
+size_t PeekFileStart(const std::string& path, uint8_t* bytes, size_t want) {
   int err = 0;
   std::string what;
   std::FILE* f = OpenRegularStream(path, &err, &what);
-  if (f == nullptr) return false;
-  uint8_t magic[4] = {0, 0, 0, 0};
-  const size_t n = std::fread(magic, 1, sizeof(magic), f);
+  if (f == nullptr) return 0;
+  const size_t n = std::fread(bytes, 1, want, f);
   std::fclose(f);
-  return HasGgufMagic(magic, n);
+  return n;
+}
+
+// True when `path` is a regular file that starts with GGUF's magic.
+bool IsGgufFile(const std::string& path) {
+  uint8_t magic[4] = {0, 0, 0, 0};
+  return HasGgufMagic(magic, PeekFileStart(path, magic, sizeof(magic)));
+}
+
+// True when `path` starts as a safetensors file does: an 8-byte header length, then the JSON
+// header's '{'. Only used to word a refusal; the reader checks the file in full.
+bool LooksLikeSafetensors(const std::string& path) {
+  uint8_t start[9] = {};
+  return PeekFileStart(path, start, sizeof(start)) == sizeof(start) && start[8] == '{';
 }
 
 // llama.cpp's tokenizer translated once, here, into the compact form, so that loading it skips
@@ -202,6 +214,10 @@ int ConvertCommand(const ConvertOptions& o) {
   if (IsDirectory(o.weights)) return ConvertHfFolder(o, matrix_type);
   if (IsGgufFile(o.weights)) return ConvertGgufFile(o, matrix_type);
   if (o.config.empty()) {
+    if (!LooksLikeSafetensors(o.weights)) {
+      return ReportError(cmd, o.weights + " is neither a Hugging Face folder, a GGUF file (no "
+                              "GGUF magic) nor a safetensors checkpoint (no JSON header)");
+    }
     return ReportError(cmd, "--config is required with a safetensors file (a Hugging Face "
                             "folder needs none: give the folder)");
   }
