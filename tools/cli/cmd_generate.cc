@@ -42,6 +42,7 @@ struct GenerateOptions {
   std::vector<std::string> stops;
   std::string kv_dtype = "f32";
   bool has_prompt = false;
+  bool ignore_eos = false;
   size_t max_new_tokens = 64;
   SamplingOptions sampling;
   size_t threads = 0;
@@ -181,7 +182,7 @@ int GenerateCommand(const GenerateOptions& o) {
   uint64_t rng = SamplingSeed(o.sampling.seed);
   DecodeRequest request;
   request.max_new_tokens = o.max_new_tokens;
-  request.stop_ids = text.eos;
+  if (!o.ignore_eos) request.stop_ids = text.eos;
   request.sampling = o.sampling.params();
   request.rng = &rng;
 
@@ -292,6 +293,9 @@ void AddGenerateCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(WholeNumber(1, kMaxDim));
   AddSamplingOptions(cmd, &o->sampling);
+  cmd->add_flag("--ignore-eos", o->ignore_eos,
+                "Generate past the model's end-of-generation ids, to --max-new-tokens (as "
+                "llama.cpp's --ignore-eos; for benchmarks and comparisons)");
   cmd->add_option("--stop", o->stops,
                   "Stop when the generated text contains this string (not printed); repeatable")
       ->take_all()
