@@ -25,8 +25,17 @@ constexpr auto kFirstBackoff = std::chrono::milliseconds(20);
 constexpr auto kMaxBackoff = std::chrono::milliseconds(1000);
 constexpr size_t kCleanJobsToForgive = 64;
 // A wait longer than this many chunks at the caller's own pace (plus the spin
-// time) is a stall, not a chunk that was simply still running.
+// time), and than kStallFloor, is a stall, not a chunk that was simply still running.
 constexpr int kStallChunks = 4;
+// A worker that lost its core to another program makes the caller wait about a
+// scheduler time slice (0.75 ms and up). Shorter waits happen on an idle machine too,
+// a virtual CPU waking late (100-300 us seen on a 2-vCPU VM), and cost only themselves.
+constexpr auto kStallFloor = std::chrono::microseconds(500);
+// One stall can be a hiccup (the hypervisor took the vCPU for a moment): the caller
+// backs off when another follows within this window, as it does job after job on a
+// machine whose other programs hold the cores. On an idle 2-vCPU VM, single stalls
+// came a few per second and serializing after each lost 10-15% of two threads' speed.
+constexpr auto kStallWindow = std::chrono::milliseconds(50);
 
 // Jobs hold at most this many items (the claim word keeps the next item in 32
 // bits); a larger one runs on the calling thread. Work items are rows, panels or
@@ -191,15 +200,19 @@ void ThreadPool::ParallelFor(size_t items, WorkFn fn, void* context) {
 void ThreadPool::NoteWait(Clock::duration own, size_t mine, size_t chunk, Clock::duration wait,
                           Clock::time_point now) {
   // The caller's pace per item; with no item of its own there is nothing to compare.
-  const bool stalled = mine > 0 && wait > own / static_cast<Clock::rep>(mine) *
-                                                  static_cast<Clock::rep>(kStallChunks * chunk) +
-                                              kSpinTime;
+  const bool stalled = mine > 0 && wait >= kStallFloor &&
+                       wait > own / static_cast<Clock::rep>(mine) *
+                                      static_cast<Clock::rep>(kStallChunks * chunk) +
+                                  kSpinTime;
   if (!stalled) {
     if (backoff_.count() != 0 && ++clean_jobs_ >= kCleanJobsToForgive) backoff_ = {};
     return;
   }
   ++stalls_;
   clean_jobs_ = 0;
+  const bool repeated = stalls_ > 1 && now - last_stall_ <= kStallWindow;
+  last_stall_ = now;
+  if (!repeated) return;
   backoff_ = backoff_.count() == 0 ? Clock::duration(kFirstBackoff)
                                    : std::min<Clock::duration>(2 * backoff_, kMaxBackoff);
   serial_until_ = now + backoff_;

@@ -15,8 +15,9 @@
 //
 // A worker that loses its core in the middle of a chunk (another program took it)
 // makes the caller wait up to a scheduler time slice, far longer than the chunk.
-// The caller notes such a stall (a wait of more than four chunks of its own pace)
-// and then runs every job itself for a while: 20 ms, doubling with each stall that
+// The caller notes such a stall (a wait of more than four chunks of its own pace and
+// of at least 0.5 ms) and, when another stall follows within 50 ms (one alone can be
+// a hiccup), runs every job itself for a while: 20 ms, doubling with each stall that
 // follows up to 1 s, back to 20 ms after 64 split jobs without one. On a machine
 // whose cores are taken the pool so runs about as fast as one thread, instead of
 // waiting on the scheduler job after job; when the cores free up it splits again.
@@ -96,6 +97,7 @@ class ThreadPool final : public Executor {
   SplitThreshold split_threshold_;
   // The caller's stall guard (above); only the calling thread touches these.
   std::chrono::steady_clock::time_point serial_until_{};
+  std::chrono::steady_clock::time_point last_stall_{};
   std::chrono::steady_clock::duration backoff_{};
   size_t clean_jobs_ = 0;
   size_t stalls_ = 0;
