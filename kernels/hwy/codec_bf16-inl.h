@@ -13,12 +13,10 @@
 
 #include "attnrt/kernels/float16.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/linear_weights-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 struct BF16Codec : ElementwiseCodec<BF16Codec, uint16_t> {
   using T = uint16_t;
@@ -31,8 +29,6 @@ struct BF16Codec : ElementwiseCodec<BF16Codec, uint16_t> {
   static HWY_INLINE float Widen(uint16_t v) { return BF16ToF32(v); }
 };
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_CODEC_BF16_INL_H_

@@ -13,12 +13,10 @@
 
 #include "attnrt/kernels/float16.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/linear_weights-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 struct F16Codec : ElementwiseCodec<F16Codec, uint16_t> {
   using T = uint16_t;
@@ -30,8 +28,6 @@ struct F16Codec : ElementwiseCodec<F16Codec, uint16_t> {
   static HWY_INLINE float Widen(uint16_t v) { return F16ToF32(v); }
 };
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_CODEC_F16_INL_H_

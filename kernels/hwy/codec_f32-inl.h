@@ -11,12 +11,10 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/linear_weights-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 struct F32Codec : ElementwiseCodec<F32Codec, float> {
   using T = float;
@@ -27,8 +25,6 @@ struct F32Codec : ElementwiseCodec<F32Codec, float> {
   static HWY_INLINE float Widen(float v) { return v; }
 };
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_CODEC_F32_INL_H_

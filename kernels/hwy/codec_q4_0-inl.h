@@ -17,12 +17,10 @@
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/weight_q4_0.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/linear_weights-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 struct Q4_0Codec {
   struct Matrix {
@@ -84,8 +82,6 @@ struct Q4_0Codec {
   }
 };
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_CODEC_Q4_0_INL_H_

@@ -22,12 +22,10 @@
 #include "attnrt/kernels/weight_q8.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/linear_dot-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // q8 vectors never span two blocks: at most one block of lanes (SVE may be wider
 // than 32 floats; Highway's lane counts are powers of two, so they divide 32).
@@ -215,8 +213,6 @@ struct Q8Codec {
   }
 };
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_CODEC_Q8_INL_H_

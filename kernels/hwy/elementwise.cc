@@ -13,13 +13,12 @@
 
 #include "attnrt/kernels/elementwise.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/erf-inl.h"
 #include "kernels/hwy/exp-inl.h"
 #include "kernels/hwy/sigmoid_activations-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
+ATTNRT_HWY_BEGIN
 
 using DF = hn::ScalableTag<float>;
 
@@ -121,9 +120,7 @@ void AddInPlace(float* y, const float* x, size_t n) {
 
 const char* ElementwiseIsa() { return hwy::TargetName(HWY_TARGET); }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 #include "attnrt/kernels/nn_kernel.h"

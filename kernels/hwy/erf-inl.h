@@ -16,11 +16,9 @@
 #endif
 
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // c5 s^5 + c4 s^4 + ... + c0 in Horner form, highest coefficient first.
 template <class D, class V>
@@ -47,8 +45,6 @@ HWY_INLINE V ErfFloat(D d, V x) {
   return hn::IfThenElse(saturated, hn::CopySign(hn::Set(d, 1.0f), x), rational);
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_ERF_INL_H_

@@ -27,12 +27,10 @@
 #endif
 
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/blocked/exp_polynomial.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 template <class D, class V>
 HWY_INLINE V ExpSoftmax(D d, V x) {
@@ -58,8 +56,6 @@ HWY_INLINE V ExpSoftmax(D d, V x) {
   return hn::IfThenZeroElse(underflows, hn::Mul(p, two_to_n));
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_EXP_INL_H_

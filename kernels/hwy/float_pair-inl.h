@@ -18,11 +18,9 @@
 #endif
 
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // v = *hi + *lo with 12 significant bits in each (the low 12 mantissa bits cleared
 // for hi), so a product of two halves fits a float exactly. A bit mask rather than
@@ -58,8 +56,6 @@ HWY_INLINE V TwoSum(V a, V b, V* err) {
   return s;
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_FLOAT_PAIR_INL_H_

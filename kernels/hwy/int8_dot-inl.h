@@ -39,6 +39,7 @@
 #include "attnrt/kernels/helium.h"
 #include "attnrt/kernels/weight_q4_0.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #if ATTNRT_HELIUM
 #include <arm_mve.h>
 #endif
@@ -63,11 +64,8 @@
 #define ATTNRT_I8_END
 #endif
 
-HWY_BEFORE_NAMESPACE();
+ATTNRT_HWY_BEGIN
 ATTNRT_I8_BEGIN
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
 
 constexpr size_t kI8Block = kActivationBlock;
 static_assert(kI8Block == kQ4_0Block, "q4_0 and activation blocks must line up");
@@ -328,9 +326,7 @@ HWY_INLINE VStep StepScale(const float* s) {
 #endif
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
 ATTNRT_I8_END
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_INT8_DOT_INL_H_

@@ -27,11 +27,9 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // int32 lanes -> int64_t, uint32 lanes -> uint64_t: the exact sum of all lanes.
 template <class D>
@@ -53,8 +51,6 @@ SumOfLanesExact(D d, hn::Vec<D> v) {
   }
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // include guard

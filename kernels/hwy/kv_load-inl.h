@@ -16,11 +16,9 @@
 
 #include "attnrt/kernels/float16.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // N consecutive elements as stored: float (f32), uint16_t (f16 bits) or int8_t
 // (q8, without its row scale), as f32 lanes; any alignment.
@@ -84,8 +82,6 @@ HWY_INLINE void WidenRows(KvType type, const void* src, size_t row_stride,
   }
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_KV_LOAD_INL_H_

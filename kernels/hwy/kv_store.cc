@@ -20,11 +20,9 @@
 
 #include "attnrt/kernels/kv_store.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 using DF = hn::ScalableTag<float>;
 
@@ -115,9 +113,7 @@ bool StoreRows(KvType type, const float* src, size_t src_row_stride, size_t rows
   return true;
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 #include "kernels/hwy/nn_hwy.h"

@@ -23,11 +23,9 @@
 
 #include "attnrt/kernels/layer_norm.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 using DF = hn::ScalableTag<float>;
 
@@ -166,9 +164,7 @@ void RmsNormRows(const float* x, size_t x_stride, size_t rows, size_t n, const f
   }
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 #include "kernels/hwy/nn_hwy.h"

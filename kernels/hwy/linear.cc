@@ -54,6 +54,7 @@
 #include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/linear_tiles-inl.h"
 #include "kernels/hwy/linear_weights-inl.h"
 // One codec per weight type of weight_types.inc (DotColumns and PackPanel dispatch on it).
@@ -63,9 +64,7 @@
 #include "kernels/hwy/codec_q4_0-inl.h"
 #include "kernels/hwy/codec_q8-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
+ATTNRT_HWY_BEGIN
 
 constexpr size_t kRowsPerItem = 8 * kTileRows;
 constexpr size_t kPanelBytes = 32 * 1024;  // packed panel: about an L1 data cache
@@ -283,9 +282,7 @@ void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) 
 
 const char* LinearIsa() { return hwy::TargetName(HWY_TARGET); }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 namespace attnrt {

@@ -32,11 +32,9 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // Eight row pointers of one type; rows past the real ones repeat the last.
 template <class T>
@@ -107,8 +105,6 @@ HWY_INLINE void Dot8(const float* HWY_RESTRICT x, const Rows8<typename W::T>& w,
   out[7] = DotTail<W>(hn::GetLane(hn::SumOfLanes(d, a7)), x, w7, k, K);
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_LINEAR_DOT_INL_H_

@@ -38,14 +38,12 @@
 #include "attnrt/kernels/weight_q4_0.h"
 #include "attnrt/kernels/weight_q8.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
 #include "kernels/hwy/linear_int8.h"
 
-HWY_BEFORE_NAMESPACE();
+ATTNRT_HWY_BEGIN
 ATTNRT_I8_BEGIN
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
 
 using int8_linear::kChunkRows;
 using int8_linear::kTileRows;
@@ -301,10 +299,8 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
 
 const char* Int8Isa() { return hwy::TargetName(HWY_TARGET); }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
 ATTNRT_I8_END
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 namespace attnrt {

@@ -24,12 +24,10 @@
 #include <cstddef>
 
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/tile_row-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 // DF and VF, the float tag and vector, come with tile_row-inl.h.
 
 #if HWY_ARCH_ARM_A64
@@ -143,8 +141,6 @@ HWY_INLINE void Tile(const float* const* x, const float* HWY_RESTRICT panel, siz
   Tile6Rows<kPanelVectors>(x, panel, depth, accumulate, bias, y);
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_LINEAR_TILES_INL_H_

@@ -33,12 +33,10 @@
 
 #include "attnrt/kernels/linear.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/linear_dot-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // Widening vectors of at most 32 lanes (a q8 block; SVE may be wider): a wider
 // vector would only lengthen the scalar tail of a short depth block.
@@ -74,8 +72,6 @@ struct ElementwiseCodec {
   }
 };
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_LINEAR_WEIGHTS_INL_H_

@@ -27,11 +27,9 @@
 
 #include "attnrt/kernels/rope.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
@@ -159,9 +157,7 @@ void RopeRows(float* x, size_t x_stride, size_t rows, size_t heads, size_t head_
   }
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 #include <cmath>

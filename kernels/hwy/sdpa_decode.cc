@@ -49,10 +49,9 @@
 #include "hwy/cache_control.h"
 #include "kernels/hwy/kv_load-inl.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
+ATTNRT_HWY_BEGIN
 
 constexpr size_t kDecodeSplitKeys = 1024;  // keys per work item, at most
 // Keys are split only until there are this many work items: splits exist to give
@@ -696,9 +695,7 @@ void DecodeFinish(const SdpaParams& p, float* shared) {
 
 const char* DecodeIsa() { return hwy::TargetName(HWY_TARGET); }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 #include "kernels/hwy/sdpa_export.h"

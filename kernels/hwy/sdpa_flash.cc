@@ -11,10 +11,9 @@
 #include "kernels/blocked/sdpa_blocks.h"
 #include "kernels/blocked/sdpa_flash_blocks.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
+ATTNRT_HWY_BEGIN
 
 size_t FlashScratchFloats(const SdpaParams& p) { return MakeFlashLayout(PanelWidth(), p).total; }
 
@@ -26,9 +25,7 @@ void FlashRun(const SdpaParams& p, size_t begin, size_t end, float* scratch) {
 
 const char* FlashIsa() { return hwy::TargetName(HWY_TARGET); }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 #include "kernels/hwy/sdpa_export.h"

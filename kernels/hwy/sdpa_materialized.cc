@@ -13,10 +13,9 @@
 #include "kernels/blocked/sdpa_blocks.h"
 #include "kernels/blocked/sdpa_materialized_blocks.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
+ATTNRT_HWY_BEGIN
 
 // The driver steps through keys kMatKeys at a time while QK^T fills whole panels
 // (ldk = kMatKeys rounded up to the panel width): a panel wider than a tile wrote
@@ -36,9 +35,7 @@ void MaterializedRun(const SdpaParams& p, size_t begin, size_t end, float* scrat
 
 const char* MaterializedIsa() { return hwy::TargetName(HWY_TARGET); }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 #include "kernels/hwy/sdpa_export.h"

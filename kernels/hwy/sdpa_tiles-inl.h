@@ -28,6 +28,7 @@
 #include "kernels/blocked/sdpa_mask.h"
 #include "attnrt/kernels/sdpa_params.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/blocked/block_scratch.h"
 #include "kernels/blocked/sdpa_tile_masks.h"
 #include "kernels/blocked/sdpa_tile_ops.h"
@@ -35,10 +36,7 @@
 #include "kernels/hwy/kv_load-inl.h"
 #include "kernels/hwy/tile_row-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 // DF and VF, the float tag and vector, come with tile_row-inl.h.
 
 // Targets with 32 vector registers afford 4 x 4 accumulator tiles (16 FMA chains,
@@ -283,8 +281,6 @@ HWY_INLINE SdpaTileOps TileOps() {
           &FlashUpdate, &RowMax, &ExpRowAndSum, &ScaleCopy, &WidenRows};
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_SDPA_TILES_INL_H_

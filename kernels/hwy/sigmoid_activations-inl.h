@@ -19,13 +19,11 @@
 #endif
 
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/exp-inl.h"
 #include "kernels/hwy/float_pair-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // x * sigmoid(z) from e = e^-|z| and the lanes where z (which has x's sign) is negative.
 template <class D, class V, class M>
@@ -83,8 +81,6 @@ HWY_INLINE V GeluTanh(D d, V x) {
   return TimesSigmoid(d, x, e, negative);
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_SIGMOID_ACTIVATIONS_INL_H_

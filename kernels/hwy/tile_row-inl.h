@@ -17,11 +17,9 @@
 #include <cstddef>
 
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // The float vectors of the register tiles, SDPA and Linear, and of every scratch
 // size planned from them: at most kMaxFloatLanes lanes (512 bits). A full SVE
@@ -110,8 +108,6 @@ HWY_INLINE void MulAddRow(float x, const VF& b0, const VF& b1, const VF& b2, con
   }
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_TILE_ROW_INL_H_

@@ -26,15 +26,14 @@
 
 #include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "hwy/tests/hwy_gtest.h"
 #include "tests/kernels_nn/nn_target_fixture.h"
 #include "kernels/hwy/integer_sum-inl.h"
 #include "kernels/hwy/linear_tiles-inl.h"
 #include "kernels/hwy/sdpa_tiles-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
+ATTNRT_HWY_BEGIN
 namespace {
 
 // Where the 4 (or 6) row pointers of a tile point: distinct rows, and the tails
@@ -300,9 +299,7 @@ void TestSumOfLanesExact() {
 }
 
 }  // namespace
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 namespace attnrt {

@@ -34,7 +34,8 @@ from script_setup import ROOT, SKIP_RETURN_CODE, import_tools_python, skip_witho
 with skip_without_modules():
     import numpy as np
     import gguf_writer as W
-    from lm_quality_test import PERPLEXITY_SLACK, held_out_text, log_softmax
+    from lm_quality_test import (PERPLEXITY_SLACK, held_out_text, kl_rows, log_softmax,
+                                 perplexity, report)
 
 import_tools_python()
 import attnrt_cli  # noqa: E402
@@ -108,10 +109,6 @@ def llamacpp_logp(node, oracle_dir, gguf, tokens, vocab, work, name):
     return log_softmax(np.array([r["logits"] for r in runs], dtype=np.float64))
 
 
-def mean_kl(p_log, q_log):
-    return float((np.exp(p_log) * (p_log - q_log)).sum(axis=-1).mean())
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--attnrt", required=True)
@@ -137,10 +134,6 @@ def main():
     targets = tokens[:, 1:]
     weights = bench_gguf.read_safetensors(os.path.join(args.lm_dir, "model.safetensors"))
 
-    def perplexity(logp):
-        nll = -np.take_along_axis(logp[:, :-1, :], targets[..., None], axis=-1)
-        return float(np.exp(nll.mean()))
-
     rows, failed = [], 0
     with tempfile.TemporaryDirectory(prefix="attnrt_lm_quality_llamacpp_") as work:
         reference = None
@@ -158,9 +151,11 @@ def main():
             if reference is None:
                 reference = ours  # attnrt on the F32 file: the f32 model
             row = {"type": type_name, "file_bytes": os.path.getsize(gguf),
-                   "attnrt_ppl": perplexity(ours), "llamacpp_ppl": perplexity(theirs),
-                   "attnrt_kl": mean_kl(reference, ours), "llamacpp_kl": mean_kl(reference, theirs),
-                   "engines_kl": mean_kl(theirs, ours), "limit": limit}
+                   "attnrt_ppl": perplexity(ours, targets),
+                   "llamacpp_ppl": perplexity(theirs, targets),
+                   "attnrt_kl": float(kl_rows(reference, ours).mean()),
+                   "llamacpp_kl": float(kl_rows(reference, theirs).mean()),
+                   "engines_kl": float(kl_rows(theirs, ours).mean()), "limit": limit}
             rows.append(row)
             problems = []
             if not row["engines_kl"] <= limit:
@@ -177,17 +172,13 @@ def main():
             for p in problems:
                 print(f"FAIL {type_name}: {p}")
             failed += len(problems)
-    print(f"models/lm over {tokens.size} held-out tokens ({args.segments} x {seq}); KL against "
-          "attnrt on the F32 file:")
-    print(f"  {'type':5} {'file bytes':>10} {'attnrt ppl':>10} {'llama.cpp ppl':>13} "
-          f"{'attnrt KL':>10} {'llama.cpp KL':>12} {'KL between':>10} {'limit':>6}")
-    for r in rows:
-        print(f"  {r['type']:5} {r['file_bytes']:>10} {r['attnrt_ppl']:>10.4f} "
-              f"{r['llamacpp_ppl']:>13.4f} {r['attnrt_kl']:>10.3g} {r['llamacpp_kl']:>12.3g} "
-              f"{r['engines_kl']:>10.3g} {r['limit']:>6g}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    report(f"models/lm over {tokens.size} held-out tokens ({args.segments} x {seq}); KL against "
+           "attnrt on the F32 file:",
+           ["type", "file bytes", "attnrt ppl", "llama.cpp ppl", "attnrt KL", "llama.cpp KL",
+            "KL between", "limit"],
+           [[r["type"], r["file_bytes"], f"{r['attnrt_ppl']:.4f}", f"{r['llamacpp_ppl']:.4f}",
+             f"{r['attnrt_kl']:.3g}", f"{r['llamacpp_kl']:.3g}", f"{r['engines_kl']:.3g}",
+             f"{r['limit']:g}"] for r in rows], rows, args.json)
     print(f"{len(rows)} of {len(ENGINE_KL_LIMIT)} types compared, {failed} problem(s)")
     return 1 if failed else 0
 

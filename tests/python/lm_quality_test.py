@@ -54,6 +54,32 @@ def log_softmax(logits):
     return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
 
 
+def perplexity(logp, targets):
+    """exp of the mean negative log-likelihood of `targets` (each row's tokens after the first)
+    under the log-probabilities of the positions before them."""
+    nll = -np.take_along_axis(logp[:, :-1, :], targets[..., None], axis=-1)
+    return float(np.exp(nll.mean()))
+
+
+def kl_rows(p_log, q_log):
+    """KL(p || q) of every position, in float64."""
+    return (np.exp(p_log) * (p_log - q_log)).sum(axis=-1)
+
+
+def report(title, header, lines, rows, json_path):
+    """Prints a table (first column left-aligned, the rest right-aligned) and writes `rows` as
+    JSON to json_path when given."""
+    cells = [header] + [[str(c) for c in line] for line in lines]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    print(title)
+    for row in cells:
+        print("  " + " ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                              for i, (c, w) in enumerate(zip(row, widths))))
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)
@@ -98,11 +124,7 @@ def main():
         reference = run("f32", "f32")
         targets = tokens[:, 1:]
 
-        def perplexity(logp):
-            nll = -np.take_along_axis(logp[:, :-1, :], targets[..., None], axis=-1)
-            return float(np.exp(nll.mean()))
-
-        base = perplexity(reference)
+        base = perplexity(reference, targets)
         rows = [{"weights": "f32", "kv": "f32", "mean_kl": 0.0, "max_kl": 0.0,
                  "perplexity": base, "file_bytes": sizes["f32"], "limit": None}]
         for (weights, kv), limit in COMBINATIONS.items():
@@ -112,9 +134,9 @@ def main():
                 print(f"FAIL {e}")
                 failed += 1
                 continue
-            kl = (np.exp(reference) * (reference - logp)).sum(axis=-1)
+            kl = kl_rows(reference, logp)
             row = {"weights": weights, "kv": kv, "mean_kl": float(kl.mean()),
-                   "max_kl": float(kl.max()), "perplexity": perplexity(logp),
+                   "max_kl": float(kl.max()), "perplexity": perplexity(logp, targets),
                    "file_bytes": sizes[weights], "limit": limit}
             rows.append(row)
             if limit is not None and not row["mean_kl"] <= limit:
@@ -128,17 +150,12 @@ def main():
         if not base < 4.0:
             print(f"FAIL f32 perplexity {base:.3f}: the model or the text is not what it should be")
             failed += 1
-    print(f"models/lm over {tokens.size} held-out tokens ({args.segments} x {seq}), against "
-          f"attnrt f32 weights + f32 KV:")
-    print(f"  {'weights':7} {'KV':4} {'file bytes':>10} {'x f32':>6} {'mean KL':>10} "
-          f"{'max KL':>9} {'perplexity':>10} {'limit':>7}")
-    for r in rows:
-        print(f"  {r['weights']:7} {r['kv']:4} {r['file_bytes']:>10} "
-              f"{r['file_bytes'] / sizes['f32']:>6.3f} {r['mean_kl']:>10.3g} {r['max_kl']:>9.3g} "
-              f"{r['perplexity']:>10.4f} {r['limit'] if r['limit'] else '':>7}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    report(f"models/lm over {tokens.size} held-out tokens ({args.segments} x {seq}), against "
+           f"attnrt f32 weights + f32 KV:",
+           ["weights", "KV", "file bytes", "x f32", "mean KL", "max KL", "perplexity", "limit"],
+           [[r["weights"], r["kv"], r["file_bytes"], f"{r['file_bytes'] / sizes['f32']:.3f}",
+             f"{r['mean_kl']:.3g}", f"{r['max_kl']:.3g}", f"{r['perplexity']:.4f}",
+             r["limit"] or ""] for r in rows], rows, args.json)
     print(f"{len(rows) - 1 - failed} passed, {failed} failed")
     return 1 if failed else 0
 

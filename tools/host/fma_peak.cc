@@ -4,11 +4,9 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // One round: chain = chain * m + a for every chain (one vector FMA each, independent).
 template <class V, class... Chains>
@@ -39,9 +37,7 @@ float FmaChains(size_t rounds) {
 size_t FmaLanes() { return hn::Lanes(hn::ScalableTag<float>()); }
 const char* FmaIsa() { return hwy::TargetName(HWY_TARGET); }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 #include <cstdlib>

@@ -7,12 +7,10 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/integer_sum-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 // Words i .. i + N of `bytes`. Spans need not be 4-byte aligned: LoadU takes any
 // address (an unaligned vector load on x86 and NEON, a byte copy on SCALAR).
@@ -50,9 +48,7 @@ uint32_t SumWords(const uint8_t* HWY_RESTRICT bytes, size_t count) {
 
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #if HWY_ONCE
 #include <vector>
