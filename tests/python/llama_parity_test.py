@@ -262,7 +262,7 @@ def check_run(ctx, stats, model_file, model64, resolved, seq, seed, d):
         raise Failure("torch's logits are all near zero: the case tests nothing")
     for dtype in (np.int32, np.int64):
         proc, got = run_tokens(ctx.attnrt, model_file, tokens.astype(dtype), d,
-                                          ctx.threads, name=f"tokens_{np.dtype(dtype).name}")
+                               ctx.threads, name=f"tokens_{np.dtype(dtype).name}")
         expect_ok(proc, f"attnrt run --tokens ({np.dtype(dtype).name})")
         if got.dtype != np.float32:
             raise Failure(f"logits are {got.dtype}, expected float32")
@@ -285,8 +285,7 @@ def check_greedy(ctx, stats, label, model_file, model64, prompt, new_tokens=NEW_
     # With rounded weights a gap within twice the logits tolerance may flip legitimately.
     near_tie = max(NEAR_TIE, 2 * TOLERANCE * max(1.0, float(logits.abs().max())))
     proc, result = generate(ctx.attnrt, model_file, prompt, new_tokens,
-                                       ["--temperature", "0", "--threads", str(ctx.threads),
-                                        *extra_args])
+                            ["--temperature", "0", "--threads", str(ctx.threads), *extra_args])
     expect_ok(proc, "attnrt generate")
     if result is None:
         raise Failure("attnrt generate --json printed no JSON line")
@@ -408,8 +407,7 @@ def window_case(ctx, stats, index, label, config, rope_style, tied, seq, prompt_
         extra = [] if chunk is None else ["--chunk", str(chunk)]
         what = f"run --chunk {chunk or 'default'}"
         proc, got = run_tokens(ctx.attnrt, model_file, tokens.astype(np.int64), d,
-                                          ctx.threads, name=f"tokens_chunk{chunk}",
-                                          extra_args=extra)
+                               ctx.threads, name=f"tokens_chunk{chunk}", extra_args=extra)
         expect_ok(proc, what)
         err = relative_error(got, want, spread)
         worst = max(worst, err)
@@ -522,7 +520,7 @@ def trained_case(ctx, stats):
     check_greedy(ctx, stats, "models/lm", model_file, model64, list(b"And God said"), 40)
     # --prompt TEXT is the same prompt as its bytes.
     by_ids = generate(ctx.attnrt, model_file, list(b"And God said"), 40,
-                                 ["--temperature", "0"])[1]
+                      ["--temperature", "0"])[1]
     proc = attnrt_cli.run_cli([ctx.attnrt, "generate", model_file, "--prompt", "And God said",
                                "--max-new-tokens", "40", "--temperature", "0", "--json",
                                *activation_args()])
@@ -585,25 +583,25 @@ def refusal_cases(ctx, stats, model_file, resolved):
         raise Failure(f"generate past max_seq_len printed on stdout: {proc.stdout[:200]!r}")
     refused_in = time.monotonic() - started
     proc, result = generate(ctx.attnrt, model_file, [1, 2, 3], max_len - 3,
-                                       ["--temperature", "0"])
+                            ["--temperature", "0"])
     expect_ok(proc, f"generate 3 + {max_len - 3} = max_seq_len tokens")
     if result is None or len(result.get("tokens", [])) != max_len - 3:
         raise Failure(f"generate up to max_seq_len returned {result}")
     proc, _ = generate(ctx.attnrt, model_file, list(range(max_len + 1)), 1)
     expect_refusal(proc, "generate with a prompt longer than max_seq_len", ["max_seq_len"])
     checks += 3
-    proc, _ = run_tokens(ctx.attnrt, model_file,
-                                    np.zeros((1, max_len + 1), np.int64), d, name="too_long")
+    proc, _ = run_tokens(ctx.attnrt, model_file, np.zeros((1, max_len + 1), np.int64), d,
+                         name="too_long")
     expect_refusal(proc, f"run with {max_len + 1} tokens > max_seq_len {max_len}",
                    ["max_seq_len"])
     checks += 1
     for dtype in (np.float32, np.float64):
         proc, _ = run_tokens(ctx.attnrt, model_file, np.ones((2, 5), dtype), d,
-                                        name="float_tokens")
+                             name="float_tokens")
         expect_refusal(proc, f"run with {np.dtype(dtype).name} tokens.npy")
         checks += 1
     proc, _ = run_tokens(ctx.attnrt, model_file, np.ones((2, 3, 4), np.int64), d,
-                                    name="rank3_tokens")
+                         name="rank3_tokens")
     expect_refusal(proc, "run with (2, 3, 4) tokens.npy (not (batch, T))")
     checks += 1
     stats.refusals += checks
