@@ -111,6 +111,7 @@ Status Forward::Linear(const LinearWeights& w, const float* x, size_t x_stride, 
   p.bias = w.bias;
   p.y = y;
   p.y_stride = y_stride;
+  p.activations = activations_;
   WorkItems work;
   work.count = LinearWorkItems(p);
   work.scratch_floats = LinearScratchFloats(p);
@@ -378,8 +379,18 @@ Status ModelBatchAndSeq(const ModelConfig& c, const TensorShape& x, size_t* batc
   return CheckCallSize(c, *batch, *seq);
 }
 
+Status CheckLinearActivations(LinearActivations activations) {
+  if (activations == LinearActivations::kAuto || activations == LinearActivations::kF32) {
+    return Status::Ok();
+  }
+  return Status::Error(StatusCode::kInvalidArgument,
+                       "linear activations code %z is neither auto (0) nor f32 (1)",
+                       static_cast<size_t>(activations));
+}
+
 Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, ModelPlan* plan,
-                 bool with_weights, const SdpaKernel* kernel) {
+                 bool with_weights, const SdpaKernel* kernel, LinearActivations activations) {
+  ATTNRT_RETURN_IF_ERROR(CheckLinearActivations(activations));
   PlanningExecutor executor(workers);
   ModelInput in;
   in.batch = batch;
@@ -395,7 +406,7 @@ Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, M
                          "attention weights are returned for single-layer models only");
   }
   Arena arena = Arena::Measuring();
-  Forward f(&arena, &executor);
+  Forward f(&arena, &executor, activations);
   // Any non-null addresses: the measuring pass never touches input or output.
   in.x = reinterpret_cast<const float*>(kArenaAlignment);
   float* y = reinterpret_cast<float*>(kArenaAlignment);
@@ -420,6 +431,7 @@ Status RunModel(const Model& model, const ModelInput& input, float* y, Arena* ar
     return Status::Error(StatusCode::kInvalidArgument, "model input or output pointer is null");
   }
   ATTNRT_RETURN_IF_ERROR(CheckCallSize(c, input.batch, input.seq));
+  ATTNRT_RETURN_IF_ERROR(CheckLinearActivations(input.linear_activations));
   if (RecordFor(c.arch).image_input) {
     if (input.mask != nullptr || input.causal != CausalKind::kNone) {
       return Status::Error(StatusCode::kInvalidArgument,
@@ -442,7 +454,7 @@ Status RunModel(const Model& model, const ModelInput& input, float* y, Arena* ar
                          c.num_layers);
   }
   const size_t mark = arena->Mark();
-  Forward f(arena, executor);
+  Forward f(arena, executor, input.linear_activations);
   const Status st = ForwardPass(model, input, y, &f);
   arena->Reset(mark);
   return st;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/rope.h"
 #include "attnrt/models/model.h"
 #include "attnrt/runtime/sdpa.h"
@@ -17,7 +18,11 @@ namespace attnrt {
 
 class Forward {
  public:
-  Forward(Arena* arena, Executor* executor) : arena_(arena), executor_(executor) {}
+  // `activations` goes into every Linear call: it picks the kernel (linear_kernel.h), so
+  // the planning pass must get the same value as the run it plans for.
+  Forward(Arena* arena, Executor* executor,
+          LinearActivations activations = LinearActivations::kAuto)
+      : arena_(arena), executor_(executor), activations_(activations) {}
   bool measuring() const { return arena_->measuring(); }
   Arena* arena() { return arena_; }
 
@@ -66,6 +71,7 @@ class Forward {
 
   Arena* arena_;
   Executor* executor_;
+  LinearActivations activations_;
 };
 
 // The executor a planning pass runs with: it reports the worker count the plan is

@@ -128,6 +128,7 @@ Status CheckLmShape(const Model& model, const LmShape& shape, LmShape* resolved)
                          "a KV cache of type code %z is not supported (f32, f16 or q8)",
                          static_cast<size_t>(shape.kv_type));
   }
+  ATTNRT_RETURN_IF_ERROR(CheckLinearActivations(shape.linear_activations));
   LmShape s = shape;
   if (s.chunk == 0) s.chunk = s.max_seq < kDefaultLmChunk ? s.max_seq : kDefaultLmChunk;
   if (s.chunk > s.max_seq) {
@@ -239,7 +240,7 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
   const size_t rows = B * cn;  // checked by CheckLmShape (cn <= chunk)
   const float eps = c.layer_norm_eps;
 
-  Forward f(arena_, executor);
+  Forward f(arena_, executor, shape_.linear_activations);
   const size_t mark = arena_->Mark();
   float *x = nullptr, *h = nullptr, *qkv = nullptr, *att = nullptr, *gate = nullptr,
         *up = nullptr;  // set by Alloc (arm-none-eabi-gcc cannot see it)

@@ -58,9 +58,11 @@ inline void SetLlamaConfig(bool half_rope, WeightFileWriter* w) {
 
 // `arch` with small dimensions; `bias` and `norm_first` vary the encoder layer
 // (for llama: an untied output matrix, and the half RoPE style; sliding_window,
-// when not 0, is recorded for llama).
+// when not 0, is recorded for llama). Weight matrices and embedding tables are stored as
+// `matrix_type` (the rest f32, as the converter stores them).
 inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixture* out,
-                      std::string* error, size_t sliding_window = 0) {
+                      std::string* error, size_t sliding_window = 0,
+                      WeightType matrix_type = WeightType::kF32) {
   WeightFileWriter w;
   w.SetString("arch", ArchitectureName(arch));
   switch (arch) {
@@ -141,7 +143,8 @@ inline bool MakeModel(Architecture arch, bool bias, bool norm_first, ModelFixtur
     for (size_t d : shape) count *= d;
     std::vector<float> values(count);
     for (float& v : values) v = normal(rng);
-    if (!w.AddTensorF32(spec.name, shape, values.data(), error)) return false;
+    const WeightType type = spec.matrix ? matrix_type : WeightType::kF32;
+    if (!w.AddTensor(spec.name, shape, values.data(), type, error)) return false;
   }
   if (!w.Serialize(&out->bytes, error)) return false;
   Status st = WeightFile::Open(out->bytes.data(), out->bytes.size(), &out->file);

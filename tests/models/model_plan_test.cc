@@ -13,6 +13,7 @@
 
 #include "host/aligned_buffer.h"
 #include "host/thread_pool.h"
+#include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/models/language_model.h"
 #include "models/model_fixture.h"
 
@@ -59,6 +60,10 @@ struct Variant {
   Architecture arch;
   bool bias;
   bool norm_first;
+  // Stored type of the matrices and the run's activations (--activations, issue 32): the
+  // Linear kernel, and so the scratch the plan must count, follows both.
+  WeightType type = WeightType::kF32;
+  LinearActivations activations = LinearActivations::kAuto;
 };
 
 class ModelPlanTest : public ::testing::TestWithParam<Variant> {};
@@ -73,14 +78,15 @@ TEST_P(ModelPlanTest, PlanEqualsHighWaterAndOneByteLessFails) {
   const Variant v = GetParam();
   ModelFixture fx;
   std::string error;
-  ASSERT_TRUE(MakeModel(v.arch, v.bias, v.norm_first, &fx, &error)) << error;
+  ASSERT_TRUE(MakeModel(v.arch, v.bias, v.norm_first, &fx, &error, 0, v.type)) << error;
   const ModelConfig& c = fx.model.config;
   for (size_t workers : {1, 2}) {
     for (size_t seq : {1, 5, 70}) {
       const size_t batch = 2;
       ThreadPool pool(workers);
       ModelPlan plan;
-      ASSERT_TRUE(PlanModel(fx.model, batch, seq, workers, &plan).ok());
+      ASSERT_TRUE(
+          PlanModel(fx.model, batch, seq, workers, &plan, false, nullptr, v.activations).ok());
       EXPECT_EQ(plan.arena_bytes, plan.activation_bytes + plan.scratch_bytes);
       TensorShape x_shape, y_shape;
       ASSERT_TRUE(ModelInputShape(c, batch, seq, &x_shape).ok());
@@ -88,6 +94,7 @@ TEST_P(ModelPlanTest, PlanEqualsHighWaterAndOneByteLessFails) {
       std::vector<float> x(Elements(x_shape), 0.5f), y(Elements(y_shape));
       ModelInput in;
       in.x = x.data();
+      in.linear_activations = v.activations;
       ASSERT_TRUE(ModelBatchAndSeq(c, x_shape, &in.batch, &in.seq).ok());
       // An image model attends over all patches; the others get a causal rule on top.
       in.causal = c.arch == Architecture::kVit ? CausalKind::kNone : CausalKind::kUpperLeft;
@@ -121,7 +128,37 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{Architecture::kSingleHead, false, false},
                       Variant{Architecture::kEncoder, true, false},
                       Variant{Architecture::kEncoder, false, true},
-                      Variant{Architecture::kVit, true, false}));
+                      Variant{Architecture::kVit, true, false},
+                      Variant{Architecture::kEncoderLayer, true, false, WeightType::kQ8},
+                      Variant{Architecture::kEncoderLayer, true, false, WeightType::kQ8,
+                              LinearActivations::kF32},
+                      Variant{Architecture::kEncoder, false, true, WeightType::kQ4_0,
+                              LinearActivations::kF32}));
+
+// A code outside LinearActivations (a cast from a caller's integer) is refused by name,
+// by the plan and by the run, before any work.
+TEST(ModelPlan, UnknownLinearActivationsAreRefused) {
+  ModelFixture fx;
+  std::string error;
+  ASSERT_TRUE(MakeModel(Architecture::kEncoderLayer, true, false, &fx, &error)) << error;
+  const LinearActivations bad = static_cast<LinearActivations>(7);
+  ModelPlan plan;
+  const Status planned = PlanModel(fx.model, 1, 4, 1, &plan, false, nullptr, bad);
+  EXPECT_EQ(planned.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(planned.message()).find("linear activations code 7"), std::string::npos)
+      << planned.message();
+  std::vector<float> x(4 * fx.model.config.model_dim, 0.5f), y(x.size());
+  ModelInput in;
+  in.x = x.data();
+  in.batch = 1;
+  in.seq = 4;
+  in.linear_activations = bad;
+  AlignedBuffer buffer(1 << 20);
+  Arena arena(buffer.data(), 1 << 20);
+  SerialExecutor serial;
+  const Status ran = RunModel(fx.model, in, y.data(), &arena, &serial);
+  EXPECT_EQ(ran.code(), StatusCode::kInvalidArgument) << ran.message();
+}
 
 TEST(ModelLoad, MissingExtraAndMisshapedTensorsAreNamed) {
   ModelFixture fx;
@@ -168,9 +205,9 @@ std::vector<Architecture> LmArchitectures() {
 }
 
 void MakeLm(bool untied, bool half_rope, size_t batch, LmFixture* lm, size_t window = 0,
-            Architecture arch = Architecture::kLlama) {
+            Architecture arch = Architecture::kLlama, WeightType type = WeightType::kF32) {
   std::string error;
-  ASSERT_TRUE(MakeModel(arch, untied, half_rope, &lm->fx, &error, window)) << error;
+  ASSERT_TRUE(MakeModel(arch, untied, half_rope, &lm->fx, &error, window, type)) << error;
   const ModelConfig& c = lm->fx.model.config;
   std::mt19937 rng(11);
   std::uniform_int_distribution<int32_t> id(0, static_cast<int32_t>(c.vocab_size) - 1);
@@ -221,11 +258,14 @@ void StartPlanned(const Model& m, const LmShape& shape, size_t workers, PlannedS
 // (R = max_seq, or min(max_seq, W - 1 + chunk) rows) and is the high-water mark
 // of the worst chunk; one byte less fails clearly; Feed never touches the heap.
 void CheckLmPlan(size_t batch, size_t chunk, size_t window,
-                 Architecture arch = Architecture::kLlama) {
+                 Architecture arch = Architecture::kLlama, WeightType type = WeightType::kF32,
+                 LinearActivations activations = LinearActivations::kAuto) {
   SCOPED_TRACE(std::string(ArchitectureName(arch)) + " batch " + std::to_string(batch) +
-               " chunk " + std::to_string(chunk) + " window " + std::to_string(window));
+               " chunk " + std::to_string(chunk) + " window " + std::to_string(window) + " " +
+               WeightTypeName(type) +
+               (activations == LinearActivations::kF32 ? " f32 activations" : ""));
   LmFixture lm;
-  MakeLm(batch == 2, chunk == 5, batch, &lm, window, arch);
+  MakeLm(batch == 2, chunk == 5, batch, &lm, window, arch, type);
   const Model& m = lm.fx.model;
   const ModelConfig& c = m.config;
   // Gemma 3's fixture has its own window, on one layer of two: the cache keeps every row.
@@ -238,6 +278,7 @@ void CheckLmPlan(size_t batch, size_t chunk, size_t window,
   shape.batch = batch;
   shape.max_seq = 40;
   shape.chunk = chunk;
+  shape.linear_activations = activations;
   ThreadPool pool(2);
   LmPlan plan;
   ASSERT_TRUE(PlanLm(m, shape, pool.workers(), &plan).ok());
@@ -297,6 +338,54 @@ TEST(LanguageModelPlan, KvCacheBytesAreExactAndPlanIsTheHighWaterMark) {
       for (size_t chunk : {0, 5}) CheckLmPlan(batch, chunk, 0, arch);
     }
   }
+}
+
+// Integer weights with --activations f32 (issue 32) run on another Linear kernel than by
+// default (hwy-int8 rounds activations; the f32 kernel packs weight panels), with another
+// scratch: the plan counts the kernel that runs (exact, one byte less fails), the two plans
+// differ (else this would not show that), and the choice reaches the kernel (the logits
+// move by no more than the rounding of the activations). A code outside the enum is refused.
+TEST(LanguageModelPlan, F32ActivationsArePlannedForTheKernelThatRuns) {
+  for (WeightType type : {WeightType::kQ8, WeightType::kQ4_0}) {
+    SCOPED_TRACE(WeightTypeName(type));
+    EXPECT_FALSE(AutoLinearKernel(type, LinearActivations::kF32).quantizes_activations);
+    for (LinearActivations a : {LinearActivations::kAuto, LinearActivations::kF32}) {
+      for (size_t chunk : {0, 5}) CheckLmPlan(1, chunk, 0, Architecture::kLlama, type, a);
+    }
+    LmFixture lm;
+    MakeLm(false, false, 1, &lm, 0, Architecture::kLlama, type);
+    const Model& m = lm.fx.model;
+    LmShape rounded = AllLogitsShape(1, 12, 0);
+    LmShape exact = rounded;
+    exact.linear_activations = LinearActivations::kF32;
+    PlannedSession a, b;
+    StartPlanned(m, rounded, 2, &a);
+    StartPlanned(m, exact, 2, &b);
+    if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_NE(a.plan.scratch_bytes, b.plan.scratch_bytes);
+    const size_t vocab = m.config.vocab_size;
+    std::vector<float> ya(12 * vocab), yb(12 * vocab);
+    ThreadPool pool(2);
+    ASSERT_TRUE(a.session.Feed(lm.tokens.data(), 12, ya.data(), &pool).ok());
+    ASSERT_TRUE(b.session.Feed(lm.tokens.data(), 12, yb.data(), &pool).ok());
+    double diff = 0, scale = 1;
+    for (size_t i = 0; i < ya.size(); ++i) {
+      diff = std::max(diff, std::fabs(static_cast<double>(ya[i]) - yb[i]));
+      scale = std::max(scale, std::fabs(static_cast<double>(yb[i])));
+    }
+    EXPECT_GT(diff, 0.0) << "f32 activations gave the rounded run's logits bit for bit";
+    EXPECT_LT(diff / scale, 5e-2);
+  }
+  LmFixture lm;
+  MakeLm(false, false, 1, &lm);
+  LmShape bad;
+  bad.max_seq = 8;
+  bad.linear_activations = static_cast<LinearActivations>(9);
+  LmPlan plan;
+  const Status st = PlanLm(lm.fx.model, bad, 1, &plan);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(st.message()).find("linear activations code 9"), std::string::npos)
+      << st.message();
 }
 
 // With a sliding window the cache keeps min(max_seq, W - 1 + chunk) rows (W = 1:

@@ -120,14 +120,17 @@ def run_cli(cmd, timeout=120):
 DTYPE_TOLERANCE = {"f32": 1e-4, "f16": 5e-3, "bf16": 3e-2, "q8": 5e-2, "q4_0": 2e-3}
 
 
-def parse_parity_arguments():
+def parse_parity_arguments(add_arguments=None):
     """The command line of the model parity scripts: --attnrt BIN, --threads N for attnrt, and
-    --dtype, the type weight matrices are converted to (DTYPE_TOLERANCE gives its tolerance)."""
+    --dtype, the type weight matrices are converted to (DTYPE_TOLERANCE gives its tolerance);
+    add_arguments(parser), when given, adds a script's own options."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--dtype", choices=sorted(DTYPE_TOLERANCE), default="f32",
                     help="convert weight matrices to this type; the tolerance follows it")
+    if add_arguments is not None:
+        add_arguments(ap)
     return ap.parse_args()
 
 

@@ -11,6 +11,11 @@
 - `run --weights-out` on a single-layer model gives the weights `attnrt sdpa`
   gives for the same projected Q and K, `run --kernel` is honoured, and a model
   with more layers refuses --weights-out;
+- `--activations auto|f32` (issue 32): another value is refused naming the option by every
+  command that takes it (run, generate, chat, plan, bench lm, embed); embed refuses f32 and a
+  --plan-from made with it (the firmware session runs auto); on f32 weights f32 changes
+  nothing; `bench lm` on q8 weights names hwy-int8 by default and another kernel with f32,
+  in its summary line and its JSON alike;
 - tools/python/plot_heatmap.py (behind demo --png) refuses its input as its output, keeping
   the input, and names a missing input without a traceback.
 
@@ -217,6 +222,66 @@ def check_language_model_options(attnrt, model, x_path, work):
     run(attnrt, "plan", model, "--seq", "8", "--kv-dtype", "f32")  # f32 is what it does anyway
 
 
+def check_activations_option(attnrt, model, x_path, work):
+    """--activations: refusals by name, embed's auto-only rule, the kernel bench lm names."""
+    out = os.path.join(work, "act.npy")
+    c_out = os.path.join(work, "act.c")
+    for args in (["run", model, "--input", x_path, "--out", out],
+                 ["generate", "--prompt-tokens", "1,2"],
+                 ["chat", model],
+                 ["plan", model, "--seq", "8"],
+                 ["bench", "lm", model],
+                 ["embed", model, "-o", c_out]):
+        proc = run(attnrt, *args, "--activations", "int8", ok=False)
+        check(proc.returncode > 0 and
+              "--activations" in proc.stderr and "int8" in proc.stderr,
+              f"attnrt {args[0]} --activations int8 is refused naming the option and value: "
+              f"exit {proc.returncode}, {proc.stderr.strip()[-300:]!r}")
+    check(not os.path.exists(out) and not os.path.exists(c_out), "a refused command writes nothing")
+
+    # Firmware runs auto: embed has nowhere to record f32, nor may it take an f32 plan.
+    proc = run(attnrt, "embed", model, "-o", c_out, "--activations", "f32", ok=False)
+    check(proc.returncode > 0 and "--activations f32" in proc.stderr and "auto" in proc.stderr
+          and not os.path.exists(c_out),
+          f"embed --activations f32 is refused by name: {proc.returncode}, {proc.stderr.strip()!r}")
+    plan, _ = json_only(attnrt, "plan", model, "--seq", "8", "--json", "--activations", "f32")
+    check(plan is not None and plan.get("activations") == "f32", f"plan --json activations: {plan}")
+    f32_plan = os.path.join(work, "f32_plan.json")
+    with open(f32_plan, "w") as f:
+        json.dump(plan, f)
+    proc = run(attnrt, "embed", model, "-o", c_out, "--plan-from", f32_plan, ok=False)
+    check(proc.returncode > 0 and "activations" in proc.stderr and not os.path.exists(c_out),
+          f"embed --plan-from an f32-activations plan is refused: {proc.stderr.strip()!r}")
+    auto_plan, _ = json_only(attnrt, "plan", model, "--seq", "8", "--json")
+    check(auto_plan is not None and auto_plan.get("activations") == "auto",
+          f"plan --json says activations auto by default: {auto_plan}")
+
+    # f32 weights run on f32 activations anyway: the option changes nothing.
+    outs = []
+    for extra in ([], ["--activations", "f32"]):
+        path = os.path.join(work, f"act{len(outs)}.npy")
+        run(attnrt, "run", model, "--input", x_path, "--out", path, *extra)
+        outs.append(np.load(path))
+    check(np.array_equal(outs[0], outs[1]), "run --activations f32 on f32 weights changes the output")
+
+    # bench lm on random q8 weights: the kernel that ran, in the summary and the JSON.
+    config = os.path.join(work, "tiny_llama.json")
+    with open(config, "w") as f:
+        json.dump({"architecture": "llama", "dim": 64, "n_layers": 1, "n_heads": 2,
+                   "n_kv_heads": 2, "vocab_size": 64, "hidden_dim": 96, "max_seq_len": 32}, f)
+    for activations, rounded in (("auto", True), ("f32", False)):
+        result, prose = json_only(attnrt, "bench", "lm", config, "--dtype", "q8", "--threads", "1",
+                                  "--prompt-len", "8", "--gen", "2", "--seconds", "0.01",
+                                  "--activations", activations, "--json")
+        shown = re.search(r"\blinear (\S+) on ", prose)
+        name = shown.group(1) if shown else None
+        check(result is not None and name == result.get("linear_kernel") and
+              result.get("activations") == activations and (name == "hwy-int8") == rounded,
+              f"bench lm --dtype q8 --activations {activations}: summary names {name!r}, JSON "
+              f"{result and result.get('linear_kernel')!r} ({'hwy-int8' if rounded else 'not hwy-int8'} "
+              f"expected): {prose.strip()[:300]!r}")
+
+
 def check_demo_png(attnrt, work):
     """demo --png: a compressed PNG with room for axes and a colour bar (larger than the bare
     32 x 32 matrix at any cell size the old writer used), no temporary file left; a target in a
@@ -272,6 +337,10 @@ def main():
         check_run_weights(args.attnrt, args.model, args.demo_dir, work)
         check_language_model_options(args.attnrt, args.model,
                                      os.path.join(args.demo_dir, "input.npy"), work)
+        act_dir = os.path.join(work, "activations")
+        os.mkdir(act_dir)
+        check_activations_option(args.attnrt, args.model,
+                                 os.path.join(args.demo_dir, "input.npy"), act_dir)
         png_dir = os.path.join(work, "png")
         os.mkdir(png_dir)
         check_demo_png(args.attnrt, png_dir)

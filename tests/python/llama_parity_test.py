@@ -39,9 +39,14 @@ q8 and q4_0, which attnrt runs on 8-bit activations (issue 32), against torch in
 weights as the converted file stores them (read back by tests/weight_file/weight_files.py) with
 every Linear input rounded as activation_blocks.h rounds it: max|attnrt - ref| <= 2e-3 *
 max(1, max|ref|) beyond each logit's rounding spread (activation_rounding.py says why).
+With --activations f32 every attnrt command gets `--activations f32` (the exact path: the
+stored weights widened, f32 activations) and the reference for q8 and q4_0 is torch in float64
+on the stored weights with the activations NOT rounded, within the f32 weights' 1e-4; each
+`generate` report line must name the kernel that ran: hwy-int8 exactly when the weights are
+q8 or q4_0 and the activations auto.
 
-Usage: llama_parity_test.py --attnrt PATH [--threads N] [--dtype T]. Exits 77 (CTest skip)
-without torch.
+Usage: llama_parity_test.py --attnrt PATH [--threads N] [--dtype T] [--activations auto|f32].
+Exits 77 (CTest skip) without torch.
 The last line is "N passed, N failed"."""
 import copy
 import importlib.util
@@ -76,6 +81,10 @@ DTYPE = "f32"
 # tolerance is that of float32 arithmetic on top (issue 32), not of the quantization.
 STORED_REFERENCE_TYPES = INTEGER_ACTIVATION_TYPES
 STORED_TOLERANCE = 2e-3
+# --activations f32 (the exact path): the same stored-weight reference without the rounding,
+# and float32 arithmetic's tolerance, as for f32 weights.
+ACTIVATIONS = "auto"
+EXACT_ACTIVATIONS_TOLERANCE = 1e-4
 _wf_spec = importlib.util.spec_from_file_location(
     "attnrt_weight_files", os.path.join(ROOT, "tests", "weight_file", "weight_files.py"))
 weight_files = importlib.util.module_from_spec(_wf_spec)
@@ -146,11 +155,31 @@ def build(config, tied, seed):
 ROUNDING = "even"  # activation_rounding.round_activations's mode ("down" / "up" for the spread)
 
 
+def rounds_activations():
+    """Whether attnrt runs this case's Linear layers on 8-bit activations (hwy-int8)."""
+    return DTYPE in INTEGER_ACTIVATION_TYPES and ACTIVATIONS == "auto"
+
+
+def activation_args():
+    return ["--activations", ACTIVATIONS] if ACTIVATIONS != "auto" else []
+
+
+def run_tokens(*args, extra_args=(), **kwargs):
+    """attnrt_cli.run_tokens with this run's --activations."""
+    return attnrt_cli.run_tokens(*args, extra_args=[*activation_args(), *extra_args], **kwargs)
+
+
+def generate(attnrt, model, prompt_tokens, max_new_tokens, extra_args=()):
+    """attnrt_cli.generate with this run's --activations."""
+    return attnrt_cli.generate(attnrt, model, prompt_tokens, max_new_tokens,
+                               [*activation_args(), *extra_args])
+
+
 def rounding_spread(model64, tokens):
     """|reference with ambiguous activations rounded up - with them rounded down| per logit: what
     attnrt's float32 rounding may legitimately move (0 for types without 8-bit activations)."""
     global ROUNDING
-    if DTYPE not in STORED_REFERENCE_TYPES:
+    if not rounds_activations():
         return 0.0
     try:
         ROUNDING = "up"
@@ -165,7 +194,7 @@ def rounding_spread(model64, tokens):
 def reference_model(model, model_file):
     """model in float64; for STORED_REFERENCE_TYPES with the weights the converted file stores
     (read back by tests/weight_file/weight_files.py, FORMAT.md's independent reader) and every
-    Linear's input rounded as the integer kernels round it."""
+    Linear's input rounded as the integer kernels round it (unless --activations f32)."""
     model64 = copy.deepcopy(model).double()
     if DTYPE not in STORED_REFERENCE_TYPES:
         return model64
@@ -180,6 +209,8 @@ def reference_model(model, model_file):
             if name not in params or tuple(params[name].shape) != tuple(shape):
                 raise Failure(f"stored {dtype} tensor {name} {shape} is no parameter of the model")
             params[name].copy_(torch.tensor(values, dtype=torch.float64).reshape(shape))
+    if not rounds_activations():
+        return model64
     for module in model64.modules():
         if isinstance(module, torch.nn.Linear):
             module.register_forward_pre_hook(lambda _, inputs: (round_activations(inputs[0], ROUNDING),))
@@ -230,8 +261,8 @@ def check_run(ctx, stats, model_file, model64, resolved, seq, seed, d):
     if np.abs(want).max() < 0.1:
         raise Failure("torch's logits are all near zero: the case tests nothing")
     for dtype in (np.int32, np.int64):
-        proc, got = attnrt_cli.run_tokens(ctx.attnrt, model_file, tokens.astype(dtype), d,
-                                          ctx.threads, name=f"tokens_{np.dtype(dtype).name}")
+        proc, got = run_tokens(ctx.attnrt, model_file, tokens.astype(dtype), d,
+                               ctx.threads, name=f"tokens_{np.dtype(dtype).name}")
         expect_ok(proc, f"attnrt run --tokens ({np.dtype(dtype).name})")
         if got.dtype != np.float32:
             raise Failure(f"logits are {got.dtype}, expected float32")
@@ -253,12 +284,19 @@ def check_greedy(ctx, stats, label, model_file, model64, prompt, new_tokens=NEW_
     gaps = (top2[:, 0] - top2[:, 1]).tolist()
     # With rounded weights a gap within twice the logits tolerance may flip legitimately.
     near_tie = max(NEAR_TIE, 2 * TOLERANCE * max(1.0, float(logits.abs().max())))
-    proc, result = attnrt_cli.generate(ctx.attnrt, model_file, prompt, new_tokens,
-                                       ["--temperature", "0", "--threads", str(ctx.threads),
-                                        *extra_args])
+    proc, result = generate(ctx.attnrt, model_file, prompt, new_tokens,
+                            ["--temperature", "0", "--threads", str(ctx.threads), *extra_args])
     expect_ok(proc, "attnrt generate")
     if result is None:
         raise Failure("attnrt generate --json printed no JSON line")
+    # The report line names the Linear kernel that ran: the integer one exactly when the
+    # activations are rounded.
+    shown = re.search(r"generate: .*\blinear (\S+) on ", proc.stderr)
+    if shown is None or shown.group(1) != result.get("linear_kernel") or \
+            (shown.group(1) == "hwy-int8") != rounds_activations():
+        raise Failure(f"generate's report line names linear kernel "
+                      f"{shown and shown.group(1)!r} (JSON {result.get('linear_kernel')!r}); "
+                      f"weights {DTYPE}, activations {ACTIVATIONS}: {proc.stderr.strip()[-300:]}")
     missing = [k for k in ("tokens", "prefill_ms", "decode_ms_per_token", "tokens_per_s")
                if k not in result]
     if missing:
@@ -322,7 +360,8 @@ def kv_bytes(resolved, batch, rows):
 def planned_kv(ctx, model_file, max_seq, chunk, batch):
     """(kv_cache_bytes, the JSON) of `attnrt plan MODEL --max-seq N --chunk C --batch B`."""
     proc = attnrt_cli.run_cli([ctx.attnrt, "plan", model_file, "--max-seq", str(max_seq),
-                               "--chunk", str(chunk), "--batch", str(batch), "--json"])
+                               "--chunk", str(chunk), "--batch", str(batch), "--json",
+                               *activation_args()])
     expect_ok(proc, f"attnrt plan --max-seq {max_seq} --chunk {chunk} --batch {batch}")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     return result["kv_cache_bytes"], result, proc.stderr
@@ -367,9 +406,8 @@ def window_case(ctx, stats, index, label, config, rope_style, tied, seq, prompt_
     for chunk in chunks:
         extra = [] if chunk is None else ["--chunk", str(chunk)]
         what = f"run --chunk {chunk or 'default'}"
-        proc, got = attnrt_cli.run_tokens(ctx.attnrt, model_file, tokens.astype(np.int64), d,
-                                          ctx.threads, name=f"tokens_chunk{chunk}",
-                                          extra_args=extra)
+        proc, got = run_tokens(ctx.attnrt, model_file, tokens.astype(np.int64), d,
+                               ctx.threads, name=f"tokens_chunk{chunk}", extra_args=extra)
         expect_ok(proc, what)
         err = relative_error(got, want, spread)
         worst = max(worst, err)
@@ -473,7 +511,7 @@ def trained_case(ctx, stats):
     check_run(ctx, stats, model_file, model64, resolved, 2, seed=400, d=d)
     tokens = np.stack([text[:24], text[-24:]]).astype(np.int64)
     want = reference_logits(model64, tokens)
-    proc, got = attnrt_cli.run_tokens(ctx.attnrt, model_file, tokens, d, ctx.threads, "text")
+    proc, got = run_tokens(ctx.attnrt, model_file, tokens, d, ctx.threads, "text")
     expect_ok(proc, "attnrt run models/lm")
     err = relative_error(got, want, rounding_spread(model64, tokens))
     stats.run_error, stats.runs = max(stats.run_error, err), stats.runs + 1
@@ -481,10 +519,11 @@ def trained_case(ctx, stats):
         raise Failure(f"models/lm run: relative error {err:.3g} > {TOLERANCE}")
     check_greedy(ctx, stats, "models/lm", model_file, model64, list(b"And God said"), 40)
     # --prompt TEXT is the same prompt as its bytes.
-    by_ids = attnrt_cli.generate(ctx.attnrt, model_file, list(b"And God said"), 40,
-                                 ["--temperature", "0"])[1]
+    by_ids = generate(ctx.attnrt, model_file, list(b"And God said"), 40,
+                      ["--temperature", "0"])[1]
     proc = attnrt_cli.run_cli([ctx.attnrt, "generate", model_file, "--prompt", "And God said",
-                               "--max-new-tokens", "40", "--temperature", "0", "--json"])
+                               "--max-new-tokens", "40", "--temperature", "0", "--json",
+                               *activation_args()])
     expect_ok(proc, "attnrt generate --prompt")
     by_text = json.loads(proc.stdout.strip().splitlines()[-1])
     if by_text["tokens"] != by_ids["tokens"]:
@@ -524,45 +563,45 @@ def refusal_cases(ctx, stats, model_file, resolved):
                                  (2 ** 40, (1, 0), np.int64)]:
         tokens = np.zeros((2, 6), dtype=dtype)
         tokens[b, t] = value
-        proc, _ = attnrt_cli.run_tokens(ctx.attnrt, model_file, tokens, d, name="bad_id")
+        proc, _ = run_tokens(ctx.attnrt, model_file, tokens, d, name="bad_id")
         expect_refusal(proc, f"run with token id {value} at ({b}, {t})", [str(value)],
                        [rf"\b{b}\b\D{{0,24}}\b{t}\b"])  # "(1, 4)", "(sequence 1, token 4)"
         checks += 1
-    proc, _ = attnrt_cli.generate(ctx.attnrt, model_file, [1, vocab + 5, 2], 3)
+    proc, _ = generate(ctx.attnrt, model_file, [1, vocab + 5, 2], 3)
     expect_refusal(proc, f"generate with prompt token {vocab + 5}", [str(vocab + 5)])
     checks += 1
-    proc, _ = attnrt_cli.generate(ctx.attnrt, model_file, [1, -1, 2], 3)
+    proc, _ = generate(ctx.attnrt, model_file, [1, -1, 2], 3)
     if proc.returncode == 0:
         raise Failure("generate accepted prompt token -1")
     checks += 1
     # Past max_seq_len: refused before any work (nothing on stdout); exactly max_seq_len works.
     started = time.monotonic()
-    proc, _ = attnrt_cli.generate(ctx.attnrt, model_file, [1, 2, 3], max_len - 2)
+    proc, _ = generate(ctx.attnrt, model_file, [1, 2, 3], max_len - 2)
     expect_refusal(proc, f"generate 3 + {max_len - 2} tokens past max_seq_len {max_len}",
                    ["max_seq_len"])
     if proc.stdout.strip():
         raise Failure(f"generate past max_seq_len printed on stdout: {proc.stdout[:200]!r}")
     refused_in = time.monotonic() - started
-    proc, result = attnrt_cli.generate(ctx.attnrt, model_file, [1, 2, 3], max_len - 3,
-                                       ["--temperature", "0"])
+    proc, result = generate(ctx.attnrt, model_file, [1, 2, 3], max_len - 3,
+                            ["--temperature", "0"])
     expect_ok(proc, f"generate 3 + {max_len - 3} = max_seq_len tokens")
     if result is None or len(result.get("tokens", [])) != max_len - 3:
         raise Failure(f"generate up to max_seq_len returned {result}")
-    proc, _ = attnrt_cli.generate(ctx.attnrt, model_file, list(range(max_len + 1)), 1)
+    proc, _ = generate(ctx.attnrt, model_file, list(range(max_len + 1)), 1)
     expect_refusal(proc, "generate with a prompt longer than max_seq_len", ["max_seq_len"])
     checks += 3
-    proc, _ = attnrt_cli.run_tokens(ctx.attnrt, model_file,
-                                    np.zeros((1, max_len + 1), np.int64), d, name="too_long")
+    proc, _ = run_tokens(ctx.attnrt, model_file, np.zeros((1, max_len + 1), np.int64), d,
+                         name="too_long")
     expect_refusal(proc, f"run with {max_len + 1} tokens > max_seq_len {max_len}",
                    ["max_seq_len"])
     checks += 1
     for dtype in (np.float32, np.float64):
-        proc, _ = attnrt_cli.run_tokens(ctx.attnrt, model_file, np.ones((2, 5), dtype), d,
-                                        name="float_tokens")
+        proc, _ = run_tokens(ctx.attnrt, model_file, np.ones((2, 5), dtype), d,
+                             name="float_tokens")
         expect_refusal(proc, f"run with {np.dtype(dtype).name} tokens.npy")
         checks += 1
-    proc, _ = attnrt_cli.run_tokens(ctx.attnrt, model_file, np.ones((2, 3, 4), np.int64), d,
-                                    name="rank3_tokens")
+    proc, _ = run_tokens(ctx.attnrt, model_file, np.ones((2, 3, 4), np.int64), d,
+                         name="rank3_tokens")
     expect_refusal(proc, "run with (2, 3, 4) tokens.npy (not (batch, T))")
     checks += 1
     stats.refusals += checks
@@ -572,12 +611,15 @@ def refusal_cases(ctx, stats, model_file, resolved):
 # ---- driver --------------------------------------------------------------------------------
 
 def main():
-    args = attnrt_cli.parse_parity_arguments()
+    args = attnrt_cli.parse_parity_arguments(lambda ap: ap.add_argument(
+        "--activations", choices=("auto", "f32"), default="auto",
+        help="pass --activations to attnrt; f32: the reference does not round activations"))
     tm.runtime.use(args.attnrt)  # the architectures, for export_torch here and in its runs
-    global DTYPE, TOLERANCE
+    global DTYPE, TOLERANCE, ACTIVATIONS
     DTYPE, TOLERANCE = args.dtype, attnrt_cli.DTYPE_TOLERANCE[args.dtype]
+    ACTIVATIONS = args.activations
     if DTYPE in STORED_REFERENCE_TYPES:
-        TOLERANCE = STORED_TOLERANCE
+        TOLERANCE = STORED_TOLERANCE if rounds_activations() else EXACT_ACTIVATIONS_TOLERANCE
     torch.set_num_threads(1)
     started = time.monotonic()
     stats = Stats()
@@ -621,9 +663,11 @@ def main():
 
         checks.append(("refusals", refusals))
         attnrt_cli.run_checks(checks, stats)
-    reference = ("the stored weights and 8-bit-rounded activations"
-                 if DTYPE in STORED_REFERENCE_TYPES else "the f32 weights")
-    print(f"llama parity, weights {DTYPE} (reference: float64 torch on {reference}): "
+    reference = ("the f32 weights" if DTYPE not in STORED_REFERENCE_TYPES else
+                 "the stored weights and 8-bit-rounded activations" if rounds_activations() else
+                 "the stored weights, activations not rounded")
+    print(f"llama parity, weights {DTYPE}, activations {ACTIVATIONS} (reference: float64 torch "
+          f"on {reference}): "
           f"{stats.runs} runs, largest relative logits error beyond the activations' rounding "
           f"spread (at most {stats.spread:.3g}) "
           f"{stats.run_error:.3g} (tolerance {TOLERANCE}); "

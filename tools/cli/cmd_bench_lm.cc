@@ -20,6 +20,7 @@
 #include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/models/language_model.h"
 #include "attnrt/models/model_spec.h"
+#include "cli/activations_option.h"
 #include "cli/bench_timing.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -48,6 +49,7 @@ struct BenchLmOptions {
   unsigned seed = 1;
   std::string dtype = "f32";  // weight matrices of a config's random model
   std::string kv_dtype = "f32";
+  std::string activations = "auto";
   bool json = false;
 };
 
@@ -210,6 +212,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   LmShape prefill_shape;
   prefill_shape.max_seq = prompt_len;
   prefill_shape.kv_type = KvDtype(o.kv_dtype);
+  prefill_shape.linear_activations = ActivationsFromName(o.activations);
   LmRunner prefill;
   if (!StartLm(model, prefill_shape, pool.workers(), 0, &prefill, &error)) return ReportError(cmd, error);
   PrefillRun pr{&prefill, &prompt, &pool, &logits, Status::Ok()};
@@ -225,6 +228,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   LmShape decode_shape;
   decode_shape.max_seq = context;
   decode_shape.kv_type = KvDtype(o.kv_dtype);
+  decode_shape.linear_activations = ActivationsFromName(o.activations);
   LmRunner decode;
   if (!StartLm(model, decode_shape, pool.workers(), 0, &decode, &error)) return ReportError(cmd, error);
   std::vector<double> steps, step_cpu;  // wall and process CPU ms per step
@@ -286,11 +290,12 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["vocab"] = c.vocab_size;
   j["threads"] = pool.workers();
   AddThreadsJson(workers, &j);
-  // The kernel the layers' matrices run on (hwy-int8 for q8 and q4_0: 8-bit activations).
-  const LinearKernel& linear = AutoLinearKernel(model.layers[0].q.type);
+  // The kernel the layers' matrices ran on (hwy-int8 for q8 and q4_0 unless --activations f32).
+  const LinearKernel& linear = ModelLinearKernel(model, ActivationsFromName(o.activations));
   j["isa"] = LinearIsa();
   j["linear_kernel"] = linear.name;
   j["linear_isa"] = linear.isa();
+  j["activations"] = o.activations;
   j["weight_dtype"] = WeightTypeName(model.layers[0].q.type);
   j["kv_dtype"] = o.kv_dtype;
   j["prompt_tokens"] = prompt_len;
@@ -367,6 +372,7 @@ void AddBenchLmCommand(CLI::App& bench, int* exit_code) {
                        "Weight matrices of a config.json's random model (as attnrt convert "
                        "--dtype)");
   AddKvDtypeOption(cmd, &o->kv_dtype, "of the prefill and decode sessions");
+  AddActivationsOption(cmd, &o->activations, "the summary and JSON name the kernel that ran");
   cmd->add_flag("--json", o->json, "Print only a JSON object on stdout (the summary goes to stderr)");
   cmd->callback([o, exit_code] { *exit_code = RunBenchLm(*o); });
 }

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/activations_option.h"
 #include "cli/chat_template.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -35,6 +36,7 @@ constexpr size_t kDefaultContext = 4096;
 struct ChatOptions {
   std::string model, system, template_name;
   std::string kv_dtype = "f32";
+  std::string activations = "auto";
   size_t context = 0;  // 0: min(max_seq_len, kDefaultContext)
   size_t max_new_tokens = 256;
   SamplingOptions sampling;
@@ -123,6 +125,7 @@ int ChatCommand(const ChatOptions& o) {
   LmShape shape;
   shape.max_seq = context;
   shape.kv_type = KvDtype(o.kv_dtype);
+  shape.linear_activations = ActivationsFromName(o.activations);
   LmRunner lm;
   if (!StartLm(m.model, shape, pool.workers(), 0, &lm, &error)) return ReportError(cmd, error);
   DecodeBuffers buffers(c.vocab_size);
@@ -229,6 +232,7 @@ void AddChatCommand(CLI::App& app, int* exit_code) {
   AddSamplingOptions(cmd, &o->sampling);
   AddThreadsOption(*cmd, &o->threads);
   AddKvDtypeOption(cmd, &o->kv_dtype, "attention reads it widened");
+  AddActivationsOption(cmd, &o->activations, "applies to every Linear layer");
   cmd->add_flag("--verbose", o->verbose,
                 "After each reply, a line 'chat: stats {json}' on stderr: the turn's prefill "
                 "tokens and positions, the reply's ids, why it ended, timing, the text fed");

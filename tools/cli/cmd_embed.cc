@@ -9,11 +9,17 @@
 // `attnrt plan --json` printed on the target (or the same numbers from the
 // target's own PlanModel/PlanLm); without it the header carries only the model
 // and, with --seq/--batch, the shape the firmware should plan for itself.
+//
+// --activations: the firmware session (the C API's attnrt_model / attnrt_lm) has no
+// activations setting, so it always runs `auto`; the header has nothing to record an f32
+// choice in, and a plan made with `plan --activations f32` sized another kernel's scratch.
+// Both are refused by name rather than written into a header that would not hold.
 #include <cstdio>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/activations_option.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/embed_shape.h"
@@ -28,6 +34,7 @@ namespace {
 struct EmbedOptions {
   std::string model, out, header, section, plan_from;
   std::string name = "attnrt_model";
+  std::string activations = "auto";
   size_t seq = 0, batch = 1, align = 64;
 };
 
@@ -130,6 +137,14 @@ bool ReadTargetPlan(const std::string& path, const OpenedModel& m, TargetPlan* p
              std::to_string(m.mapping.size()) + " bytes";
     return false;
   }
+  // Plans written before the field existed are auto plans.
+  if (j.contains("activations") &&
+      (!j["activations"].is_string() || j["activations"].get<std::string>() != "auto")) {
+    *error = "plan '" + path + "' was made with --activations " + j["activations"].dump() +
+             ": a firmware session runs auto (the C API has no activations setting), whose "
+             "kernel scratch that plan does not count; plan again without --activations";
+    return false;
+  }
   if (!JsonSize(j, "arena_bytes", true, &plan->arena_bytes, error) ||
       !JsonSize(j, "batch", true, &plan->batch, error) ||
       !JsonSize(j, "threads", true, &plan->threads, error) ||
@@ -155,6 +170,12 @@ int EmbedCommand(const EmbedOptions& o) {
   if (o.align < 16 || o.align > 65536 || (o.align & (o.align - 1)) != 0) {
     return ReportError(cmd, "--align " + std::to_string(o.align) +
                                 " must be a power of two from 16 to 65536");
+  }
+  if (o.activations != "auto") {
+    return ReportError(cmd, "--activations " + o.activations +
+                                ": the firmware session (the C API's attnrt_model / attnrt_lm) "
+                                "has no activations setting and always runs auto; the header "
+                                "has no place to record another choice");
   }
   std::string error;
   if (!CheckOutputPaths({{"model", o.model}, {"--plan-from", o.plan_from}},
@@ -273,6 +294,9 @@ void AddEmbedCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--batch", o->batch, "Batch size that goes with --seq")
       ->capture_default_str()
       ->check(WholeNumber(1, kMaxDim));
+  AddActivationsOption(cmd, &o->activations,
+                       "embed takes only auto: the firmware session has no activations setting, "
+                       "so f32 (and a --plan-from made with it) is refused");
   cmd->callback([o, exit_code] { *exit_code = EmbedCommand(*o); });
 }
 

@@ -18,6 +18,7 @@
 
 #include "attnrt/kernels/linear.h"
 #include "attnrt/models/sampling.h"
+#include "cli/activations_option.h"
 #include "cli/chunk_option.h"
 #include "cli/decode_loop.h"
 #include "cli/cli_common.h"
@@ -41,6 +42,7 @@ struct GenerateOptions {
   std::string model, prompt_tokens, prompt;
   std::vector<std::string> stops;
   std::string kv_dtype = "f32";
+  std::string activations = "auto";
   bool has_prompt = false;
   bool ignore_eos = false;
   size_t max_new_tokens = 64;
@@ -176,6 +178,7 @@ int GenerateCommand(const GenerateOptions& o) {
   shape.max_seq = positions;
   shape.chunk = std::min(o.chunk, positions);  // longer than the session: one pass
   shape.kv_type = KvDtype(o.kv_dtype);
+  shape.linear_activations = ActivationsFromName(o.activations);
   LmRunner lm;
   if (!StartLm(m.model, shape, pool.workers(), 0, &lm, &error)) return ReportError(cmd, error);
   DecodeBuffers buffers(c.vocab_size);
@@ -240,13 +243,15 @@ int GenerateCommand(const GenerateOptions& o) {
   const double ms_per_token =
       result.decode_steps == 0 ? 0.0 : result.decode_ms / static_cast<double>(result.decode_steps);
   std::FILE* prose = stderr;  // timing is prose: it never mixes with the streamed text on stdout
+  // The kernel the layers ran on, so a timing says whether activations were rounded.
+  const LinearKernel& linear = ModelLinearKernel(m.model, shape.linear_activations);
   std::fprintf(prose,
                "generate: %zu prompt tokens, %zu new (end: %s); prefill %.2f ms (%.0f tokens/s), "
-               "decode %.3f ms/token (%.1f tokens/s), linear %s; %s\n",
+               "decode %.3f ms/token (%.1f tokens/s), linear %s on %s; %s\n",
                prompt.size(), generated.size(), DecodeEndName(result.end), prefill_ms,
                prefill_ms > 0 ? 1000.0 * static_cast<double>(prompt.size()) / prefill_ms : 0.0,
-               ms_per_token, ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0, LinearIsa(),
-               workers.Describe().c_str());
+               ms_per_token, ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0, linear.name,
+               linear.isa(), workers.Describe().c_str());
   if (o.json) {
     nlohmann::ordered_json j;
     // As Hugging Face's generate returns them: the eos that ended the text included.
@@ -266,6 +271,8 @@ int GenerateCommand(const GenerateOptions& o) {
     j["tokens_per_s"] = ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0;
     j["threads"] = pool.workers();
     AddThreadsJson(workers, &j);
+    j["linear_kernel"] = linear.name;
+    j["activations"] = o.activations;
     j["temperature"] = o.sampling.temperature;
     j["seed"] = o.sampling.seed;
     std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
@@ -302,6 +309,7 @@ void AddGenerateCommand(CLI::App& app, int* exit_code) {
       ->allow_extra_args(false);
   AddThreadsOption(*cmd, &o->threads);
   AddKvDtypeOption(cmd, &o->kv_dtype, "attention reads it widened");
+  AddActivationsOption(cmd, &o->activations, "the report line names the kernel that ran");
   AddChunkOption(cmd, &o->chunk, "prompt + new tokens");
   cmd->add_flag("--json", o->json,
                 "Stream tokens to stderr and print one JSON object on stdout: tokens (the "

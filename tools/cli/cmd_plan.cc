@@ -9,6 +9,7 @@
 
 #include "attnrt/runtime/sdpa.h"
 #include "attnrt/runtime/checked_math.h"
+#include "cli/activations_option.h"
 #include "cli/chunk_option.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -27,6 +28,7 @@ struct PlanModelOptions {
   size_t seq = 0, batch = 1, threads = 0, max_seq = 0, chunk = 0;
   std::string kv_dtype = "f32";  // language models only
   std::string kernel = "auto";
+  std::string activations = "auto";  // picks the Linear kernel, whose scratch the plan counts
   bool weights = false, json = false;
 };
 
@@ -43,8 +45,12 @@ void PrintWeightBytes(std::FILE* prose, const OpenedModel& m) {
   std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
                m.file.file_size());
 }
-void AddModelFields(nlohmann::ordered_json* j, const OpenedModel& m, size_t batch) {
+void AddModelFields(nlohmann::ordered_json* j, const OpenedModel& m, size_t batch,
+                    LinearActivations activations) {
   (*j)["weight_file_bytes"] = m.file.file_size();
+  // What `embed --plan-from` checks: a firmware session runs auto.
+  (*j)["activations"] = ActivationsName(activations);
+  (*j)["linear_kernel"] = ModelLinearKernel(m.model, activations).name;
   (*j)["architecture"] = ArchitectureName(m.model.config.arch);
   (*j)["layers"] = m.model.config.num_layers;
   (*j)["batch"] = batch;
@@ -63,6 +69,7 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
   shape.max_seq = o.max_seq != 0 ? o.max_seq : c.max_seq_len;
   shape.chunk = o.chunk;
   shape.kv_type = KvDtype(o.kv_dtype);
+  shape.linear_activations = ActivationsFromName(o.activations);
   const size_t threads = ResolveThreads(o.threads);
   LmPlan plan;
   Status st = CheckLmShape(m.model, shape, &shape);
@@ -70,9 +77,11 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
   if (!st.ok()) return ReportStatus("plan", st);
   std::FILE* prose = ProseStream(o.json);
   std::fprintf(prose,
-               "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, KV cache %s, %s\n",
+               "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, KV cache %s, linear %s, "
+               "%s\n",
                ArchitectureName(c.arch), c.num_layers, shape.batch, shape.max_seq, shape.chunk,
-               KvTypeName(shape.kv_type), DescribeThreads(o.threads).c_str());
+               KvTypeName(shape.kv_type), ModelLinearKernel(m.model, shape.linear_activations).name,
+               DescribeThreads(o.threads).c_str());
   if (c.sliding_window != 0) {
     std::fprintf(prose,
                  "  sliding window %zu: the cache keeps %zu of %zu positions per sequence "
@@ -92,7 +101,7 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
     j["rope_table_bytes"] = plan.rope_table_bytes;
     j["activation_bytes"] = plan.activation_bytes;
     j["scratch_bytes"] = plan.scratch_bytes;
-    AddModelFields(&j, m, shape.batch);
+    AddModelFields(&j, m, shape.batch, shape.linear_activations);
     j["max_seq"] = shape.max_seq;
     j["chunk"] = shape.chunk;
     j["threads"] = threads;
@@ -129,7 +138,9 @@ int PlanModelCommand(const PlanModelOptions& o) {
     if (!ResolveKernel(o.kernel, p, &kernel, &error)) return ReportError("plan", error);
   }
   ModelPlan plan;
-  const Status st = PlanModel(m.model, o.batch, o.seq, threads, &plan, o.weights, kernel);
+  const LinearActivations activations = ActivationsFromName(o.activations);
+  const Status st =
+      PlanModel(m.model, o.batch, o.seq, threads, &plan, o.weights, kernel, activations);
   if (!st.ok()) return ReportStatus("plan", st);
   std::FILE* prose = ProseStream(o.json);
   if (images) {
@@ -150,7 +161,7 @@ int PlanModelCommand(const PlanModelOptions& o) {
     j["arena_bytes"] = plan.arena_bytes;
     j["scratch_bytes"] = plan.scratch_bytes;
     j["activation_bytes"] = plan.activation_bytes;
-    AddModelFields(&j, m, o.batch);
+    AddModelFields(&j, m, o.batch, activations);
     j["seq"] = images ? VitTokens(c) : o.seq;
     j["threads"] = threads;
     j["kernel"] = kernel != nullptr ? kernel->name : "auto";
@@ -232,6 +243,9 @@ void AddPlanCommand(CLI::App& app, int* exit_code) {
                   "Language models: positions the KV cache holds (default: the model's max_seq_len)")
       ->check(WholeNumber(1, kMaxDim));
   AddKvDtypeOption(cmd, &mo->kv_dtype, "language models only");
+  AddActivationsOption(cmd, &mo->activations,
+                       "plans the scratch of the kernel that value picks, for a run with the "
+                       "same --activations");
   AddChunkOption(cmd, &mo->chunk, "--max-seq");
   AddThreadsOption(*cmd, &mo->threads);
   cmd->add_option("--kernel", mo->kernel,

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cli/activations_option.h"
 #include "cli/chunk_option.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -28,6 +29,7 @@ struct RunOptions {
   std::string kv_dtype = "f32";  // language models only
   std::string causal = "none";
   std::string kernel = "auto";
+  std::string activations = "auto";  // --activations: integer weights' Linear inputs
   size_t threads = 0;
   size_t arena_bytes = 0;  // 0: the plan's size
   size_t chunk = 0;        // language models: tokens per pass; 0: the session's default
@@ -102,6 +104,7 @@ int RunLanguageModel(const RunOptions& o, const Model& model) {
   shape.chunk = std::min(o.chunk, seq);  // a longer chunk than the input means one pass
   shape.all_logits = true;
   shape.kv_type = KvDtype(o.kv_dtype);
+  shape.linear_activations = ActivationsFromName(o.activations);
   LmRunner lm;
   if (!StartLm(model, shape, pool.workers(), o.arena_bytes, &lm, &error)) {
     return ReportError(cmd, error);
@@ -114,10 +117,11 @@ int RunLanguageModel(const RunOptions& o, const Model& model) {
     return ReportError(cmd, RunFailureMessage(st, LmPlannedArena(lm.plan, lm.arena->capacity())));
   }
   if (!npy::WriteFloat32(o.out, y_shape, y.data(), &error)) return ReportError(cmd, error);
-  std::printf("run: %s, %zu layer(s), tokens %s -> logits %s -> %s, %.3f ms, %s\n",
+  std::printf("run: %s, %zu layer(s), tokens %s -> logits %s -> %s, %.3f ms, %s, linear %s\n",
               ArchitectureName(c.arch), c.num_layers, npy::ShapeString(ids.shape).c_str(),
               npy::ShapeString(y_shape).c_str(), o.out.c_str(), ms,
-              DescribeThreads(o.threads).c_str());
+              DescribeThreads(o.threads).c_str(),
+              ModelLinearKernel(model, shape.linear_activations).name);
   std::printf("arena: planned %zu bytes (kv cache %zu, activations %zu, scratch %zu), used %zu\n",
               lm.plan.arena_bytes, lm.plan.kv_cache_bytes, lm.plan.activation_bytes,
               lm.plan.scratch_bytes, lm.arena->high_water());
@@ -190,11 +194,13 @@ int RunModelCommand(const RunOptions& o) {
     }
   }
   in.kernel = kernel;
+  in.linear_activations = ActivationsFromName(o.activations);
 
   CommandPool workers(o.threads);
   ThreadPool& pool = workers.pool;
   ModelPlan plan;
-  st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan, want_weights, kernel);
+  st = PlanModel(m.model, in.batch, in.seq, pool.workers(), &plan, want_weights, kernel,
+                 in.linear_activations);
   if (!st.ok()) return ReportStatus(cmd, st);
   TensorShape y_dims;
   st = ModelOutputShape(c, in.batch, in.seq, &y_dims);
@@ -282,6 +288,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                   "as firmware with a fixed arena would)")
       ->check(WholeNumber(1, uint64_t{1} << 48));
   AddKvDtypeOption(cmd, &o->kv_dtype, "language models (--tokens) only");
+  AddActivationsOption(cmd, &o->activations, "applies to every Linear layer");
   AddChunkOption(cmd, &o->chunk, "seq");
   cmd->callback([o, exit_code] { *exit_code = RunModelCommand(*o); });
 }

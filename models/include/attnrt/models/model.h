@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/kernels/sdpa_params.h"
 #include "attnrt/models/model_config.h"
@@ -100,6 +101,10 @@ struct ModelInput {
   // The SDPA kernel every attention block runs; null: ChooseSdpaKernel per call.
   // A kernel that cannot serve a call (weights it cannot return, ...) fails it.
   const SdpaKernel* kernel = nullptr;
+  // Which activations integer weights (q8, q4_0) meet in every Linear: kAuto rounds them to
+  // 8-bit blocks for the integer kernel, kF32 keeps them f32 (exact in the stored weights,
+  // slower; `--activations f32`). Plan with the same value: the kernels' scratch differs.
+  LinearActivations linear_activations = LinearActivations::kAuto;
 };
 
 struct ModelPlan {
@@ -111,9 +116,14 @@ struct ModelPlan {
 // Exact arena bytes for a forward pass at this batch and sequence length with
 // `workers` workers (a run at a shorter sequence needs no more); `with_weights`
 // plans for a run that also returns attention weights; `kernel` plans for a run
-// whose ModelInput::kernel is that kernel (null: chosen per call). For vit, seq is ignored.
+// whose ModelInput::kernel is that kernel (null: chosen per call); `activations` plans for a
+// run whose ModelInput::linear_activations is that value. For vit, seq is ignored.
 Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, ModelPlan* plan,
-                 bool with_weights = false, const SdpaKernel* kernel = nullptr);
+                 bool with_weights = false, const SdpaKernel* kernel = nullptr,
+                 LinearActivations activations = LinearActivations::kAuto);
+
+// Refuses a LinearActivations value outside the enum (a cast from a caller's integer).
+Status CheckLinearActivations(LinearActivations activations);
 
 // The shape of the SDPA call each attention block of this model makes for `input`
 // (batch, heads, seq, dims, scale, the causal rule that applies); no pointers.

@@ -1,0 +1,28 @@
+// --activations auto|f32 (issue 32): what the Linear layers' integer weights (q8, q4_0)
+// multiply. auto rounds each input row to 8-bit blocks for the integer kernel (hwy-int8);
+// f32 widens the weights and keeps the activations f32, the exact path of before issue 32
+// (slower). One option definition for every command that runs or plans a model with Linear
+// layers (run, generate, chat, bench lm, plan; embed takes only auto).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "attnrt/kernels/linear.h"
+#include "attnrt/kernels/linear_kernel.h"
+#include "attnrt/models/model.h"
+
+namespace attnrt::cli {
+
+// Adds --activations to `cmd`, validated to auto | f32; `what` ends its help text.
+void AddActivationsOption(CLI::App* cmd, std::string* value, const std::string& what);
+
+// The value of a name the option accepted ("f32" -> kF32, else kAuto).
+LinearActivations ActivationsFromName(const std::string& name);
+const char* ActivationsName(LinearActivations activations);
+
+// The kernel the model's layer matrices run on with these activations (the type of the
+// first layer's q projection decides: converted files store every layer matrix alike).
+const LinearKernel& ModelLinearKernel(const Model& model, LinearActivations activations);
+
+}  // namespace attnrt::cli
