@@ -133,7 +133,8 @@ def shape_list(args):
             c = json.load(f)
         rows = (c["dim"], c["hidden_dim"])
         types = [t for t in args.types if t in wanted and all(r % BLOCK[t] == 0 for r in rows)]
-        longest = max(args.prompt_len + args.gen, *args.prefill)
+        # llama_cpp_bench.mjs samples one token past the last timed step: G + 1 positions.
+        longest = max(args.prompt_len + args.gen + 1, *args.prefill)
         if longest > c["max_seq_len"]:
             raise SystemExit(f"run_llamacpp_report: {path}: --prompt-len + --gen / --prefill "
                              f"need {longest} positions, its max_seq_len is {c['max_seq_len']}")
@@ -309,7 +310,7 @@ def q4_vs_q8(args, raw):
             ratio = med(paired(q4, q8, "decode"))
             out.append({"threads": th, "q4_0_ms": med([m["decode"] for m in q4]),
                         "q8_ms": med([m["decode"] for m in q8]), "ratio": ratio,
-                        "met": ratio <= Q4_VS_Q8_TARGET})
+                        "met": None if ratio is None else ratio <= Q4_VS_Q8_TARGET})
     return out
 
 
@@ -317,10 +318,15 @@ def yes(value):
     return "-" if value is None else ("met" if value else "NO")
 
 
+def num(value, form, unit=""):
+    """value in `form`, or "-" for a figure no round gave (an engine failed in every round)."""
+    return "-" if value is None else format(value, form) + unit
+
+
 def markdown(report, args):
     lines = [f"CPU: {report['cpu']}; ISA flags: {', '.join(report['isa_flags']) or 'none listed'}.",
              f"llama.cpp: node-llama-cpp {report['llama'].get('version', '?')}, "
-             f"{report['llama'].get('release', '?')}, prebuilt CPU build; "
+             f"{report['llama'].get('release', '?')}; "
              f"{report['llama'].get('system_info', '?')}",
              f"attnrt: {report['attnrt']}; kernels: " + "; ".join(
                  f"{t} {k}" for t, k in report["attnrt_kernels"].items()) + ".",
@@ -346,20 +352,21 @@ def markdown(report, args):
         if "skipped" in r:
             cells += [r["skipped"]] + ["-"] * (len(head) - 4)
         else:
-            cells += [f"{r['llama_decode_ms']:.3f}", f"{r['attnrt_decode_ms']:.3f}",
-                      f"{r['decode_ratio']:.2f}x"]
+            cells += [num(r["llama_decode_ms"], ".3f"), num(r["attnrt_decode_ms"], ".3f"),
+                      num(r["decode_ratio"], ".2f", "x")]
             for n in pre:
-                cells += [f"{r['llama_prefill_ms'][n]:.2f}", f"{r['attnrt_prefill_ms'][n]:.2f}",
-                          f"{r['prefill_ratio'][n]:.2f}x"]
-            cells += [f"{r['read_ratio']:.2f}x", yes(r["decode_met"]), yes(r["prefill_met"]),
-                      yes(r.get("read_met"))]
+                cells += [num(r["llama_prefill_ms"][n], ".2f"),
+                          num(r["attnrt_prefill_ms"][n], ".2f"),
+                          num(r["prefill_ratio"][n], ".2f", "x")]
+            cells += [num(r["read_ratio"], ".2f", "x"), yes(r["decode_met"]),
+                      yes(r["prefill_met"]), yes(r.get("read_met"))]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", f"attnrt q4_0 decode against its q8 decode at {Q4_VS_Q8_SHAPE}'s shape "
               f"(target <= {Q4_VS_Q8_TARGET}x):", ""]
     if report["q4_vs_q8"]:
         lines += ["| threads | q4_0 ms | q8 ms | ratio | met |", "|---|---|---|---|---|"]
-        lines += [f"| {q['threads']} | {q['q4_0_ms']:.3f} | {q['q8_ms']:.3f} | {q['ratio']:.2f}x "
-                  f"| {yes(q['met'])} |" for q in report["q4_vs_q8"]]
+        lines += [f"| {q['threads']} | {q['q4_0_ms']:.3f} | {q['q8_ms']:.3f} | "
+                  f"{num(q['ratio'], '.2f', 'x')} | {yes(q['met'])} |" for q in report["q4_vs_q8"]]
     else:
         lines.append(f"not measured (needs {Q4_VS_Q8_SHAPE} with Q8_0 and Q4_0).")
     if report["failures"]:
