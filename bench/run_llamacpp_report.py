@@ -314,6 +314,14 @@ def q4_vs_q8(args, raw):
     return out
 
 
+def load_1min(uptime_text):
+    """The 1-minute load average in `uptime`'s text (0 where there is none)."""
+    try:
+        return float(uptime_text.split("load average:")[1].split(",")[0])
+    except (IndexError, ValueError):
+        return 0.0
+
+
 def yes(value):
     return "-" if value is None else ("met" if value else "NO")
 
@@ -339,7 +347,14 @@ def markdown(report, args):
              "Load (uptime) per round: " + "; ".join(
                  f"round {r['round']}: {r['uptime_before'].split('load average:')[-1].strip()} "
                  f"before, {r['uptime_after'].split('load average:')[-1].strip()} after"
-                 for r in report["rounds"]) + ".", ""]
+                 for r in report["rounds"]) + "."]
+    busiest = max((load_1min(r[k]) for r in report["rounds"]
+                   for k in ("uptime_before", "uptime_after")), default=0.0)
+    if busiest > 0.5 * (os.cpu_count() or 1):
+        lines.append(f"**Loaded machine**: the 1-minute load average reached {busiest:.2f} on "
+                     f"{os.cpu_count()} CPUs; these figures say how the script runs, not how "
+                     "fast either engine is.")
+    lines.append("")
     pre = args.prefill
     head = ["shape", "type", "threads", "llama.cpp decode ms", "attnrt decode ms", "ratio"]
     for n in pre:
