@@ -1,8 +1,15 @@
 #!/usr/bin/python3
-"""Writes a Llama model as a GGUF file (f32), so llama.cpp runs the same model as attnrt.
+"""Writes a Llama model as a GGUF file, so llama.cpp runs the same model as attnrt.
 
   gguf_writer.py --config models/lm/config.json --safetensors models/lm/model.safetensors -o lm.gguf
   gguf_writer.py --config bench/configs/stories15m.json --random -o stories15m.gguf
+  gguf_writer.py --config bench/configs/smollm2_135m.json --random --type Q4_0 -o smollm2_q4_0.gguf
+
+--type stores every matrix (the embedding too, which is also the tied output) as that ggml
+type: F32 (default), F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K (rows a multiple of the type's block:
+32, or 256 for the K-quants); norms stay F32. The block encoders are tests/python/gguf_writer.py's
+(round-to-nearest, valid ggml blocks); `attnrt convert` of the file keeps F32/F16/BF16/Q4_0 as
+they are and Q8_0 as q8, so both engines run the same weights.
 
 The config is attnrt's llama config (dim, n_layers, n_heads, n_kv_heads, vocab_size, hidden_dim,
 norm_eps, max_seq_len, rope_theta); weights come from Meta-layout safetensors (tok_embeddings,
@@ -14,7 +21,9 @@ model) and the rest named t256, t257, ...; llama.cpp needs one to load a model, 
 feeds token ids. Only the GGUF v3 fields this needs are written.
 """
 import argparse
+import importlib.util
 import json
+import os
 import struct
 import sys
 
@@ -24,6 +33,18 @@ ALIGN = 32
 # GGUF metadata value types.
 U32, I32, F32, BOOL, STRING, ARRAY = 4, 5, 6, 7, 8, 9
 GGML_F32 = 0
+MATRIX_TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_K", "Q6_K")
+
+
+def ggml_blocks():
+    """tests/python/gguf_writer.py (the block encoders and ggml type ids), loaded under another
+    name: it shares this file's module name."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
+                        "python", "gguf_writer.py")
+    spec = importlib.util.spec_from_file_location("ggml_blocks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def gguf_string(s):
@@ -114,7 +135,24 @@ def gguf_names(c, weights):
     return out
 
 
-def write_gguf(path, c, tensors, name):
+def encoded(tensors, matrix_type):
+    """(name, ggml type id, dims fastest first, bytes): matrices as matrix_type, the rest F32."""
+    blocks = ggml_blocks() if matrix_type != "F32" else None
+    out = []
+    for g, a in tensors:
+        dims = list(reversed(a.shape))  # GGUF lists the fastest-varying dimension first
+        if blocks is None or a.ndim != 2:
+            out.append((g, GGML_F32, dims, a.tobytes()))
+            continue
+        gid, block, _ = blocks.GGML[matrix_type]
+        if a.shape[1] % block:
+            sys.exit(f"gguf_writer: {g} has rows of {a.shape[1]} values, not a multiple of "
+                     f"{matrix_type}'s block of {block}")
+        out.append((g, gid, dims, blocks.encode(matrix_type, a)))
+    return out
+
+
+def write_gguf(path, c, tensors, name, matrix_type="F32"):
     vocab = c["vocab_size"]
     tokens = [f"<0x{i:02X}>" for i in range(min(vocab, 256))] + [f"t{i}" for i in range(256, vocab)]
     token_types = [6] * min(vocab, 256) + [1] * max(0, vocab - 256)  # 6 byte, 1 normal
@@ -147,17 +185,17 @@ def write_gguf(path, c, tensors, name):
     head += gguf_string("tokenizer.ggml.token_type") + struct.pack("<I", ARRAY) + gguf_array(
         I32, token_types)
     offset = 0
-    for g, a in tensors:
-        dims = list(reversed(a.shape))  # GGUF lists the fastest-varying dimension first
+    tensors = encoded(tensors, matrix_type)
+    for g, gid, dims, data in tensors:
         head += gguf_string(g) + struct.pack("<I", len(dims)) + struct.pack(f"<{len(dims)}Q", *dims)
-        head += struct.pack("<IQ", GGML_F32, offset)
-        offset += (a.nbytes + ALIGN - 1) // ALIGN * ALIGN
+        head += struct.pack("<IQ", gid, offset)
+        offset += (len(data) + ALIGN - 1) // ALIGN * ALIGN
     with open(path, "wb") as f:
         f.write(head)
         f.write(b"\0" * (-len(head) % ALIGN))
-        for _, a in tensors:
-            f.write(a.tobytes())
-            f.write(b"\0" * (-a.nbytes % ALIGN))
+        for _, _, _, data in tensors:
+            f.write(data)
+            f.write(b"\0" * (-len(data) % ALIGN))
 
 
 def main():
@@ -167,13 +205,15 @@ def main():
     src.add_argument("--safetensors")
     src.add_argument("--random", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--type", choices=MATRIX_TYPES, default="F32",
+                    help="ggml type of every matrix (norms stay F32)")
     ap.add_argument("-o", "--out", required=True)
     args = ap.parse_args()
     c = json.load(open(args.config))
     if c.get("architecture", "llama") != "llama":
         sys.exit("gguf_writer: only llama configs")
     weights = random_weights(c, args.seed) if args.random else read_safetensors(args.safetensors)
-    write_gguf(args.out, c, gguf_names(c, weights), "attnrt " + args.config)
+    write_gguf(args.out, c, gguf_names(c, weights), "attnrt " + args.config, args.type)
     return 0
 
 
