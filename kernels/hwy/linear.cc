@@ -21,7 +21,7 @@
 // row (from L3 or DRAM in a decode step), so it prefetches the next 8 W rows and
 // aims at the bandwidth of a plain sequential read.
 //
-// Typed weights (f16, bf16, q8; weight_types.inc) are read in their stored type:
+// Typed weights (f16, bf16, q8, q4_0, q4_K, q6_K; weight_types.inc) are read in their stored type:
 // the dot path widens them in registers (each type's codec, codec_<name>-inl.h, over the
 // interface of linear_weights-inl.h), so a decode step reads
 // 2 bytes per f16/bf16 weight and 1 + 1/16 per q8 weight instead of 4; the packed
@@ -62,6 +62,8 @@
 #include "kernels/hwy/codec_f16-inl.h"
 #include "kernels/hwy/codec_f32-inl.h"
 #include "kernels/hwy/codec_q4_0-inl.h"
+#include "kernels/hwy/codec_q4_K-inl.h"
+#include "kernels/hwy/codec_q6_K-inl.h"
 #include "kernels/hwy/codec_q8-inl.h"
 
 ATTNRT_HWY_BEGIN
@@ -159,7 +161,7 @@ void PackRows<F32Codec>(const LinearParams& p, size_t n0, size_t cols, size_t k0
 void PackPanel(const LinearParams& p, size_t n0, size_t cols, size_t k0, size_t depth,
                float* stage, float* panel) {
   switch (p.w_type) {
-#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales) \
+#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales, bytes) \
   case WeightType::k##Name:                                       \
     PackRows<Name##Codec>(p, n0, cols, k0, depth, stage, panel);  \
     break;
@@ -231,7 +233,7 @@ void DotPanel(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r
 
 void DotColumns(const LinearParams& p, size_t n0, size_t cols, size_t r0, size_t r1) {
   switch (p.w_type) {
-#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales) \
+#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales, bytes) \
   case WeightType::k##Name:                                       \
     return DotPanel<Name##Codec>(p, n0, cols, r0, r1);
 #include "attnrt/kernels/weight_types.inc"

@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "attnrt/kernels/weight_codecs.h"  // SuperBlockF16Fields
 #include "attnrt/runtime/checked_math.h"
 
 
@@ -290,6 +291,28 @@ Status CheckF16Scales(const WeightTensor& t, const WeightTypeInfo& info) {
   return Status::Ok();
 }
 
+// The k-quant super-blocks (kSuperBlock): every f16 field that scales a block's values
+// (q4_K's d and dmin, q6_K's d; weight_codecs.h) must be finite, as q8's and q4_0's scales.
+Status CheckSuperBlockScales(const WeightTensor& t, const WeightTypeInfo& info) {
+  const BlockF16Field* fields = nullptr;
+  const size_t field_count = SuperBlockF16Fields(info.type, &fields);
+  const size_t blocks = WeightBlocksPerRow(info, TensorMatrixCols(t.shape));
+  const size_t count = TensorMatrixRows(t.shape) * blocks;
+  const uint8_t* data = static_cast<const uint8_t*>(t.raw);
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t f = 0; f < field_count; ++f) {
+      const uint8_t* s = data + info.bytes * i + fields[f].at;
+      const uint16_t bits = static_cast<uint16_t>(s[0] | s[1] << 8);
+      if ((bits & 0x7C00u) == 0x7C00u) {
+        return BadFile(
+            "weight file: tensor '%s': %s %s of block %z of row %z is not finite (f16 bits %z)",
+            t.name, info.name, fields[f].name, i % blocks, i / blocks, bits);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 // Every entry on its own, then across entries: names strictly increasing, data in table order.
 Status WeightFile::CheckTensors() const {
   WeightTensor previous;
@@ -299,7 +322,11 @@ Status WeightFile::CheckTensors() const {
     ATTNRT_RETURN_IF_ERROR(DecodeTensor(i, &t));
     const size_t offset = static_cast<size_t>(static_cast<const uint8_t*>(t.raw) - base_);
     const WeightTypeInfo& info = *FindWeightType(t.dtype);  // DecodeTensor checked the code
-    if (info.scales != WeightScales::kNone) ATTNRT_RETURN_IF_ERROR(CheckF16Scales(t, info));
+    if (info.scales == WeightScales::kSuperBlock) {
+      ATTNRT_RETURN_IF_ERROR(CheckSuperBlockScales(t, info));
+    } else if (info.scales != WeightScales::kNone) {
+      ATTNRT_RETURN_IF_ERROR(CheckF16Scales(t, info));
+    }
     if (i > 0) {
       const int order = CompareBytes(previous.name, previous.name_len, t.name, t.name_len);
       if (order == 0) return BadFile("weight file: duplicate tensor name '%s'", t.name);
@@ -448,6 +475,11 @@ Status WeightFile::DecodeTensor(size_t i, WeightTensor* out) const {
     }
     return BadFile("weight file: tensor '%s': dims product x %z bytes (%s) overflows", t.name,
                    info.bits / 8, info.name);
+  }
+  if (info.scales == WeightScales::kSuperBlock && cols % info.block != 0) {  // 64-bit cols
+    return BadFile("weight file: tensor '%s': %s stores rows of whole %z-value blocks, but its "
+                   "rows have %z values",
+                   t.name, info.name, info.block, cols);
   }
   for (size_t d = 0; d < rank; ++d) {
     if (!SizeFromU64(dims[d], &t.shape.dims[d])) {

@@ -4,7 +4,7 @@
 // is one call, set-up excluded. Not a test; see kernels/helium/README.md for the use:
 //   qemu-system-arm ... -semihosting-config enable=on,target=native,arg=TYPE,arg=K,arg=N,
 //                       arg=M,arg=REPS -d plugin -plugin insn_count.so
-// TYPE is a weight type's name (f32, f16, bf16, q8, q4_0). Exit code 0 on success, 2 on bad arguments.
+// TYPE is a weight type's name (f32, f16, bf16, q8, q4_0, q4_K, q6_K). Exit code 0 on success, 2 on bad arguments.
 #include <stddef.h>
 #include <stdint.h>
 

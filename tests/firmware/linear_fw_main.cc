@@ -1,7 +1,8 @@
 // linear_fw: the board's Linear (LinearRun: on the Cortex-M55 the Helium kernel,
 // kernels/helium/linear_helium.cc; on the Cortex-M7 Highway's SCALAR target; for q8 and q4_0
 // Highway's integer kernel, SCALAR on both) against ReferenceLinear (double accumulation over
-// the same stored weights) for every weight type (f32, f16, bf16, q8 with f32 activations),
+// the same stored weights) for every weight type (f32, f16, bf16, q8 with f32 activations,
+// q4_K and q6_K),
 // and against ReferenceLinearQ8Activations (the same on 8-bit-rounded activations) for q8 and
 // q4_0 as `auto` runs them, on sizes whose K and N are not multiples of 4 or 32 (the
 // tails), K = 0, one row (decode) and 5 rows, with and without bias, with row strides
@@ -81,7 +82,8 @@ struct Variant {
 constexpr Variant kVariants[] = {
     {WeightType::kF32, LinearActivations::kAuto}, {WeightType::kF16, LinearActivations::kAuto},
     {WeightType::kBF16, LinearActivations::kAuto}, {WeightType::kQ8, LinearActivations::kF32},
-    {WeightType::kQ8, LinearActivations::kAuto},  {WeightType::kQ4_0, LinearActivations::kAuto}};
+    {WeightType::kQ8, LinearActivations::kAuto},  {WeightType::kQ4_0, LinearActivations::kAuto},
+    {WeightType::kQ4_K, LinearActivations::kAuto}, {WeightType::kQ6_K, LinearActivations::kAuto}};
 constexpr size_t kVariantCount = sizeof(kVariants) / sizeof(kVariants[0]);
 
 bool QuantizesActivations(const Variant& v) {
@@ -147,6 +149,19 @@ void StoreWeights(WeightType t, size_t K, size_t N) {
           attnrt::WeightBlocksPerRow(attnrt::kQ4_0Info, K) * attnrt::kQ4_0BlockBytes;
       for (size_t n = 0; n < N; ++n) {
         attnrt::QuantizeQ4_0Row(g_w_f32 + n * K, K, g_w + n * row_bytes);
+      }
+      return;
+    }
+    case WeightType::kQ4_K:
+    case WeightType::kQ6_K: {  // K < 256: one zero-padded super-block a row
+      const attnrt::WeightTypeInfo& info = *attnrt::FindWeightType(t);
+      const size_t row_bytes = attnrt::WeightBlocksPerRow(info, K) * info.bytes;
+      for (size_t n = 0; n < N; ++n) {
+        if (t == WeightType::kQ4_K) {
+          attnrt::QuantizeQ4_KRow(g_w_f32 + n * K, K, g_w + n * row_bytes);
+        } else {
+          attnrt::QuantizeQ6_KRow(g_w_f32 + n * K, K, g_w + n * row_bytes);
+        }
       }
       return;
     }

@@ -7,7 +7,7 @@
 //
 // Input layout (tests/fuzz/make_convert_corpus.py writes seeds in it):
 //   byte 0       options: bits 0-2 the --dtype (kWeightTypes[bits % kWeightTypeCount]: f32,
-//                f16, bf16, q8, q4_0); bits 3-6 the --arch:
+//                f16, bf16, q8, q4_0, q4_K, q6_K); bits 3-6 the --arch:
 //                0 = none (the config's "architecture" key decides), k = ArchitectureAt(k - 1)
 //                (values past the last architecture mean none too)
 //   bytes 1-2    config length N, little-endian (clamped to what is left)

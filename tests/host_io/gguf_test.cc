@@ -11,9 +11,11 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attnrt/kernels/float16.h"
+#include "attnrt/kernels/weight_codecs.h"
 #include "attnrt/kernels/weight_q8.h"
 #include "attnrt/runtime/weight_file.h"
 #include "convert/gguf_dequant.h"
@@ -496,6 +498,123 @@ TEST(GgufImport, Q4_0IsKeptBlockForBlock) {
   const std::vector<uint8_t> square = Q4_0Bytes(32, 32);
   EXPECT_EQ(0, std::memcmp(down.raw, square.data(), square.size()));
   for (const GgufTensorNote& n : r.notes) EXPECT_FALSE(n.reencoded) << n.name;
+}
+
+// GGUF k-quant blocks of `rows` x `cols` values (cols a multiple of 256): any bytes but the
+// f16 scales, which are finite: Q4_K's d and dmin at bytes 0 and 2 of its 144, Q6_K's d at
+// byte 208 of its 210.
+std::vector<uint8_t> KQuantBytes(uint32_t ggml, size_t rows, size_t cols) {
+  const size_t bytes = ggml == 12 ? 144 : 210;
+  std::vector<uint8_t> b(rows * cols / 256 * bytes);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(i * 31 + i / 7);
+  for (size_t blk = 0; blk < b.size() / bytes; ++blk) {
+    const uint16_t d = Half(0.01f + static_cast<float>(blk) / 4096);
+    for (size_t at : ggml == 12 ? std::vector<size_t>{0, 2} : std::vector<size_t>{208}) {
+      b[blk * bytes + at] = d & 0xFF;
+      b[blk * bytes + at + 1] = d >> 8;
+    }
+  }
+  return b;
+}
+
+// A Q4_K_M-like llama at dim 256 (2 heads of 128, 1 kv head, ff 256, vocab 8): Q4_K matrices,
+// Q6_K for the embedding and ffn_down as llama.cpp's Q4_K_M mix has them.
+std::vector<uint8_t> TinyLlamaKQuants() {
+  std::vector<Kv> kvs = {StrKv("general.architecture", "llama"),
+                         U32Kv("llama.context_length", 16),
+                         U32Kv("llama.embedding_length", 256),
+                         U32Kv("llama.block_count", 1),
+                         U32Kv("llama.feed_forward_length", 256),
+                         U32Kv("llama.attention.head_count", 2),
+                         U32Kv("llama.attention.head_count_kv", 1),
+                         F32Kv("llama.attention.layer_norm_rms_epsilon", 1e-5f),
+                         F32Kv("llama.rope.freq_base", 10000.0f)};
+  const auto mat = [](const std::string& name, uint32_t ggml, size_t rows, size_t cols) {
+    return Tensor{name, {cols, rows}, ggml, KQuantBytes(ggml, rows, cols)};
+  };
+  return Gguf(kvs, {
+                       mat("token_embd.weight", 14, 8, 256),
+                       {"output_norm.weight", {256}, 0, F32Bytes(Values(256, 1))},
+                       {"blk.0.attn_norm.weight", {256}, 0, F32Bytes(Values(256, 1))},
+                       mat("blk.0.attn_qkv.weight", 12, 512, 256),  // q 256 rows, k 128, v 128
+                       mat("blk.0.attn_output.weight", 12, 256, 256),
+                       {"blk.0.ffn_norm.weight", {256}, 0, F32Bytes(Values(256, 1))},
+                       mat("blk.0.ffn_gate.weight", 12, 256, 256),
+                       mat("blk.0.ffn_up.weight", 12, 256, 256),
+                       mat("blk.0.ffn_down.weight", 14, 256, 256),
+                   });
+}
+
+// The runtime's q4_K and q6_K codecs (weight_codecs.h) read a kept block as the converter's
+// GGUF dequantizer (an independent decoder written for re-encoding) does: the same bits.
+TEST(GgufImport, KQuantCodecsReadAsTheGgufDequantizer) {
+  for (uint32_t ggml : {12u, 14u}) {
+    const std::vector<uint8_t> blocks = KQuantBytes(ggml, 3, 512);
+    std::vector<float> want(3 * 512);
+    ASSERT_TRUE(DequantizeGgml(ggml, blocks.data(), want.size(), want.data()));
+    const WeightType type = ggml == 12 ? WeightType::kQ4_K : WeightType::kQ6_K;
+    std::vector<float> row(512);
+    for (size_t r = 0; r < 3; ++r) {
+      WidenMatrixRow(type, blocks.data(), nullptr, 512, r, row.data());
+      for (size_t k = 0; k < 512; ++k) {
+        ASSERT_EQ(row[k], want[r * 512 + k]) << ggml << " row " << r << " k " << k;
+      }
+    }
+  }
+}
+
+// q4_K and q6_K are GGUF's block_q4_K and block_q6_K byte for byte: the import is a copy (the
+// fused q|k|v split at whole rows, i.e. whole super-blocks), no tensor re-encoded.
+TEST(GgufImport, Q4_KAndQ6_KAreKeptBlockForBlock) {
+  const Imported r = Import(TinyLlamaKQuants());
+  ASSERT_TRUE(r.ok) << r.error;
+  WeightFile f;
+  ASSERT_TRUE(WeightFile::Open(r.file.data(), r.file.size(), &f).ok());
+  const std::vector<uint8_t> fused = KQuantBytes(12, 512, 256);  // 144 bytes a row
+  WeightTensor wk;
+  ASSERT_TRUE(f.FindTensor("layers.0.attention.wk.weight", &wk).ok());
+  ASSERT_EQ(wk.dtype, WeightType::kQ4_K);
+  ASSERT_EQ(wk.bytes, 128u * 144u);
+  EXPECT_EQ(0, std::memcmp(wk.raw, fused.data() + 256 * 144, 128 * 144));  // k: rows 256..383
+  WeightTensor down, embed;
+  ASSERT_TRUE(f.FindTensor("layers.0.feed_forward.w2.weight", &down).ok());
+  ASSERT_EQ(down.dtype, WeightType::kQ6_K);
+  const std::vector<uint8_t> square = KQuantBytes(14, 256, 256);
+  ASSERT_EQ(down.bytes, square.size());
+  EXPECT_EQ(0, std::memcmp(down.raw, square.data(), square.size()));
+  ASSERT_TRUE(f.FindTensor("tok_embeddings.weight", &embed).ok());
+  EXPECT_EQ(embed.dtype, WeightType::kQ6_K);
+  for (const GgufTensorNote& n : r.notes) EXPECT_FALSE(n.reencoded) << n.name;
+}
+
+TEST(GgufImport, RefusesAKQuantBlockWithANonFiniteScale) {
+  for (const auto& c : {std::make_tuple("blk.0.ffn_up.weight", size_t{144 * 3 + 3}, "(Q4_K): "
+                                        "block 0 of row 3 has a dmin that is not finite"),
+                        std::make_tuple("blk.0.ffn_up.weight", size_t{144 * 5 + 1}, "(Q4_K): "
+                                        "block 0 of row 5 has a d that is not finite"),
+                        std::make_tuple("blk.0.ffn_down.weight", size_t{210 * 9 + 209}, "(Q6_K): "
+                                        "block 0 of row 9 has a d that is not finite")}) {
+    std::vector<uint8_t> image = TinyLlamaKQuants();
+    GgufFile g;
+    std::string error;
+    ASSERT_TRUE(Read(image, &g, &error)) << error;
+    const size_t at =
+        static_cast<size_t>(g.FindTensor(std::get<0>(c))->data - image.data()) + std::get<1>(c);
+    image[at] = 0x7C;  // the f16's high byte: exponent all ones (inf or NaN)
+    const Imported r = Import(image);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find(std::get<2>(c)), std::string::npos) << r.error;
+  }
+}
+
+// --dtype q4_K on matrices whose rows are 32 values: refused by name, never padded.
+TEST(GgufImport, RefusesQ4_KForRowsThatAreNotWholeBlocks) {
+  const WeightType q4k = WeightType::kQ4_K;
+  const Imported r = Import(TinyLlama({}, 2), &q4k);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("rows of 32 values are not whole q4_K blocks of 256 values"),
+            std::string::npos)
+      << r.error;
 }
 
 TEST(GgufImport, RefusesAQ4_0BlockWithANonFiniteScale) {

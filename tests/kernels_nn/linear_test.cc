@@ -2,7 +2,7 @@
 // and depth-block edges, both the packed and the dot (few rows) path, strides,
 // misaligned buffers, bias on and off, K up to 4096, large magnitudes, and any
 // split of the work items giving bit-identical output; and the same for f16, bf16,
-// q8 and q4_0 weights (typed_weights.h), against ReferenceLinear on the same typed
+// q8, q4_0, q4_K and q6_K weights (typed_weights.h), against ReferenceLinear on the same typed
 // weights and against the kernel's own f32 results on the decoded weights. Every call
 // asks for f32 activations (LinearActivations::kF32), the exact path of every type;
 // linear_int8_test.cc tests the integer kernel that `auto` runs for q8 and q4_0.
@@ -237,7 +237,7 @@ TEST_P(LinearTest, ScratchDependsOnlyOnDepth) {
 }
 
 const WeightType kTypedWeights[] = {WeightType::kF16, WeightType::kBF16, WeightType::kQ8,
-                                     WeightType::kQ4_0};
+                                     WeightType::kQ4_0, WeightType::kQ4_K, WeightType::kQ6_K};
 
 // Every stored type on both paths (1-3 rows: the dot path; 20 and 29: packed),
 // K around q8's 32-value blocks (shorter last blocks, K < 32) and vector edges, N
@@ -303,6 +303,25 @@ TEST_P(LinearTest, TypedWeightsDeepSums) {
       for (size_t M : {3, 21}) {
         LinearCase c{M, K, 17};
         c.type = w_type;
+        c.seed = ++seed;
+        LinearTester(c).ExpectMatchesReference();
+      }
+    }
+  }
+}
+
+// GGUF's k-quant super-blocks in the shapes files hold (rows of whole 256-value blocks; the
+// cases above also run short last blocks, read as zero-padded): one to five blocks, both
+// paths, and 4096-deep rows.
+TEST_P(LinearTest, SuperBlockWeightsWholeBlocks) {
+  uint32_t seed = 5000;
+  for (WeightType w_type : {WeightType::kQ4_K, WeightType::kQ6_K}) {
+    for (size_t K : {256, 512, 1280, 4096}) {
+      for (size_t M : {1, 4, 9, 25}) {
+        LinearCase c{K == 4096 ? std::min(M, size_t{5}) : M, K, size_t{K == 4096 ? 9u : 37u}};
+        c.type = w_type;
+        c.bias = seed % 2 == 0;
+        c.misalign = seed % 3 == 1;
         c.seed = ++seed;
         LinearTester(c).ExpectMatchesReference();
       }

@@ -1,5 +1,5 @@
-// Test-side typed weight matrices: f32 values encoded as f16, bf16 or q8 with the
-// conversions of float16.h and weight_q8.h (F32ToF16, F32ToBF16, QuantizeQ8Row), stored in a
+// Test-side typed weight matrices: f32 values encoded as f16, bf16, q8, q4_0, q4_K or q6_K
+// with the conversions of float16.h and the weight_<type>.h quantizers, stored in a
 // byte buffer with guard bytes on both sides, and the exact f32 values the
 // encoding stands for (what a kernel must compute with).
 #pragma once
@@ -53,6 +53,23 @@ class TypedMatrix {
         for (size_t r = 0; r < rows; ++r) QuantizeQ4_0Row(values + r * cols, cols, base + r * row_bytes);
         for (size_t r = 0; r < rows; ++r) {
           for (size_t c = 0; c < cols; ++c) values[r * cols + c] = Q4_0Scalar::Value(m, r, c);
+        }
+        break;
+      }
+      case WeightType::kQ4_K:
+      case WeightType::kQ6_K: {  // a short last block (cols % 256) is zero-padded
+        const WeightMatrixRef m{base, nullptr, cols};
+        const size_t row_bytes = WeightBlocksPerRow(*FindWeightType(type), cols) *
+                                 FindWeightType(type)->bytes;
+        for (size_t r = 0; r < rows; ++r) {
+          if (type == WeightType::kQ4_K) {
+            QuantizeQ4_KRow(values + r * cols, cols, base + r * row_bytes);
+          } else {
+            QuantizeQ6_KRow(values + r * cols, cols, base + r * row_bytes);
+          }
+        }
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t c = 0; c < cols; ++c) values[r * cols + c] = WeightValue(type, m, r, c);
         }
         break;
       }

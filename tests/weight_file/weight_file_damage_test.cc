@@ -276,8 +276,8 @@ TEST(WeightFileTensor, DTypes) {
                         "tensor 'a': unknown dtype " + std::to_string(d)));
   }
   // The fixture is an f32-only file, written as version 1: typed tensors need version 2.
-  const char* names[] = {"", "", "f16", "bf16", "q8", "q4_0"};
-  for (uint8_t d : {2, 3, 4, 5}) {
+  const char* names[] = {"", "", "f16", "bf16", "q8", "q4_0", "q4_K", "q6_K"};
+  for (uint8_t d : {2, 3, 4, 5, 6, 7}) {
     EXPECT_TRUE(Refused(Corrupted([d](Bytes* b) { (*b)[TensorEntry(*b, 1) + kDType] = d; }),
                         std::string("tensor 'b': dtype ") + names[d] +
                             " needs format version 2, the header says 1"));
@@ -285,14 +285,17 @@ TEST(WeightFileTensor, DTypes) {
 }
 
 // A version-2 file: "h" (3, 5) f16, "q" (2, 40) q8 and "r" (2, 40) q4_0 (40 = a full and a
-// partial block).
+// partial block), "s" (2, 256) q4_K and "t" (2, 256) q6_K (one super-block a row).
 Bytes TypedFile() {
   WeightFileWriter w;
   std::string error;
   const std::vector<float> h = SampleValues(1.0f, 15), q = SampleValues(-5.0f, 80);
+  const std::vector<float> k = SampleValues(2.0f, 512);
   EXPECT_TRUE(w.AddTensor("h", {3, 5}, h.data(), WeightType::kF16, &error)) << error;
   EXPECT_TRUE(w.AddTensor("q", {2, 40}, q.data(), WeightType::kQ8, &error)) << error;
   EXPECT_TRUE(w.AddTensor("r", {2, 40}, q.data(), WeightType::kQ4_0, &error)) << error;
+  EXPECT_TRUE(w.AddTensor("s", {2, 256}, k.data(), WeightType::kQ4_K, &error)) << error;
+  EXPECT_TRUE(w.AddTensor("t", {2, 256}, k.data(), WeightType::kQ6_K, &error)) << error;
   Bytes out;
   EXPECT_TRUE(w.Serialize(&out, &error)) << error;
   return out;
@@ -365,6 +368,68 @@ TEST(WeightFileTypedTensor, Q4_0ScalesMustBeFinite) {
   });
   WeightFile file;
   EXPECT_TRUE(OpenCopy(nibbles, &file).ok());
+}
+
+TEST(WeightFileTypedTensor, SuperBlockSizesAndRowWidths) {
+  for (uint64_t wrong : {2048u, 287u, 289u, 420u}) {  // f32's size, a byte off, q6_K's size
+    EXPECT_TRUE(Refused(TypedCorrupted([wrong](Bytes* b) {
+                          Put64(b, TensorEntry(*b, 3) + kByteSize, wrong);
+                        }),
+                        "tensor 's': byte_size " + std::to_string(wrong) +
+                            " but its q4_K dims need 288 bytes"));
+  }
+  EXPECT_TRUE(Refused(TypedCorrupted([](Bytes* b) {
+                        Put64(b, TensorEntry(*b, 4) + kByteSize, 288);
+                      }),
+                      "tensor 't': byte_size 288 but its q6_K dims need 420 bytes"));
+  // Rows of 128 or 257 values are no whole super-blocks, whatever byte_size says.
+  for (uint64_t cols : {128u, 257u, 1u}) {
+    EXPECT_TRUE(Refused(TypedCorrupted([cols](Bytes* b) {
+                          Put64(b, TensorEntry(*b, 3) + kDims + 8, cols);
+                        }),
+                        "tensor 's': q4_K stores rows of whole 256-value blocks, but its rows "
+                        "have " + std::to_string(cols) + " values"));
+  }
+  EXPECT_TRUE(Refused(TypedCorrupted([](Bytes* b) { Put64(b, TensorEntry(*b, 4) + kDims + 8, 64); }),
+                      "tensor 't': q6_K stores rows of whole 256-value blocks, but its rows have "
+                      "64 values"));
+  // (1, 512): the same 288 bytes as one row of two super-blocks is a valid q4_K tensor.
+  const Bytes reshaped = TypedCorrupted([](Bytes* b) {
+    Put64(b, TensorEntry(*b, 3) + kDims, 1);
+    Put64(b, TensorEntry(*b, 3) + kDims + 8, 512);
+  });
+  WeightFile file;
+  EXPECT_TRUE(OpenCopy(reshaped, &file).ok());
+}
+
+TEST(WeightFileTypedTensor, SuperBlockScalesMustBeFinite) {
+  // s: q4_K, 144-byte blocks, d at byte 0 and dmin at 2; block 1 = row 1. t: q6_K, 210-byte
+  // blocks, d at byte 208.
+  for (uint16_t bits : {0x7C00u, 0xFC00u, 0x7E01u}) {
+    const std::string tail = " is not finite (f16 bits " + std::to_string(bits) + ")";
+    EXPECT_TRUE(Refused(TypedCorrupted([bits](Bytes* b) {
+                          PutLE(b, Get64(*b, TensorEntry(*b, 3) + kTensorDataOffset) + 144, bits, 2);
+                        }),
+                        "tensor 's': q4_K d of block 0 of row 1" + tail));
+    EXPECT_TRUE(Refused(TypedCorrupted([bits](Bytes* b) {
+                          PutLE(b, Get64(*b, TensorEntry(*b, 3) + kTensorDataOffset) + 2, bits, 2);
+                        }),
+                        "tensor 's': q4_K dmin of block 0 of row 0" + tail));
+    EXPECT_TRUE(Refused(TypedCorrupted([bits](Bytes* b) {
+                          PutLE(b, Get64(*b, TensorEntry(*b, 4) + kTensorDataOffset) + 210 + 208,
+                                bits, 2);
+                        }),
+                        "tensor 't': q6_K d of block 0 of row 1" + tail));
+  }
+  // Every other byte (sub-block scales and mins, nibbles, q6_K's int8 scales) is a valid value.
+  const Bytes others = TypedCorrupted([](Bytes* b) {
+    const size_t s = Get64(*b, TensorEntry(*b, 3) + kTensorDataOffset);
+    const size_t t = Get64(*b, TensorEntry(*b, 4) + kTensorDataOffset);
+    for (size_t i = 4; i < 144; ++i) (*b)[s + i] = 0xFF;
+    for (size_t i = 0; i < 208; ++i) (*b)[t + i] = 0x80;
+  });
+  WeightFile file;
+  EXPECT_TRUE(OpenCopy(others, &file).ok());
 }
 
 TEST(WeightFileTensor, Rank) {

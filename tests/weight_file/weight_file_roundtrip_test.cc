@@ -63,6 +63,38 @@ double BlockAmax(const TensorSpec& t, size_t k, size_t block) {
   return amax;
 }
 
+// q4_K and q6_K (weight_q4_K.h, weight_q6_K.h), from the super-block of 256 that holds value k
+// (rows are whole super-blocks). q4_K: dmin <= max(-lo) / 63 and d <= max t / 945, each up one
+// f16 step (2^-10 relative, 2^-24 absolute); sub-block s's step is at most t_s / 15 + d with t_s
+// <= hi_s - lo_s + dmin; values within half a step. q6_K: d <= max |x| / 4064 likewise, the
+// step at most a_s / 32 + d, values within one step (the clamp at 31; half a step otherwise).
+double SuperBlockAllowedError(const TensorSpec& t, size_t k) {
+  const size_t first = k / 256 * 256;  // rows are whole super-blocks
+  const auto up = [](double v) { return v * (1 + std::ldexp(1.0, -10)) + std::ldexp(1.0, -24); };
+  const size_t sub = t.type == WeightType::kQ4_K ? 32 : 16;
+  std::vector<double> lo(256 / sub, 0.0), hi(256 / sub, -1e300), amax(256 / sub, 0.0);
+  for (size_t i = 0; i < 256; ++i) {
+    const double v = t.values[first + i];
+    lo[i / sub] = std::min(lo[i / sub], v);
+    hi[i / sub] = std::max(hi[i / sub], v);
+    amax[i / sub] = std::max(amax[i / sub], std::fabs(v));
+  }
+  const size_t s = (k - first) / sub;
+  // The stored value is one f32 rounding away from its exact level.
+  const double rounding = std::fabs(double(t.values[k])) * std::ldexp(1.0, -22);
+  if (t.type == WeightType::kQ6_K) {
+    const double d = up(*std::max_element(amax.begin(), amax.end()) / 4064);
+    return (amax[s] / 32 + d) * (1 + 1e-6) + rounding;
+  }
+  double max_mn = 0;
+  for (double l : lo) max_mn = std::max(max_mn, -l);
+  const double dmin = up(max_mn / 63);
+  double max_t = 0;
+  for (size_t j = 0; j < lo.size(); ++j) max_t = std::max(max_t, hi[j] - lo[j] + dmin);
+  const double d = up(max_t / 945);
+  return ((hi[s] - lo[s] + dmin) / 15 + d) * 0.5 * (1 + 1e-5) + rounding;
+}
+
 // The largest |stored - written| the type allows for value k of t, from float64 math on the
 // written values: half a unit in the last place for f16 (11 significant bits, subnormal step
 // 2^-24) and bf16 (8 bits), half a quantization step plus the f16 rounding of the scale for q8.
@@ -85,6 +117,9 @@ double AllowedError(const TensorSpec& t, size_t k) {
                                    amax / 8.5 + std::ldexp(1.0, -24));
       return step * (1 + std::ldexp(1.0, -8));
     }
+    case WeightType::kQ4_K:
+    case WeightType::kQ6_K:
+      return SuperBlockAllowedError(t, k);
   }
   return 0.0;
 }
@@ -380,6 +415,70 @@ TEST(WeightFileWriter, RefusesValuesTheStoredTypeCannotHold) {
   EXPECT_TRUE(w.AddTensor("w", {4}, ok.data(), WeightType::kF16, &error)) << error;
 }
 
+// q4_K and q6_K through the writer and the reader: values within the quantizers' bounds, a
+// conv-shaped tensor (rows of 2 x 128 values), an all-zero tensor, tiny and large magnitudes.
+TEST(WeightFileRoundTrip, SuperBlockTypes) {
+  std::vector<TensorSpec> tensors;
+  for (WeightType type : {WeightType::kQ4_K, WeightType::kQ6_K}) {
+    const std::string name = WeightTypeName(type);
+    tensors.push_back(Typed(name + "_matrix", -1.0, {3, 512}, type));
+    tensors.push_back(Typed(name + "_conv", 2.0, {2, 2, 8, 16}, type));
+    tensors.push_back({name + "_zeros", {2, 256}, std::vector<float>(512, 0.0f), type});
+    TensorSpec tiny = Typed(name + "_tiny", 0.5, {1, 256}, type);
+    for (float& v : tiny.values) v *= 1e-6f;
+    tensors.push_back(tiny);
+    // Up to 5e5 (q4_K: its dmin holds mins down to -65504 * 63, about -4.1e6) or 5e6.
+    TensorSpec large = Typed(name + "_large", 3.0, {1, 256}, type);
+    for (float& v : large.values) v *= type == WeightType::kQ4_K ? 1e4f : 1e5f;
+    tensors.push_back(large);
+  }
+  WeightFileWriter w;
+  std::string error;
+  for (const TensorSpec& t : tensors) {
+    ASSERT_TRUE(w.AddTensor(t.name, t.shape, t.values.data(), t.type, &error)) << error;
+  }
+  const Bytes bytes = Serialize(w);  // the reader points into it
+  const WeightFile file = OpenOk(bytes);
+  for (const TensorSpec& t : tensors) ExpectTensor(file, t);
+}
+
+TEST(WeightFileWriter, RefusesWhatSuperBlockTypesCannotHold) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> values(512, 1.0f);
+  for (WeightType type : {WeightType::kQ4_K, WeightType::kQ6_K}) {
+    const std::string name = WeightTypeName(type);
+    WeightFileWriter w;
+    std::string error;
+    EXPECT_FALSE(w.AddTensor("w", {4, 128}, values.data(), type, &error));
+    EXPECT_NE(error.find("tensor 'w' as " + name + ": rows of 128 values are not whole " + name +
+                         " blocks of 256 values"),
+              std::string::npos)
+        << error;
+    std::vector<float> bad = values;
+    bad[300] = -inf;
+    EXPECT_FALSE(w.AddTensor("w", {2, 256}, bad.data(), type, &error));
+    EXPECT_NE(error.find("value -inf at row 1, column 44 is not finite, which " + name +
+                         " cannot store"),
+              std::string::npos)
+        << error;
+    bad[300] = 3e8f;  // past both types' f16 d (about 6.1e7 for q4_K, 2.66e8 for q6_K)
+    EXPECT_FALSE(w.AddTensor("w", {2, 256}, bad.data(), type, &error));
+    EXPECT_NE(error.find("block 0 of row 1 (columns 0..255) has values too large for " + name +
+                         "'s f16 d"),
+              std::string::npos)
+        << error;
+  }
+  // q4_K's mins: -5e6 needs dmin = 5e6 / 63, past f16's 65504.
+  std::vector<float> low(256, 1.0f);
+  low[7] = -5e6f;
+  WeightFileWriter w;
+  std::string error;
+  EXPECT_FALSE(w.AddTensor("w", {256}, low.data(), WeightType::kQ4_K, &error));
+  EXPECT_NE(error.find("block 0 of row 0 (columns 0..255) has values too large for q4_K's f16 dmin"),
+            std::string::npos)
+      << error;
+}
+
 TEST(WeightFileWriter, EmptyTensorWithTheLargestDimRoundTrips) {
   WeightFileWriter w;
   std::string error;
@@ -450,6 +549,13 @@ std::vector<float> Q4_0TinyValues() {
   return values;
 }
 
+// weight_files.py's `[v * scale for v in typed_values(...)]`: float64 products of the float32
+// values, rounded to float32 when written.
+TensorSpec Scaled(TensorSpec t, double scale) {
+  for (float& v : t.values) v = static_cast<float>(double(v) * scale);
+  return t;
+}
+
 // The same files as SAMPLES in weight_files.py.
 std::vector<SampleFile> PythonSamples() {
   return {
@@ -508,6 +614,19 @@ std::vector<SampleFile> PythonSamples() {
          WeightType::kQ4_0},
         {"q4_0_tiny", {3, 5}, Q4_0TinyValues(), WeightType::kQ4_0},
         {"q4_0_zeros", {2, 3}, std::vector<float>(6, 0.0f), WeightType::kQ4_0}},
+       {},
+       {},
+       {{"arch", "typed_test"}}},
+      {"typed_kquant.wf",
+       64,
+       {Typed("q4_K_conv", 2.0, {2, 2, 8, 16}, WeightType::kQ4_K),
+        Typed("q4_K_matrix", -1.0, {3, 512}, WeightType::kQ4_K),
+        Scaled(Typed("q4_K_tiny", 0.5, {1, 256}, WeightType::kQ4_K), 1e-6),
+        {"q4_K_zeros", {2, 256}, std::vector<float>(512, 0.0f), WeightType::kQ4_K},
+        Scaled(Typed("q6_K_large", 3.0, {1, 256}, WeightType::kQ6_K), 1e5),
+        Typed("q6_K_matrix", -1.0, {3, 512}, WeightType::kQ6_K),
+        Scaled(Typed("q6_K_tiny", 0.5, {1, 256}, WeightType::kQ6_K), 1e-6),
+        {"q6_K_zeros", {2, 256}, std::vector<float>(512, 0.0f), WeightType::kQ6_K}},
        {},
        {},
        {{"arch", "typed_test"}}},

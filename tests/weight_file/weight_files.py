@@ -23,9 +23,11 @@ HEADER_SIZE = 128
 TENSOR_ENTRY = 64
 METADATA_ENTRY = 24
 CHECKSUM_AT = 104
-DTYPE_F32, DTYPE_F16, DTYPE_BF16, DTYPE_Q8, DTYPE_Q4_0 = 1, 2, 3, 4, 5
+DTYPE_F32, DTYPE_F16, DTYPE_BF16, DTYPE_Q8, DTYPE_Q4_0, DTYPE_Q4_K, DTYPE_Q6_K = 1, 2, 3, 4, 5, 6, 7
 DTYPE_CODES = {"f32": DTYPE_F32, "f16": DTYPE_F16, "bf16": DTYPE_BF16, "q8": DTYPE_Q8,
-               "q4_0": DTYPE_Q4_0}
+               "q4_0": DTYPE_Q4_0, "q4_K": DTYPE_Q4_K, "q6_K": DTYPE_Q6_K}
+SUPER_BLOCK = 256
+SUPER_BLOCK_BYTES = {"q4_K": 144, "q6_K": 210}
 Q8_BLOCK = 32
 Q4_0_BLOCK, Q4_0_BLOCK_BYTES = 32, 18
 TYPE_INT, TYPE_FLOAT, TYPE_STRING = 1, 2, 3
@@ -120,6 +122,115 @@ def q4_0_row(row):
     return bytes(out)
 
 
+F32 = np.float32
+
+
+def f16_at_least(target, k):
+    """FORMAT.md's "smallest f16 h with k * h >= target", starting from f16(f32(target / k)) and
+    going up one f16 step at a time (k * h is exact in f32); 0x7C00 when none is finite."""
+    if not target > 0:
+        return 0
+    bits = f16_bits(float(F32(target) / F32(k)))
+    while bits < 0x7C00 and f16_value(bits) * k < target:
+        bits += 1
+    return min(bits, 0x7C00)
+
+
+def smallest_multiple(unit, target, limit):
+    """The smallest integer n in [0, limit] with unit * n >= target (limit when none is)."""
+    if not (target > 0 and unit > 0):
+        return 0
+    n = 0
+    while n < limit and unit * n < target:
+        n += 1
+    return n
+
+
+def q4_k_row(row):
+    """One row (a multiple of 256 values) as FORMAT.md's q4_K reference writer."""
+    out = bytearray()
+    for b0 in range(0, len(row), SUPER_BLOCK):
+        v = np.array(row[b0:b0 + SUPER_BLOCK], dtype=np.float32)
+        subs = v.reshape(8, 32)
+        lo = [min(F32(0), F32(s.min())) for s in subs]
+        hi = [F32(s.max()) for s in subs]
+        dmin_bits = f16_at_least(max(-x for x in lo), 63)
+        dmin = f16_value(dmin_bits)
+        m = [smallest_multiple(dmin, -x, 63) for x in lo]
+        t = [F32(hi[s]) + F32(dmin * m[s]) for s in range(8)]
+        d_bits = f16_at_least(max(max(t), F32(0)), 945)
+        d = f16_value(d_bits)
+        sc = [smallest_multiple(15 * d, t[s], 63) for s in range(8)]
+        scales = bytearray(12)
+        for s in range(4):  # sub-blocks 0..3 in 6 bits; 4..7 in nibbles plus the spare top bits
+            scales[s] = sc[s] | (sc[s + 4] >> 4) << 6
+            scales[s + 4] = m[s] | (m[s + 4] >> 4) << 6
+            scales[s + 8] = (sc[s + 4] & 15) | (m[s + 4] & 15) << 4
+        q = []
+        for s in range(8):
+            step, offset = F32(d * sc[s]), F32(dmin * m[s])
+            inv = F32(1) / step if step > 0 else F32(0)
+            for x in subs[s]:
+                r = min(max(F32(F32(x + offset) * inv), F32(0)), F32(15))
+                q.append(int(F32(r + F32(0.5))))
+        out.extend(struct.pack("<HH", d_bits, dmin_bits) + scales)
+        for g in range(4):  # 32 bytes per 64 values: low nibbles the first 32, high the next
+            out.extend(bytes(q[64 * g + l] | q[64 * g + 32 + l] << 4 for l in range(32)))
+    return bytes(out)
+
+
+def q6_k_row(row):
+    """One row (a multiple of 256 values) as FORMAT.md's q6_K reference writer."""
+    out = bytearray()
+    for b0 in range(0, len(row), SUPER_BLOCK):
+        v = np.array(row[b0:b0 + SUPER_BLOCK], dtype=np.float32)
+        mx = []
+        for s in range(16):
+            sub = v[16 * s:16 * s + 16]
+            mx.append(sub[int(np.argmax(np.abs(sub)))])
+        d_bits = f16_at_least(max(abs(float(x)) for x in mx), 4064)
+        d = f16_value(d_bits)
+        sc = []
+        for x in mx:
+            n = smallest_multiple(32 * d, abs(float(x)), 127)
+            sc.append(-n if x > 0 else n)
+        q = []
+        for j in range(SUPER_BLOCK):
+            step = F32(d * sc[j // 16])
+            r = F32(v[j] / step) if step != 0 else F32(0)
+            r = min(max(r, F32(-32)), F32(31))
+            q.append(int(F32(r - F32(0.5)) if r < 0 else F32(r + F32(0.5))) + 32)
+        ql, qh = bytearray(128), bytearray(64)
+        for j in range(SUPER_BLOCK):
+            h, c, l = j // 128, j % 128 // 32, j % 32
+            ql[64 * h + 32 * (c % 2) + l] |= (q[j] & 15) << (0 if c < 2 else 4)
+            qh[32 * h + l] |= (q[j] >> 4) << (2 * c)
+        out.extend(ql + qh + struct.pack("<16b", *sc) + struct.pack("<H", d_bits))
+    return bytes(out)
+
+
+def k_value(dtype, block, j):
+    """Value j of a q4_K or q6_K super-block, from FORMAT.md's layout (exact products in f32,
+    so float64 math rounded once to f32 gives the same value)."""
+    if dtype == "q4_K":
+        d, dmin = f16_value(struct.unpack_from("<H", block, 0)[0]), f16_value(struct.unpack_from("<H", block, 2)[0])
+        s = j // 32
+        if s < 4:
+            sc, m = block[4 + s] & 63, block[8 + s] & 63
+        else:
+            sc = (block[8 + s] & 15) | (block[s] >> 6) << 4
+            m = (block[8 + s] >> 4) | (block[4 + s] >> 6) << 4
+        byte = block[16 + j // 64 * 32 + j % 32]
+        q = byte & 15 if j % 64 < 32 else byte >> 4
+        return float(F32(F32(d * sc) * q) - F32(dmin * m))
+    h, c, l = j // 128, j % 128 // 32, j % 32
+    low = block[64 * h + 32 * (c % 2) + l]
+    q = (low & 15 if c < 2 else low >> 4) | ((block[128 + 32 * h + l] >> (2 * c)) & 3) << 4
+    sc = struct.unpack_from("<b", block, 192 + j // 16)[0]
+    d = f16_value(struct.unpack_from("<H", block, 208)[0])
+    return float(F32(d * sc) * F32(q - 32))
+
+
 def tensor_bytes(dtype, shape, values):
     """The data bytes of one tensor in its stored type."""
     if dtype == "f32":
@@ -130,6 +241,10 @@ def tensor_bytes(dtype, shape, values):
     rows, cols = matrix_view(shape)
     if dtype == "q4_0":
         return b"".join(q4_0_row(values[r * cols:(r + 1) * cols]) for r in range(rows))
+    if dtype in SUPER_BLOCK_BYTES:
+        assert cols % SUPER_BLOCK == 0, "q4_K and q6_K rows are whole super-blocks"
+        encode_row = q4_k_row if dtype == "q4_K" else q6_k_row
+        return b"".join(encode_row(values[r * cols:(r + 1) * cols]) for r in range(rows))
     plane, scales = bytearray(), []
     for r in range(rows):
         q, s = q8_row(values[r * cols:(r + 1) * cols])
@@ -150,6 +265,10 @@ def widen(dtype, shape, data):
         return [struct.unpack("<f", struct.pack("<I", b << 16))[0]
                 for b in struct.unpack("<%dH" % n, data)]
     rows, cols = matrix_view(shape)
+    if dtype in SUPER_BLOCK_BYTES:
+        size = SUPER_BLOCK_BYTES[dtype]
+        return [k_value(dtype, data[i // SUPER_BLOCK * size:(i // SUPER_BLOCK + 1) * size], i % SUPER_BLOCK)
+                for i in range(n)]
     if dtype == "q4_0":  # f16 d times (nibble - 8): exact in f32
         blocks = (cols + Q4_0_BLOCK - 1) // Q4_0_BLOCK
         values = []
@@ -176,6 +295,8 @@ def stored_size(dtype, shape):
     if dtype in ("f16", "bf16"):
         return 2 * n
     rows, cols = matrix_view(shape)
+    if dtype in SUPER_BLOCK_BYTES:
+        return SUPER_BLOCK_BYTES[dtype] * rows * cols // SUPER_BLOCK if cols % SUPER_BLOCK == 0 else None
     if dtype == "q4_0":
         return Q4_0_BLOCK_BYTES * rows * ((cols + Q4_0_BLOCK - 1) // Q4_0_BLOCK)
     return align_up(n, 64) + 2 * rows * ((cols + Q8_BLOCK - 1) // Q8_BLOCK)
@@ -388,6 +509,18 @@ SAMPLES = {
         "q4_0_tiny": ((3, 5), [v * s for s in (1e-4, 1e-6, 3e-8) for v in (1.0, -0.3, 0.7, 0.05, -1.1)],
                       "q4_0"),
         "q4_0_zeros": ((2, 3), [0.0] * 6, "q4_0"),
+    }, {"arch": "typed_test"}, 64),
+    # GGUF's k-quant super-blocks (rows of 256 values): a two-block row, a conv-shaped tensor, an
+    # all-zero tensor, a row of tiny values (subnormal f16 scales) and one of large values.
+    "typed_kquant.wf": ({
+        "q4_K_conv": typed(2.0, (2, 2, 8, 16), "q4_K"),
+        "q4_K_matrix": typed(-1.0, (3, 512), "q4_K"),
+        "q4_K_tiny": ((1, 256), [v * 1e-6 for v in typed_values(0.5, 256)], "q4_K"),
+        "q4_K_zeros": ((2, 256), [0.0] * 512, "q4_K"),
+        "q6_K_large": ((1, 256), [v * 1e5 for v in typed_values(3.0, 256)], "q6_K"),
+        "q6_K_matrix": typed(-1.0, (3, 512), "q6_K"),
+        "q6_K_tiny": ((1, 256), [v * 1e-6 for v in typed_values(0.5, 256)], "q6_K"),
+        "q6_K_zeros": ((2, 256), [0.0] * 512, "q6_K"),
     }, {"arch": "typed_test"}, 64),
 }
 

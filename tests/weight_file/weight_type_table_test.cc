@@ -15,7 +15,7 @@ namespace attnrt {
 namespace {
 
 TEST(WeightTypeTable, CodesAndNamesAreTheFileFormats) {
-  EXPECT_STREQ(kWeightTypeCodes, "1 f32, 2 f16, 3 bf16, 4 q8, 5 q4_0");
+  EXPECT_STREQ(kWeightTypeCodes, "1 f32, 2 f16, 3 bf16, 4 q8, 5 q4_0, 6 q4_K, 7 q6_K");
   for (const WeightTypeInfo& t : kWeightTypes) {
     WeightType parsed;
     ASSERT_TRUE(ParseWeightType(t.name, &parsed)) << t.name;
@@ -62,12 +62,26 @@ TEST(WeightTypeTable, BytesOfEachLayout) {
     }
   }
   // GGUF's q4_0 layout: 32 values in 18 bytes (an f16 scale and 16 bytes of nibbles).
-  constexpr WeightTypeInfo q4{static_cast<WeightType>(99), "q4", 4, 32, WeightScales::kF16InBlock};
+  constexpr WeightTypeInfo q4{static_cast<WeightType>(99), "q4", 4, 32, WeightScales::kF16InBlock, 18};
   ASSERT_TRUE(MatrixBytes(q4, size_t{2}, size_t{64}, &bytes));
   EXPECT_EQ(bytes, 2u * 2u * 18u);
   ASSERT_TRUE(MatrixBytes(q4, size_t{1}, size_t{33}, &bytes));  // a short last block
   EXPECT_EQ(bytes, 2u * 18u);
   EXPECT_EQ(ValueRowsBytes(q4, 3, 64), 3u * 2u * 18u);
+  // GGUF's k-quants: 256 values in 144 (q4_K) and 210 (q6_K) bytes, scales inside; only rows
+  // of whole super-blocks are storable.
+  ASSERT_TRUE(MatrixBytes(WeightType::kQ4_K, size_t{3}, size_t{512}, &bytes));
+  EXPECT_EQ(bytes, 3u * 2u * 144u);
+  ASSERT_TRUE(MatrixBytes(WeightType::kQ6_K, size_t{2}, size_t{256}, &bytes));
+  EXPECT_EQ(bytes, 2u * 210u);
+  EXPECT_EQ(ValueRowsBytes(*FindWeightType(WeightType::kQ6_K), 5, 768), 5u * 3u * 210u);
+  for (WeightType t : {WeightType::kQ4_K, WeightType::kQ6_K}) {
+    const WeightTypeInfo& info = *FindWeightType(t);
+    EXPECT_EQ(info.scales, WeightScales::kSuperBlock);
+    for (size_t cols : {0u, 256u, 512u, 4096u}) EXPECT_TRUE(RowWidthIsStorable(info, cols)) << cols;
+    for (size_t cols : {1u, 32u, 255u, 257u, 300u}) EXPECT_FALSE(RowWidthIsStorable(info, cols)) << cols;
+  }
+  EXPECT_TRUE(RowWidthIsStorable(*FindWeightType(WeightType::kQ4_0), 33));
 }
 
 TEST(WeightTypeTable, BytesOverflowIsRefused) {
@@ -76,7 +90,7 @@ TEST(WeightTypeTable, BytesOverflowIsRefused) {
   EXPECT_FALSE(MatrixBytes<uint32_t>(WeightType::kF32, 1u << 16, 1u << 14, &bytes));
   EXPECT_TRUE(MatrixBytes<uint32_t>(WeightType::kF32, 1u << 15, 1u << 14, &bytes));
   EXPECT_FALSE(MatrixBytes<uint32_t>(WeightType::kQ8, 1, max - 10, &bytes));
-  constexpr WeightTypeInfo q4{static_cast<WeightType>(99), "q4", 4, 32, WeightScales::kF16InBlock};
+  constexpr WeightTypeInfo q4{static_cast<WeightType>(99), "q4", 4, 32, WeightScales::kF16InBlock, 18};
   EXPECT_FALSE(MatrixBytes<uint32_t>(q4, 1u << 28, 1, &bytes));  // 2^28 blocks of 18 B
   EXPECT_TRUE(MatrixBytes<uint32_t>(q4, 1u << 12, 1u << 14, &bytes));
   EXPECT_EQ(bytes, (1u << 12) * (1u << 9) * 18u);

@@ -273,9 +273,10 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   AddWeightDtypeOption(cmd, &o->dtype,
                        "Storage of weight matrices and embeddings (q8: int8, one f16 scale per "
                        "32 weights of a row; q4_0: GGUF's Q4_0, 4 bits and one f16 scale per 32 "
-                       "weights; runtime/FORMAT.md). Norms, biases and position embeddings stay "
-                       "f32. A GGUF file's matrices keep their types (Q8_0 as q8) unless --dtype "
-                       "is given");
+                       "weights; q4_K, q6_K: GGUF's k-quant super-blocks of 256 weights, rows "
+                       "a multiple of 256; runtime/FORMAT.md). Norms, biases and position "
+                       "embeddings stay f32. A GGUF file's matrices keep their types (Q8_0 as q8; "
+                       "Q4_0, Q4_K and Q6_K as they are) unless --dtype is given");
   cmd->callback([o, exit_code, cmd] {
     o->dtype_given = cmd->count("--dtype") > 0;
     *exit_code = ConvertCommand(*o);

@@ -704,15 +704,38 @@ bool KeptType(uint32_t ggml, WeightType* out) {
     case GgmlType::kBF16: *out = WeightType::kBF16; return true;
     case GgmlType::kQ8_0: *out = WeightType::kQ8; return true;  // the same int8 and f16 scales
     case GgmlType::kQ4_0: *out = WeightType::kQ4_0; return true;  // q4_0 is block_q4_0
+    case GgmlType::kQ4_K: *out = WeightType::kQ4_K; return true;  // q4_K is block_q4_K
+    case GgmlType::kQ6_K: *out = WeightType::kQ6_K; return true;  // q6_K is block_q6_K
     default: return false;
   }
 }
 
-// The bytes of a kept matrix in attnrt's layout: F32/F16/BF16 and Q4_0 as they are (Q4_0's
-// scales checked finite, as the runtime will); Q8_0's in-block scales moved to q8's scale
-// plane, each checked finite (q8 stores no other).
+// The bytes of a kept matrix in attnrt's layout: F32/F16/BF16, Q4_0, Q4_K and Q6_K as they
+// are (the block types' f16 scales checked finite, as the runtime will); Q8_0's in-block
+// scales moved to q8's scale plane, each checked finite (q8 stores no other).
 bool KeptBytes(const Source& s, WeightType type, size_t rows, size_t cols,
                const std::string& named, std::vector<uint8_t>* out, std::string* error) {
+  const BlockF16Field* fields = nullptr;
+  if (const size_t field_count = SuperBlockF16Fields(type, &fields)) {
+    const WeightTypeInfo& info = *FindWeightType(type);
+    if (!RowWidthIsStorable(info, cols)) {  // GGUF's own rule too; the reader may not check it
+      return Fail(error, named + ": rows of " + std::to_string(cols) + " values are not whole " +
+                             std::to_string(info.block) + "-value blocks");
+    }
+    const size_t blocks = WeightBlocksPerRow(info, cols);
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t b = 0; b < blocks; ++b) {
+        for (size_t f = 0; f < field_count; ++f) {
+          const uint8_t* at = s.data + (r * blocks + b) * info.bytes + fields[f].at;
+          if (((at[0] | at[1] << 8) & 0x7C00) == 0x7C00) {
+            return Fail(error, named + ": block " + std::to_string(b) + " of row " +
+                                   std::to_string(r) + " has a " + fields[f].name +
+                                   " that is not finite");
+          }
+        }
+      }
+    }
+  }
   if (type == WeightType::kQ4_0) {
     const size_t blocks = WeightBlocksPerRow(kQ4_0Info, cols);
     for (size_t r = 0; r < rows; ++r) {

@@ -1,5 +1,6 @@
 // Tensor encoding for the weight file writer: one loop per type over the scalar
-// conversions of float16.h, weight_q8.h and weight_q4_0.h, so the converter and the
+// conversions of float16.h and the quantizers of weight_q8.h, weight_q4_0.h, weight_q4_K.h
+// and weight_q6_K.h, so the converter and the
 // kernels' tests round the same way.
 #include "convert/tensor_encoding.h"
 
@@ -20,6 +21,52 @@ std::string Where(size_t cols, size_t i) {
 void PutU16(uint8_t* p, uint16_t v) {
   p[0] = static_cast<uint8_t>(v);
   p[1] = static_cast<uint8_t>(v >> 8);
+}
+
+// q4_K and q6_K (kSuperBlock): rows of whole 256-value blocks only (GGUF stores no short
+// one), finite values, and every block's f16 d (and dmin) finite.
+bool EncodeSuperBlocks(WeightType type, size_t rows, size_t cols, const float* data, uint8_t* dst,
+                       std::string* error) {
+  const WeightTypeInfo& info = *FindWeightType(type);
+  if (!RowWidthIsStorable(info, cols)) {
+    *error = "rows of " + std::to_string(cols) + " values are not whole " + info.name +
+             " blocks of " + std::to_string(info.block) +
+             " values (GGUF's k-quants store no short block); store this tensor as q4_0, q8 or "
+             "f16";
+    return false;
+  }
+  const size_t blocks = WeightBlocksPerRow(info, cols);
+  const BlockF16Field* fields = nullptr;
+  const size_t field_count = SuperBlockF16Fields(type, &fields);
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = data + r * cols;
+    for (size_t c = 0; c < cols; ++c) {
+      if (!std::isfinite(row[c])) {
+        *error = "value " + std::to_string(row[c]) + " at " + Where(cols, r * cols + c) +
+                 " is not finite, which " + info.name + " cannot store";
+        return false;
+      }
+    }
+    uint8_t* row_blocks = dst + r * blocks * info.bytes;
+    if (type == WeightType::kQ4_K) {
+      QuantizeQ4_KRow(row, cols, row_blocks);
+    } else {
+      QuantizeQ6_KRow(row, cols, row_blocks);
+    }
+    for (size_t b = 0; b < blocks; ++b) {
+      for (size_t f = 0; f < field_count; ++f) {
+        const uint8_t* at = row_blocks + b * info.bytes + fields[f].at;
+        if (((at[0] | at[1] << 8) & 0x7C00) == 0x7C00) {
+          *error = "block " + std::to_string(b) + " of row " + std::to_string(r) + " (columns " +
+                   std::to_string(b * info.block) + ".." +
+                   std::to_string((b + 1) * info.block - 1) + ") has values too large for " +
+                   info.name + "'s f16 " + fields[f].name;
+          return false;
+        }
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -104,6 +151,9 @@ bool EncodeMatrix(WeightType type, size_t rows, size_t cols, const float* data,
       }
       return true;
     }
+    case WeightType::kQ4_K:
+    case WeightType::kQ6_K:
+      return EncodeSuperBlocks(type, rows, cols, data, dst, error);
   }
   *error = "unknown element type";
   return false;

@@ -1,10 +1,11 @@
-// Encodes f32 tensor values into a stored element type (f32, f16, bf16, q8, q4_0) with the byte
-// layouts of kernels/include/attnrt/kernels/weight_type.h, weight_q8.h and weight_q4_0.h
-// (little-endian, as FORMAT.md says).
+// Encodes f32 tensor values into a stored element type (f32, f16, bf16, q8, q4_0, q4_K, q6_K)
+// with the byte layouts of kernels/include/attnrt/kernels/weight_type.h and the weight_<type>.h
+// headers (little-endian, as FORMAT.md says).
 //
 // A value the type cannot hold is refused by name instead of being stored as something else:
-// f16 overflow (|x| > 65504 would become inf), non-finite values in q8 and q4_0 (a block scale
-// would be inf or NaN) and blocks whose scale overflows f16. Host-only (tools layer).
+// f16 overflow (|x| > 65504 would become inf), non-finite values in the block types (a block
+// scale would be inf or NaN), blocks whose scale overflows f16, and q4_K / q6_K rows that are
+// not whole 256-value blocks. Host-only (tools layer).
 #ifndef ATTNRT_TOOLS_CONVERT_TENSOR_ENCODING_H_
 #define ATTNRT_TOOLS_CONVERT_TENSOR_ENCODING_H_
 

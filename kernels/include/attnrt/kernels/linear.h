@@ -1,9 +1,9 @@
 // Linear: y = x W^T + bias with torch.nn.Linear's weight layout (out_features, in_features).
 //
 // The weight is read in place (row-major N x K, as stored in the weight file) in
-// its stored type (f32, f16, bf16, q8 or q4_0; weight_types.inc): there is never a
-// dequantized copy of a whole matrix. f32, f16 and bf16 weights are widened in registers
-// and multiplied by f32 activations. The integer block types (q8, q4_0) by default take
+// its stored type (f32, f16, bf16, q8, q4_0, q4_K or q6_K; weight_types.inc): there is never
+// a dequantized copy of a whole matrix. f32, f16, bf16, q4_K and q6_K weights are widened in
+// registers and multiplied by f32 activations. The integer block types (q8, q4_0) by default take
 // the activations quantized to 8-bit blocks once per row (activation_blocks.h) and sum on
 // the CPU's integer dot products; LinearActivations::kF32 keeps f32 activations for them
 // too (exact in the weights as stored, slower). The kernel

@@ -5,7 +5,7 @@
 // oracle (nn_reference.cc) and embedding lookups (one row per token), where a scalar
 // loop is plenty; the SIMD kernels have their own codecs (kernels/hwy/codec_*-inl.h).
 // The encoders (what the converter writes) are float16.h's rounding and the quantizers of
-// weight_q8.h and weight_q4_0.h.
+// weight_q8.h, weight_q4_0.h, weight_q4_K.h and weight_q6_K.h.
 //
 // Header-only and allocation-free.
 #pragma once
@@ -16,6 +16,8 @@
 
 #include "attnrt/kernels/float16.h"
 #include "attnrt/kernels/weight_q4_0.h"
+#include "attnrt/kernels/weight_q4_K.h"
+#include "attnrt/kernels/weight_q6_K.h"
 #include "attnrt/kernels/weight_q8.h"
 #include "attnrt/kernels/weight_type.h"
 
@@ -66,10 +68,46 @@ struct Q4_0Scalar {
   }
 };
 
+// The k-quant super-blocks: one f32 rounding of exact products (weight_q4_K.h, weight_q6_K.h).
+struct Q4_KScalar {
+  static float Value(const WeightMatrixRef& m, size_t row, size_t k) {
+    const size_t blocks = WeightBlocksPerRow(kQ4_KInfo, m.cols);
+    const uint8_t* block = static_cast<const uint8_t*>(m.values) +
+                           (row * blocks + k / kQ4_KBlock) * kQ4_KBlockBytes;
+    return Q4_KValue(block, k % kQ4_KBlock);
+  }
+};
+
+struct Q6_KScalar {
+  static float Value(const WeightMatrixRef& m, size_t row, size_t k) {
+    const size_t blocks = WeightBlocksPerRow(kQ6_KInfo, m.cols);
+    const uint8_t* block = static_cast<const uint8_t*>(m.values) +
+                           (row * blocks + k / kQ6_KBlock) * kQ6_KBlockBytes;
+    return Q6_KValue(block, k % kQ6_KBlock);
+  }
+};
+
+// The f16 fields of a kSuperBlock type's block that scale its values (the reader and the
+// GGUF import check them finite): their names and byte offsets in the block. 0 fields for
+// another type.
+struct BlockF16Field {
+  const char* name;
+  size_t at;
+};
+inline size_t SuperBlockF16Fields(WeightType t, const BlockF16Field** fields) {
+  static constexpr BlockF16Field kQ4_K[] = {{"d", kQ4_KDAt}, {"dmin", kQ4_KDminAt}};
+  static constexpr BlockF16Field kQ6_K[] = {{"d", kQ6_KDAt}};
+  switch (t) {
+    case WeightType::kQ4_K: *fields = kQ4_K; return 2;
+    case WeightType::kQ6_K: *fields = kQ6_K; return 1;
+    default: *fields = nullptr; return 0;
+  }
+}
+
 // Value [row, k] of a matrix of type t; 0 for a type outside the list.
 inline float WeightValue(WeightType t, const WeightMatrixRef& m, size_t row, size_t k) {
   switch (t) {
-#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales) \
+#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales, bytes) \
   case WeightType::k##Name:                                       \
     return Name##Scalar::Value(m, row, k);
 #include "attnrt/kernels/weight_types.inc"
@@ -93,7 +131,7 @@ inline void WidenMatrixRow(WeightType t, const void* values, const void* scales,
                            size_t row, float* out) {
   const WeightMatrixRef m{values, scales, cols};
   switch (t) {
-#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales) \
+#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales, bytes) \
   case WeightType::k##Name:                                       \
     return WidenRowWith<Name##Scalar>(m, row, out);
 #include "attnrt/kernels/weight_types.inc"

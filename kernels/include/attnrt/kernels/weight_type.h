@@ -7,7 +7,8 @@
 // The KV cache has its own, smaller list of types (kv_type.h).
 //
 // Bytes come from bits and block size alone, so a sub-byte type (4-bit values in
-// blocks with an f16 scale, GGUF's q4_0) is a new line in the list, not new size math.
+// blocks with an f16 scale, GGUF's q4_0; GGUF's k-quant super-blocks) is a new line in the
+// list, not new size math.
 //
 // Header-only and allocation-free: used by kernels, the runtime's file checks, the
 // converter and the CLI alike (one definition of each size rule).
@@ -20,7 +21,7 @@
 namespace attnrt {
 
 enum class WeightType : uint8_t {
-#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales) k##Name = code,
+#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales, bytes) k##Name = code,
 #include "attnrt/kernels/weight_types.inc"
 #undef ATTNRT_WEIGHT_TYPE
 };
@@ -36,6 +37,11 @@ enum class WeightScales : uint8_t {
   // GGUF's layout (q4_0, q8_0): rows of whole blocks, each block its f16 scale then
   // its block * bits / 8 bytes of values (a row's last block zero-padded).
   kF16InBlock,
+  // GGUF's k-quant super-blocks (q4_K, q6_K): rows of whole blocks of `bytes` bytes, each
+  // holding its values and its own sub-block scales in the type's layout (weight_q4_K.h,
+  // weight_q6_K.h). A stored row is a whole number of blocks: the reader and the writer
+  // refuse other widths (the kernels read a short last block as zero-padded all the same).
+  kSuperBlock,
 };
 
 struct WeightTypeInfo {
@@ -44,11 +50,12 @@ struct WeightTypeInfo {
   uint16_t bits;   // stored bits per value, scales apart
   uint16_t block;  // values per block along a row (one scale each); 1 for plain types
   WeightScales scales;
+  uint16_t bytes;  // bytes of one block (with its scales for kF16InBlock and kSuperBlock)
 };
 
 inline constexpr WeightTypeInfo kWeightTypes[] = {
-#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales) \
-  {WeightType::k##Name, name, bits, block, WeightScales::scales},
+#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales, bytes) \
+  {WeightType::k##Name, name, bits, block, WeightScales::scales, bytes},
 #include "attnrt/kernels/weight_types.inc"
 #undef ATTNRT_WEIGHT_TYPE
 };
@@ -57,7 +64,7 @@ inline constexpr size_t kWeightTypeCount = sizeof(kWeightTypes) / sizeof(kWeight
 
 // "1 f32, 2 f16, ...": the codes and names, for messages that list what is known.
 inline constexpr const char* kWeightTypeCodes =
-#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales) ", " #code " " name
+#define ATTNRT_WEIGHT_TYPE(Name, code, name, bits, block, scales, bytes) ", " #code " " name
 #include "attnrt/kernels/weight_types.inc"
 #undef ATTNRT_WEIGHT_TYPE
     + 2;  // skip the first ", "
@@ -72,13 +79,18 @@ constexpr bool WeightTypesAreWellFormed() {
     if (t.bits == 0 || t.block == 0) return false;
     switch (t.scales) {
       case WeightScales::kNone:
-        if (t.block != 1 || t.bits % 8 != 0) return false;
+        if (t.block != 1 || t.bits % 8 != 0 || t.bytes * 8 != t.bits) return false;
         break;
       case WeightScales::kF16Plane:
         if (t.bits % 8 != 0) return false;  // a row of values is whole bytes
+        if (t.bytes * 8 != t.block * t.bits) return false;
         break;
       case WeightScales::kF16InBlock:
         if (t.block * t.bits % 8 != 0) return false;  // a block is whole bytes
+        if (t.bytes != 2 + t.block * t.bits / 8) return false;
+        break;
+      case WeightScales::kSuperBlock:
+        if (t.bytes * 8 <= t.block * t.bits) return false;  // the scales are in the block
         break;
     }
   }
@@ -123,12 +135,18 @@ constexpr size_t WeightBlocksPerRow(const WeightTypeInfo& t, size_t cols) {
 
 // Bytes of the first `rows` rows of a matrix's values: where row `rows` starts, so a
 // slice of rows [first, ...) of a stacked matrix starts at ValueRowsBytes(t, first, cols).
-// For kF16InBlock the blocks carry their scales. The caller has checked the matrix's size
-// (MatrixBytes), so nothing here overflows.
+// For kF16InBlock and kSuperBlock the blocks carry their scales. The caller has checked the
+// matrix's size (MatrixBytes), so nothing here overflows.
 constexpr size_t ValueRowsBytes(const WeightTypeInfo& t, size_t rows, size_t cols) {
-  return t.scales == WeightScales::kF16InBlock
-             ? rows * WeightBlocksPerRow(t, cols) * (2 + t.block * t.bits / 8)
+  return t.scales == WeightScales::kF16InBlock || t.scales == WeightScales::kSuperBlock
+             ? rows * WeightBlocksPerRow(t, cols) * t.bytes
              : rows * cols * (t.bits / 8);
+}
+
+// True when rows of `cols` values are whole blocks as the type requires (kSuperBlock types
+// store no short block; every other type stores any width).
+constexpr bool RowWidthIsStorable(const WeightTypeInfo& t, size_t cols) {
+  return t.scales != WeightScales::kSuperBlock || cols % t.block == 0;
 }
 
 // kF16Plane: bytes from the start of a matrix to its scale plane (the value plane
@@ -162,8 +180,9 @@ constexpr bool MatrixBytes(const WeightTypeInfo& t, Size rows, Size cols, Size* 
       *bytes = offset + scale_bytes;
       return true;
     }
-    case WeightScales::kF16InBlock: {
-      const Size block_bytes = 2 + Size{t.block} * t.bits / 8;
+    case WeightScales::kF16InBlock:
+    case WeightScales::kSuperBlock: {
+      const Size block_bytes = t.bytes;
       if (blocks != 0 && rows > max / block_bytes / blocks) return false;
       *bytes = rows * blocks * block_bytes;
       return true;

@@ -1,0 +1,96 @@
+// The hwy Linear codec of GGUF's k-quant super-blocks (weight_types.inc's kSuperBlock types,
+// q4_K and q6_K): linear_weights-inl.h's interface over a `Format` that unpacks 32 values
+// of a block at a time,
+//   static const WeightTypeInfo& Info();
+//   // dst[i] = value 32 c + i of the block as f32 (c < block / 32), vector code.
+//   static void Unpack32(const uint8_t* block, size_t c, float* dst);
+// For the exact path (f32 activations): each 32-value chunk of a row is unpacked to f32
+// on the stack (a vector unpack: nibbles and scales widened in registers, exactly as the
+// scalar codec computes them) and summed against x with f32 FMAs, row by row (x is L1-
+// resident). Rows are whole blocks in files; a short last block (K % 256 != 0, as the
+// tests' shapes have) reads x zero-padded, so padding values add nothing.
+
+#if defined(ATTNRT_KERNELS_HWY_CODEC_SUPERBLOCK_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ATTNRT_KERNELS_HWY_CODEC_SUPERBLOCK_INL_H_
+#undef ATTNRT_KERNELS_HWY_CODEC_SUPERBLOCK_INL_H_
+#else
+#define ATTNRT_KERNELS_HWY_CODEC_SUPERBLOCK_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attnrt/kernels/linear.h"
+#include "hwy/highway.h"
+#include "kernels/hwy/linear_weights-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attnrt {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+constexpr size_t kSuperChunk = 32;  // values per Unpack32
+
+template <class Format>
+struct SuperBlockCodec {
+  struct Matrix {
+    const uint8_t* blocks;  // row n at blocks + n * row_bytes
+    size_t row_bytes;
+  };
+
+  static HWY_INLINE Matrix Planes(const LinearParams& p) {
+    return {static_cast<const uint8_t*>(p.w),
+            WeightBlocksPerRow(Format::Info(), p.in) * Format::Info().bytes};
+  }
+
+  // Chunk of 32 values that holds value k of a row.
+  static HWY_INLINE void UnpackAt(const uint8_t* row, size_t k, float* HWY_RESTRICT dst) {
+    const size_t block = Format::Info().block;
+    Format::Unpack32(row + k / block * Format::Info().bytes, k % block / kSuperChunk, dst);
+  }
+
+  static HWY_INLINE void DotGroup(const Matrix& w, size_t K, const float* x, size_t n,
+                                  size_t count, bool, float* out) {
+    const DWiden d;
+    const size_t N = hn::Lanes(d);
+    HWY_ALIGN float wb[kSuperChunk];
+    HWY_ALIGN float xt[kSuperChunk];
+    for (size_t i = 0; i < 8; ++i) {
+      const uint8_t* row = w.blocks + (n + HWY_MIN(i, count - 1)) * w.row_bytes;
+      auto acc = hn::Zero(d);
+      for (size_t k = 0; k < K; k += kSuperChunk) {
+        const size_t len = HWY_MIN(kSuperChunk, K - k);
+        const float* xb = x + k;
+        if (len < kSuperChunk) {  // zero-padded copy: never read x past K
+          for (size_t j = 0; j < kSuperChunk; ++j) xt[j] = j < len ? x[k + j] : 0.0f;
+          xb = xt;
+        }
+        UnpackAt(row, k, wb);
+        for (size_t j = 0; j < kSuperChunk; j += N) {
+          acc = hn::MulAdd(hn::LoadU(d, xb + j), hn::LoadU(d, wb + j), acc);
+        }
+      }
+      out[i] = hn::GetLane(hn::SumOfLanes(d, acc));
+    }
+  }
+
+  static HWY_INLINE void WidenRow(const Matrix& w, size_t, size_t n, size_t k0, size_t depth,
+                                  float* HWY_RESTRICT dst) {
+    const uint8_t* row = w.blocks + n * w.row_bytes;
+    HWY_ALIGN float values[kSuperChunk];
+    size_t k = k0;
+    while (k < k0 + depth) {  // chunk by chunk: one scale decode each
+      const size_t j0 = k % kSuperChunk;
+      const size_t len = HWY_MIN(kSuperChunk - j0, k0 + depth - k);
+      UnpackAt(row, k - j0, values);
+      for (size_t j = 0; j < len; ++j) dst[k - k0 + j] = values[j0 + j];
+      k += len;
+    }
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attnrt
+HWY_AFTER_NAMESPACE();
+
+#endif  // ATTNRT_KERNELS_HWY_CODEC_SUPERBLOCK_INL_H_
