@@ -14,12 +14,10 @@
 
 #include "attnrt/kernels/weight_q4_K.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/codec_superblock-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 struct Q4_KFormat {
   static HWY_INLINE const WeightTypeInfo& Info() { return kQ4_KInfo; }
@@ -48,8 +46,6 @@ struct Q4_KFormat {
 
 struct Q4_KCodec : SuperBlockCodec<Q4_KFormat> {};
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_CODEC_Q4_K_INL_H_

@@ -15,12 +15,10 @@
 
 #include "attnrt/kernels/weight_q6_K.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/codec_superblock-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 struct Q6_KFormat {
   static HWY_INLINE const WeightTypeInfo& Info() { return kQ6_KInfo; }
@@ -56,8 +54,6 @@ struct Q6_KFormat {
 
 struct Q6_KCodec : SuperBlockCodec<Q6_KFormat> {};
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_CODEC_Q6_K_INL_H_

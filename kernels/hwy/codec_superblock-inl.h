@@ -22,12 +22,10 @@
 
 #include "attnrt/kernels/linear.h"
 #include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/linear_weights-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace attnrt {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
+ATTNRT_HWY_BEGIN
 
 constexpr size_t kSuperChunk = 32;  // values per Unpack32
 
@@ -89,8 +87,6 @@ struct SuperBlockCodec {
   }
 };
 
-}  // namespace HWY_NAMESPACE
-}  // namespace attnrt
-HWY_AFTER_NAMESPACE();
+ATTNRT_HWY_END
 
 #endif  // ATTNRT_KERNELS_HWY_CODEC_SUPERBLOCK_INL_H_
