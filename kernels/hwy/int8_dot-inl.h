@@ -12,7 +12,8 @@
 //   SVE      svdot_s32 (in every SVE), weights through a 32-byte buffer (SVE vectors are
 //            sizeless, no struct may hold one);
 //   Helium   (Cortex-M55, Highway's SCALAR target with MVE) VMLADAV: 16 products summed
-//            into an int32 by one instruction;
+//            into an int32 by one instruction; Dot4Mve: a block of 4 rows against activations
+//            loaded once, the 4 dots as one vector (linear_int8.cc's Helium tile);
 //   others   (EMU128; SCALAR for Cortex-M) int16 products through Highway's
 //            ReorderWidenMulAccumulate, or a plain int32 loop on SCALAR.
 // Exactness: |w| <= 127 and |a| <= 127, so a pair of products is at most 32258 and fits
@@ -211,6 +212,9 @@ HWY_INLINE WStep LoadQ4_0First(const uint8_t* block) { return LoadQ4_0(block); }
 HWY_INLINE WStep LoadQ8Partial(const int8_t* p, size_t count) {
 #if ATTNRT_I8_X86 == 512
   return {_mm512_maskz_loadu_epi8((__mmask64{1} << count) - 1, p)};
+#elif defined(ATTNRT_I8_MVE)  // zeroing VCTP loads: lanes past count read no memory
+  return {vldrbq_z_s8(p, vctp8q(count < 16 ? count : 16)),
+          count > 16 ? vldrbq_z_s8(p + 16, vctp8q(count - 16)) : vdupq_n_s8(0)};
 #else
   alignas(64) int8_t padded[kStepValues] = {};
   for (size_t j = 0; j < count; ++j) padded[j] = p[j];
@@ -272,9 +276,21 @@ HWY_INLINE VStepI DotStep(const WStep& w, const int8_t* a) {
 
 #elif defined(ATTNRT_I8_MVE)
 
+HWY_INLINE int32_t DotMve(const WStep& w, int8x16_t a0, int8x16_t a1) {
+  return vmladavaq_s8(vmladavq_s8(w.lo, a0), w.hi, a1);
+}
 HWY_INLINE VStepI DotStep(const WStep& w, const int8_t* a) {
-  const int32_t sum = vmladavaq_s8(vmladavq_s8(w.lo, vld1q_s8(a)), w.hi, vld1q_s8(a + 16));
-  return hn::Set(DStepI(), sum);
+  return hn::Set(DStepI(), DotMve(w, vld1q_s8(a), vld1q_s8(a + 16)));
+}
+// The dots of one block of 4 weight rows with the same activations (loaded once), as the 4
+// int32 lanes of one vector: lane i is row i's (linear_int8.cc's Helium tile).
+HWY_INLINE int32x4_t Dot4Mve(const WStep& w0, const WStep& w1, const WStep& w2,
+                             const WStep& w3, const int8_t* a) {
+  const int8x16_t a0 = vld1q_s8(a), a1 = vld1q_s8(a + 16);
+  int32x4_t dots = vdupq_n_s32(DotMve(w0, a0, a1));
+  dots = vsetq_lane_s32(DotMve(w1, a0, a1), dots, 1);
+  dots = vsetq_lane_s32(DotMve(w2, a0, a1), dots, 2);
+  return vsetq_lane_s32(DotMve(w3, a0, a1), dots, 3);
 }
 
 #elif HWY_TARGET == HWY_SCALAR

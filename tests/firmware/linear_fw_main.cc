@@ -6,7 +6,8 @@
 // and against ReferenceLinearQ8Activations (the same on 8-bit-rounded activations) for q8 and
 // q4_0 as `auto` runs them, on sizes whose K and N are not multiples of 4 or 32 (the
 // tails), K = 0, one row (decode) and 5 rows, with and without bias, with row strides
-// wider than the rows (the padding must stay untouched).
+// wider than the rows (the padding must stay untouched); and for q8 and q4_0 a NaN or an
+// infinity in a row's activations makes that row's outputs NaN and no other's.
 // Each call is run as one worker taking every item, then as every item alone and as 3
 // uneven workers: LinearWorkItems's contract says any split gives bit-identical results.
 // Prints one line per case and type through semihosting; exits 0 only if all pass.
@@ -245,6 +246,46 @@ bool RunCall(const Case& c, const Variant& v, size_t vi, size_t rows, bool bias,
   return pass;
 }
 
+// The integer kernel (q8, q4_0 as `auto` runs them) with a NaN, +inf or -inf in the short
+// last block of row 3 of 5 (K = 70): every output of that row is NaN, every other finite.
+bool CheckNonFiniteActivations() {
+  const float bad_values[] = {__builtin_nanf(""), __builtin_inff(), -__builtin_inff()};
+  const WeightType types[] = {WeightType::kQ8, WeightType::kQ4_0};
+  constexpr size_t K = 70, N = 13, kRows = 5, kBadRow = 3;
+  for (size_t i = 0; i < N * K; ++i) g_w_f32[i] = Uniform();
+  size_t failed = 0;
+  for (WeightType t : types) {
+    StoreWeights(t, K, N);
+    for (float bad : bad_values) {
+      const float saved = g_x[kBadRow * kXStride + 65];
+      g_x[kBadRow * kXStride + 65] = bad;
+      attnrt::LinearParams p{};
+      p.rows = kRows;
+      p.in = K;
+      p.out = N;
+      p.x = g_x;
+      p.x_stride = kXStride;
+      p.w = g_w;
+      p.bias = g_bias;
+      p.y = g_all;
+      p.y_stride = N;
+      p.w_type = t;
+      bool pass = RunItems(p, 0, attnrt::LinearWorkItems(p));
+      for (size_t m = 0; m < kRows; ++m) {
+        for (size_t n = 0; n < N; ++n) {
+          const float y = g_all[m * N + n];
+          pass = pass && (m == kBadRow ? y != y : y - y == 0.0f);
+        }
+      }
+      g_x[kBadRow * kXStride + 65] = saved;
+      failed += pass ? 0 : 1;
+    }
+  }
+  PrintSize("linear_fw: non-finite activations (q8, q4_0; NaN, +inf, -inf): ", failed);
+  Print(failed == 0 ? " of 6 calls wrong | PASS\n" : " of 6 calls wrong | FAIL\n");
+  return failed == 0;
+}
+
 #if ATTNRT_HELIUM
 // The Helium Linear's f16 widening (f16_mve.h, for f16 weights and q8 scales) against
 // the scalar F16ToF32 on all 65536 bit patterns: the same bits (any NaN for a NaN).
@@ -283,6 +324,7 @@ int main() {
 
   for (size_t i = 0; i < kMaxRows * kXStride; ++i) g_x[i] = Uniform();
   for (size_t i = 0; i < kMaxN; ++i) g_bias[i] = Uniform();
+  isa_pass = CheckNonFiniteActivations() && isa_pass;
 
   Totals totals;
   size_t cases_passed = 0;

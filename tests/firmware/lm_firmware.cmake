@@ -1,4 +1,4 @@
-# lm_fw / lm_fw_<dtype>: the byte-level demo language model (models/lm) generating text on
+# lm_fw / lm_fw_<dtype> (q8, q4_0): the byte-level demo language model (models/lm) generating text on
 # the board through the C API (lm_fw_main.c), checked token by token against the host
 # attnrt. Included by tests/firmware/CMakeLists.txt, which sets gen_dir and defines
 # attnrt_fw_embedded_model, attnrt_fw_device_plan, attnrt_fw_footprint and
@@ -59,3 +59,4 @@ endfunction()
 
 attnrt_add_lm_firmware(f32)
 attnrt_add_lm_firmware(q8)
+attnrt_add_lm_firmware(q4_0)
