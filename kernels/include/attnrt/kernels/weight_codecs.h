@@ -58,34 +58,23 @@ struct Q8Scalar {
   }
 };
 
-// Exact, as Q8Scalar: a 4-bit integer times an f16 scale.
-struct Q4_0Scalar {
+// Value k of a row of a type stored in self-contained blocks (scales inside): its block,
+// then the type's own decode of value k % block (Q4_0Value: a 4-bit integer times an f16
+// scale, exact as Q8Scalar; Q4_KValue / Q6_KValue: one f32 rounding of exact products,
+// weight_q4_K.h, weight_q6_K.h).
+template <WeightType kType, float (*kValue)(const uint8_t*, size_t)>
+struct BlockScalar {
   static float Value(const WeightMatrixRef& m, size_t row, size_t k) {
-    const size_t blocks = WeightBlocksPerRow(kQ4_0Info, m.cols);
+    constexpr const WeightTypeInfo& kInfo = *FindWeightType(kType);
     const uint8_t* block = static_cast<const uint8_t*>(m.values) +
-                           (row * blocks + k / kQ4_0Block) * kQ4_0BlockBytes;
-    return Q4_0Value(block, k % kQ4_0Block);
+                           (row * WeightBlocksPerRow(kInfo, m.cols) + k / kInfo.block) *
+                               kInfo.bytes;
+    return kValue(block, k % kInfo.block);
   }
 };
-
-// The k-quant super-blocks: one f32 rounding of exact products (weight_q4_K.h, weight_q6_K.h).
-struct Q4_KScalar {
-  static float Value(const WeightMatrixRef& m, size_t row, size_t k) {
-    const size_t blocks = WeightBlocksPerRow(kQ4_KInfo, m.cols);
-    const uint8_t* block = static_cast<const uint8_t*>(m.values) +
-                           (row * blocks + k / kQ4_KBlock) * kQ4_KBlockBytes;
-    return Q4_KValue(block, k % kQ4_KBlock);
-  }
-};
-
-struct Q6_KScalar {
-  static float Value(const WeightMatrixRef& m, size_t row, size_t k) {
-    const size_t blocks = WeightBlocksPerRow(kQ6_KInfo, m.cols);
-    const uint8_t* block = static_cast<const uint8_t*>(m.values) +
-                           (row * blocks + k / kQ6_KBlock) * kQ6_KBlockBytes;
-    return Q6_KValue(block, k % kQ6_KBlock);
-  }
-};
+using Q4_0Scalar = BlockScalar<WeightType::kQ4_0, Q4_0Value>;
+using Q4_KScalar = BlockScalar<WeightType::kQ4_K, Q4_KValue>;
+using Q6_KScalar = BlockScalar<WeightType::kQ6_K, Q6_KValue>;
 
 // The f16 fields of a kSuperBlock type's block that scale its values (the reader and the
 // GGUF import check them finite): their names and byte offsets in the block. 0 fields for
