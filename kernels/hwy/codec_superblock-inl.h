@@ -1,5 +1,6 @@
-// The hwy Linear codec of GGUF's k-quant super-blocks (weight_types.inc's kSuperBlock types,
-// q4_K and q6_K): linear_weights-inl.h's interface over a `Format` that unpacks 32 values
+// The hwy Linear codec of the block types read 32 values at a time: GGUF's k-quant
+// super-blocks (weight_types.inc's kSuperBlock types, q4_K and q6_K) and q4_0, whose block
+// is one such chunk. linear_weights-inl.h's interface over a `Format` that unpacks 32 values
 // of a block at a time,
 //   static const WeightTypeInfo& Info();
 //   // dst[i] = value 32 c + i of the block as f32 (c < block / 32), vector code.
