@@ -25,7 +25,7 @@ ATTNRT_HWY_BEGIN
 static_assert(kQ4_0Block == kSuperChunk, "a q4_0 block is one chunk of the chunked codec");
 
 struct Q4_0Format {
-  static HWY_INLINE const WeightTypeInfo& Info() { return kQ4_0Info; }
+  static constexpr WeightType kType = WeightType::kQ4_0;
 
   // The block's 32 values (c is always 0); the scale is widened once per block (a software
   // conversion on SCALAR).

@@ -2,7 +2,7 @@
 // super-blocks (weight_types.inc's kSuperBlock types, q4_K and q6_K) and q4_0, whose block
 // is one such chunk. linear_weights-inl.h's interface over a `Format` that unpacks 32 values
 // of a block at a time,
-//   static const WeightTypeInfo& Info();
+//   static constexpr WeightType kType;  // its row of weight_types.inc
 //   // dst[i] = value 32 c + i of the block as f32 (c < block / 32), vector code.
 //   static void Unpack32(const uint8_t* block, size_t c, float* dst);
 // For the exact path (f32 activations): each 32-value chunk of a row is unpacked to f32
@@ -32,6 +32,8 @@ constexpr size_t kSuperChunk = 32;  // values per Unpack32
 
 template <class Format>
 struct SuperBlockCodec {
+  static constexpr const WeightTypeInfo& kInfo = *FindWeightType(Format::kType);
+
   struct Matrix {
     const uint8_t* blocks;  // row n at blocks + n * row_bytes
     size_t row_bytes;
@@ -39,13 +41,12 @@ struct SuperBlockCodec {
 
   static HWY_INLINE Matrix Planes(const LinearParams& p) {
     return {static_cast<const uint8_t*>(p.w),
-            WeightBlocksPerRow(Format::Info(), p.in) * Format::Info().bytes};
+            WeightBlocksPerRow(kInfo, p.in) * kInfo.bytes};
   }
 
   // Chunk of 32 values that holds value k of a row.
   static HWY_INLINE void UnpackAt(const uint8_t* row, size_t k, float* HWY_RESTRICT dst) {
-    const size_t block = Format::Info().block;
-    Format::Unpack32(row + k / block * Format::Info().bytes, k % block / kSuperChunk, dst);
+    Format::Unpack32(row + k / kInfo.block * kInfo.bytes, k % kInfo.block / kSuperChunk, dst);
   }
 
   static HWY_INLINE void DotGroup(const Matrix& w, size_t K, const float* x, size_t n,

@@ -62,8 +62,7 @@
 #include "kernels/hwy/codec_f16-inl.h"
 #include "kernels/hwy/codec_f32-inl.h"
 #include "kernels/hwy/codec_q4_0-inl.h"
-#include "kernels/hwy/codec_q4_K-inl.h"
-#include "kernels/hwy/codec_q6_K-inl.h"
+#include "kernels/hwy/codec_kquant-inl.h"
 #include "kernels/hwy/codec_q8-inl.h"
 
 ATTNRT_HWY_BEGIN
