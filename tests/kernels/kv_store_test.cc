@@ -79,7 +79,9 @@ TEST_P(KvStoreTest, F16BitsEqualTheScalarConversion) {
         const bool beyond = std::isfinite(in) && std::fabs(in) > 65504.0f;
         const uint16_t want = beyond ? uint16_t((in < 0 ? 0x8000u : 0u) | 0x7BFFu) : F32ToF16(in);
         EXPECT_EQ(F32ToKvF16(in), std::isnan(in) ? F32ToKvF16(in) : want) << "x=" << in;
-        if (in == 1e6f || in == 65520.0f) EXPECT_EQ(got, 0x7BFFu) << "x=" << in << " saturates";
+        if (in == 1e6f || in == 65520.0f) {
+          EXPECT_EQ(got, 0x7BFFu) << "x=" << in << " saturates";
+        }
         if (std::isnan(in)) {
           EXPECT_TRUE((got & 0x7C00u) == 0x7C00u && (got & 0x3FFu) != 0) << std::hex << got;
         } else {
