@@ -4,8 +4,8 @@ attnrt and through llama.cpp: perplexity over held-out KJV text and the mean KL 
 next-byte distribution against the f32 model, side by side (issue 32's accuracy table).
 
 For each of F32, F16, Q8_0 and Q4_0 one GGUF file is written from models/lm/model.safetensors
-(norms in F32, every matrix, the tied embedding included, in the type; tests/python/gguf_writer.py
-encodes the blocks as ggml does). attnrt runs it after `attnrt convert` (which keeps F32, F16 and
+by bench/gguf_writer.py (norms in F32, every matrix, the tied embedding included, in the type,
+encoded as ggml does; a 256-token byte vocabulary, ids are fed directly). attnrt runs it after `attnrt convert` (which keeps F32, F16 and
 Q4_0 block for block and Q8_0 value for value as q8) with `run --tokens`; llama.cpp runs the same
 file through tests/llamacpp/oracle.mjs (node-llama-cpp's prebuilt CPU build, F32 KV cache). Both
 read --segments windows of the model's 256 positions from the held-out split
@@ -33,15 +33,14 @@ from script_setup import ROOT, SKIP_RETURN_CODE, import_tools_python, skip_witho
 
 with skip_without_modules():
     import numpy as np
-    import gguf_writer as W
     from lm_quality_test import (PERPLEXITY_SLACK, held_out_text, kl_rows, log_softmax,
                                  perplexity, report)
 
 import_tools_python()
 import attnrt_cli  # noqa: E402
 
-# bench/gguf_writer.py's Meta -> llama.cpp tensor names and safetensors reader (its module
-# name is taken by tests/python/gguf_writer.py, the block encoders).
+# bench/gguf_writer.py: the Meta -> llama.cpp names, the safetensors reader and the GGUF writer
+# with a byte vocabulary (its module name is taken by tests/python/gguf_writer.py).
 _spec = importlib.util.spec_from_file_location("bench_gguf_writer",
                                                os.path.join(ROOT, "bench", "gguf_writer.py"))
 bench_gguf = importlib.util.module_from_spec(_spec)
@@ -52,36 +51,6 @@ _spec.loader.exec_module(bench_gguf)
 # F16 4.8e-6 (llama.cpp rounds activations to f16 for F16 weights), Q8_0 7.5e-5, Q4_0 8.2e-5.
 ENGINE_KL_LIMIT = {"F32": 2e-5, "F16": 5e-5, "Q8_0": 1e-3, "Q4_0": 2e-3}
 PERPLEXITY_AGREEMENT = 0.01
-
-
-def write_gguf(path, config, weights, type_name):
-    """models/lm as llama.cpp's llama architecture: interleaved (Meta) RoPE is its "llama"
-    rope, so q and k go as they are; a 256-token byte vocabulary (ids are fed directly)."""
-    c = config
-    w = W.GgufWriter("llama")
-    for key, vtype, value in (
-            ("llama.context_length", W.U32, c["max_seq_len"]),
-            ("llama.embedding_length", W.U32, c["dim"]),
-            ("llama.block_count", W.U32, c["n_layers"]),
-            ("llama.feed_forward_length", W.U32, c["hidden_dim"]),
-            ("llama.attention.head_count", W.U32, c["n_heads"]),
-            ("llama.attention.head_count_kv", W.U32, c["n_kv_heads"]),
-            ("llama.attention.layer_norm_rms_epsilon", W.F32, c["norm_eps"]),
-            ("llama.rope.freq_base", W.F32, c["rope_theta"]),
-            ("llama.rope.dimension_count", W.U32, c["dim"] // c["n_heads"]),
-            ("llama.vocab_size", W.U32, c["vocab_size"]),
-            ("tokenizer.ggml.model", W.STRING, "llama"),
-            ("tokenizer.ggml.bos_token_id", W.U32, 1),
-            ("tokenizer.ggml.eos_token_id", W.U32, 2),
-            ("tokenizer.ggml.add_bos_token", W.BOOL, False)):
-        w.add(key, vtype, value)
-    vocab = c["vocab_size"]
-    w.add("tokenizer.ggml.tokens", W.ARRAY, ["<0x%02X>" % i for i in range(vocab)], W.STRING)
-    w.add("tokenizer.ggml.scores", W.ARRAY, [0.0] * vocab, W.F32)
-    w.add("tokenizer.ggml.token_type", W.ARRAY, [6] * vocab, W.I32)  # 6: byte tokens
-    for name, values in bench_gguf.gguf_names(c, weights):
-        w.tensor(name, values, "F32" if values.ndim == 1 else type_name)
-    w.write(path)
 
 
 def attnrt_logp(attnrt, gguf, tokens, work, name):
@@ -139,7 +108,8 @@ def main():
         reference = None
         for type_name, limit in ENGINE_KL_LIMIT.items():
             gguf = os.path.join(work, f"lm_{type_name}.gguf")
-            write_gguf(gguf, config, weights, type_name)
+            bench_gguf.write_gguf(gguf, config, bench_gguf.gguf_names(config, weights), "lm",
+                                  type_name)
             try:
                 ours = attnrt_logp(args.attnrt, gguf, tokens, work, type_name)
                 theirs = llamacpp_logp(node, args.oracle_dir, gguf, tokens, config["vocab_size"],
