@@ -9,13 +9,15 @@
 // Work item = (chunk of kChunkRows x rows, group of kGroupRows output columns), chunk-major
 // (linear_int8.h). A worker's range quantizes each chunk it touches once into its scratch,
 // then sweeps its groups: tiles of kTileRows weight rows, read in place in their stored
-// layout, against each x row of the chunk (the tile's rows stay in L1 for the chunk's other
-// rows, so W is streamed from memory once per chunk: once per decode step).
+// layout, against kXTile x rows of the chunk at a time (int8_dot-inl.h: 4 where there are 32
+// vector registers), so each weight step is loaded and decoded once per kXTile x rows and
+// each activation step once per tile; the tile's rows stay in L1 for the chunk's other rows,
+// so W is streamed from memory once per chunk: once per decode step.
 // Traffic, decode (one x row): the weights once (q4_0: 18 bytes per 32 weights, q8: 34),
 // the activations (K bytes + K/8 scale bytes) from L1 per tile.
-// Arithmetic per block, row and x row: one weight load (q4_0: and, shift, subtract),
-// the dot (AVX-512 VNNI: sign, abs, vpdpbusd for two blocks at once), an int32 -> f32
-// conversion and one FMA with the block's combined scale.
+// Arithmetic per step (2 blocks on AVX-512), weight row and x row: the dot (AVX-512 VNNI:
+// sign, vpdpbusd; |w| once per weight row), an int32 -> f32 conversion, the step's scale
+// (weight scale times activation scale, both widened in registers once per row) and one FMA.
 //
 // Helium (Cortex-M55: Highway's SCALAR target, one lane, plus MVE; ATTNRT_I8_MVE): the
 // activations are quantized 4 lanes at a time with MVE, a tile's 4 rows go through each block
@@ -211,92 +213,121 @@ struct Q8Rows {
   }
 };
 
-// dw[i * stride + b] = the f16 scale of block b of row rows[i] as f32, for b < blocks; 0 for
-// the pad block; up to kScaleChunk - 1 floats past a row's end are written too (the next
-// row's, rewritten after, or the region's spare: linear_int8.h). 16 scales at a time go
-// through a small buffer and one vector conversion (vcvtph2ps on x86).
+// The f16 scale bits of the step of row n at block b, as WeightStepScale takes them: block b
+// in the low half, block b + 1 in the high half on two-block targets. A full step has both
+// blocks; the tail step (TailScaleBits) has its second block only when the row does (q8
+// with K % 64 in (32, 64)), so nothing past a row's last scale is read (for q8's last row:
+// past the scale plane).
 template <class Weights>
-HWY_INLINE void WidenScales(const Weights& w, const size_t* rows, size_t stride,
-                            float* HWY_RESTRICT dw) {
-  constexpr size_t kChunk = int8_linear::kScaleChunk;
-  const hn::CappedTag<float, kChunk> df;
-  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-  const size_t N = hn::Lanes(df);
-  HWY_ALIGN uint16_t bits[kChunk];
-  for (size_t i = 0; i < kTileRows; ++i) {
-    for (size_t b0 = 0; b0 < stride; b0 += kChunk) {
-      const size_t n = HWY_MIN(kChunk, w.blocks > b0 ? w.blocks - b0 : 0);
-      for (size_t j = 0; j < n; ++j) bits[j] = w.ScaleBits(rows[i], b0 + j);
-      for (size_t j = n; j < kChunk; ++j) bits[j] = 0;
-      const size_t covered = HWY_MIN(kChunk, stride - b0);
-      for (size_t j = 0; j < covered; j += N) {
-        const auto h = hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(bits + j));
-        hn::StoreU(hn::PromoteTo(df, h), df, dw + i * stride + b0 + j);
-      }
-    }
-  }
+HWY_INLINE uint32_t StepScaleBits(const Weights& w, size_t n, size_t b) {
+  uint32_t bits = w.ScaleBits(n, b);
+  if (kStepBlocks == 2) bits |= uint32_t{w.ScaleBits(n, b + 1)} << 16;
+  return bits;
+}
+template <class Weights>
+HWY_INLINE uint32_t TailScaleBits(const Weights& w, size_t n, size_t b) {
+  return b + 1 < w.blocks ? StepScaleBits(w, n, b) : w.ScaleBits(n, b);
 }
 
-// s[i * stride + b] = dw[i * stride + b] * d[b]: the combined scale of each block of each
-// tile row for one x row (NaN where the activations were not finite). Whole vectors, up to
-// kScaleChunk - 1 floats past a row (see WidenScales).
-HWY_INLINE void CombineScales(const float* HWY_RESTRICT dw, const float* HWY_RESTRICT d,
-                              size_t stride, float* HWY_RESTRICT s) {
-  const hn::CappedTag<float, int8_linear::kScaleChunk> df;
-  const size_t N = hn::Lanes(df);
-  for (size_t i = 0; i < kTileRows; ++i) {
-    for (size_t b = 0; b < stride; b += N) {
-      hn::StoreU(hn::Mul(hn::LoadU(df, dw + i * stride + b), hn::LoadU(df, d + b)), df,
-                 s + i * stride + b);
-    }
-  }
-}
-
-// out[i] = sum over blocks of rows[i] . a, i < kTileRows (s: the combined scales, rows of
-// `stride`). Four independent FMA chains; the order per output is the block order.
-template <class Weights>
-HWY_INLINE void Tile(const Weights& w, const uint8_t* const* rows, const int8_t* HWY_RESTRICT a,
-                     const float* HWY_RESTRICT s, size_t stride, float* out) {
+#if !HWY_HAVE_SCALABLE
+// One step (blocks b, b + 1 on AVX-512) of a tile of kTileRows weight rows against X x rows:
+// acc[j][i] += (dot of weight row i and x row j) * (weight scale * activation scale), lane by
+// lane. `ws` / `wscale`: the tile's weight steps and scales; a / d: x row 0's activations and
+// scales at this step, the next x rows `a_stride` / `d_stride` further. Each weight step is
+// decoded once and used for all X x rows; each x row's activations once for all 4 weight rows.
+template <size_t X>
+HWY_INLINE void AccumulateStep(const WStep* ws, const VStep* wscale, const int8_t* a,
+                               size_t a_stride, const float* d, size_t d_stride,
+                               VStep (*acc)[kTileRows]) {
   const DStep df;
-  auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
-  const uint8_t* r0 = rows[0];
-  const uint8_t* r1 = rows[1];
-  const uint8_t* r2 = rows[2];
-  const uint8_t* r3 = rows[3];
-  const float* s0 = s;
-  const float* s1 = s + stride;
-  const float* s2 = s + 2 * stride;
-  const float* s3 = s + 3 * stride;
+  for (size_t j = 0; j < X; ++j) {
+    const VStep as = StepScale(d + j * d_stride);
+    const int8_t* aj = a + j * a_stride;
+    for (size_t i = 0; i < kTileRows; ++i) {
+      acc[j][i] = hn::MulAdd(hn::ConvertTo(df, DotStep(ws[i], aj)), hn::Mul(wscale[i], as),
+                             acc[j][i]);
+    }
+  }
+}
+
+// out[j][i] = sum over blocks of weight row rows[i] . x row j (q, d: x row 0's activation
+// blocks and scales, rows `blocks` blocks apart), j < X, i < kTileRows. Per output the
+// order is the block order, one FMA per step into its own accumulator, then the lanes
+// summed: the same for every X, so a row's result does not depend on its tile.
+template <size_t X, class Weights>
+HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* rows,
+                      const int8_t* HWY_RESTRICT q, const float* HWY_RESTRICT d, size_t blocks,
+                      float (*out)[kTileRows]) {
+  const DStep df;
+  VStep acc[X][kTileRows];
+  for (size_t j = 0; j < X; ++j) {
+    for (size_t i = 0; i < kTileRows; ++i) acc[j][i] = hn::Zero(df);
+  }
+  const size_t a_stride = blocks * kI8Block;
+  WStep ws[kTileRows];
+  VStep wscale[kTileRows];
   const size_t steps = w.FullSteps();
   for (size_t t = 0; t < steps; ++t) {
     const size_t b = t * kStepBlocks;
-    const int8_t* ab = a + b * kI8Block;
-    a0 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Step(r0, b), ab)), StepScale(s0 + b), a0);
-    a1 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Step(r1, b), ab)), StepScale(s1 + b), a1);
-    a2 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Step(r2, b), ab)), StepScale(s2 + b), a2);
-    a3 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Step(r3, b), ab)), StepScale(s3 + b), a3);
+    for (size_t i = 0; i < kTileRows; ++i) {
+      ws[i] = w.Step(rows[i], b);
+      wscale[i] = WeightStepScale(StepScaleBits(w, n[i], b));
+    }
+    AccumulateStep<X>(ws, wscale, q + b * kI8Block, a_stride, d + b, blocks, acc);
   }
   if (w.HasTail()) {
     const size_t b = steps * kStepBlocks;
-    const int8_t* ab = a + b * kI8Block;
-    a0 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Tail(r0, b), ab)), StepScale(s0 + b), a0);
-    a1 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Tail(r1, b), ab)), StepScale(s1 + b), a1);
-    a2 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Tail(r2, b), ab)), StepScale(s2 + b), a2);
-    a3 = hn::MulAdd(hn::ConvertTo(df, DotStep(w.Tail(r3, b), ab)), StepScale(s3 + b), a3);
+    for (size_t i = 0; i < kTileRows; ++i) {
+      ws[i] = w.Tail(rows[i], b);
+      wscale[i] = WeightStepScale(TailScaleBits(w, n[i], b));
+    }
+    AccumulateStep<X>(ws, wscale, q + b * kI8Block, a_stride, d + b, blocks, acc);
   }
-  out[0] = hn::GetLane(hn::SumOfLanes(df, a0));
-  out[1] = hn::GetLane(hn::SumOfLanes(df, a1));
-  out[2] = hn::GetLane(hn::SumOfLanes(df, a2));
-  out[3] = hn::GetLane(hn::SumOfLanes(df, a3));
+  for (size_t j = 0; j < X; ++j) {
+    for (size_t i = 0; i < kTileRows; ++i) out[j][i] = hn::GetLane(hn::SumOfLanes(df, acc[j][i]));
+  }
 }
+#else
+// Scalable vectors (SVE) cannot be held in arrays: one x row (kXTile = 1), the tile's four
+// accumulators by name; the same arithmetic per output as above.
+template <size_t X, class Weights>
+HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* rows,
+                      const int8_t* HWY_RESTRICT a, const float* HWY_RESTRICT d, size_t,
+                      float (*out)[kTileRows]) {
+  static_assert(X == 1, "one x row at a time on scalable targets");
+  const DStep df;
+  auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
+  const auto step = [&](size_t b, bool tail) {
+    const int8_t* ab = a + b * kI8Block;
+    const VStep as = StepScale(d + b);
+    const auto one = [&](size_t i, decltype(a0) acc) {
+      const WStep ws = tail ? w.Tail(rows[i], b) : w.Step(rows[i], b);
+      const uint32_t bits = tail ? TailScaleBits(w, n[i], b) : StepScaleBits(w, n[i], b);
+      return hn::MulAdd(hn::ConvertTo(df, DotStep(ws, ab)),
+                        hn::Mul(WeightStepScale(bits), as), acc);
+    };
+    a0 = one(0, a0);
+    a1 = one(1, a1);
+    a2 = one(2, a2);
+    a3 = one(3, a3);
+  };
+  const size_t steps = w.FullSteps();
+  for (size_t t = 0; t < steps; ++t) step(t * kStepBlocks, false);
+  if (w.HasTail()) step(steps * kStepBlocks, true);
+  out[0][0] = hn::GetLane(hn::SumOfLanes(df, a0));
+  out[0][1] = hn::GetLane(hn::SumOfLanes(df, a1));
+  out[0][2] = hn::GetLane(hn::SumOfLanes(df, a2));
+  out[0][3] = hn::GetLane(hn::SumOfLanes(df, a3));
+}
+#endif  // !HWY_HAVE_SCALABLE
 
 #if defined(ATTNRT_I8_MVE)
 // Helium: the 4 rows of a tile go together through each block (Dot4Mve: the activations
 // loaded once, a VMLADAV pair per row), their 4 block dots converted and scaled as one
 // vector; lane i of the running sum is row i's output. The f16 scales of the tile are widened
 // once into dw4[4 b + i] (f16_mve.h, 4 at a time); per x row each block's 4 scales are
-// multiplied by the activation scale d[b] in the loop (the same f32 product as
-// CombineScales), so there is no per-row scale pass. Order per output: block by block, one
+// multiplied by the activation scale d[b] in the loop (the same f32 product as TileX's
+// weight scale times activation scale). Order per output: block by block, one
 // FMA each, as the SCALAR target's one lane.
 HWY_INLINE void WidenScales4(const Q8Rows& w, const size_t* rows, float* HWY_RESTRICT dw4) {
   const uint32_t b = static_cast<uint32_t>(w.blocks);
@@ -372,15 +403,14 @@ void ColumnsMve(const LinearParams& p, const Weights& w, const Layout& l, size_t
 #endif  // ATTNRT_I8_MVE
 
 // Output columns [n0, n1) for the chunk's `rows` x rows starting at m0, whose activation
-// blocks are in scratch. A last tile of fewer than kTileRows columns repeats its last row
-// (the same sums: only the real ones are stored).
+// blocks are in scratch: per tile of kTileRows weight rows, the x rows kXTile at a time, then
+// one at a time. A last tile of fewer than kTileRows columns repeats its last row (the same
+// sums: only the real ones are stored).
 template <class Weights>
 void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0, size_t rows,
              size_t n0, size_t n1, float* scratch) {
   const int8_t* q = reinterpret_cast<const int8_t*>(scratch + l.q);
   const float* d = scratch + l.d;
-  float* dw = scratch + l.dw;
-  float* s = scratch + l.s;
   for (size_t n = n0; n < n1; n += kTileRows) {
     const size_t count = HWY_MIN(kTileRows, n1 - n);
     size_t row_index[kTileRows];
@@ -389,15 +419,24 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
       row_index[i] = n + HWY_MIN(i, count - 1);
       tile_rows[i] = w.Row(row_index[i]);
     }
-    WidenScales(w, row_index, l.blocks, dw);
-    for (size_t m = 0; m < rows; ++m) {
-      CombineScales(dw, d + m * l.blocks, l.blocks, s);
-      float sums[kTileRows];
-      Tile(w, tile_rows, q + m * l.blocks * kI8Block, s, l.blocks, sums);
+    const auto store = [&](size_t m, const float* sums) {
       float* y = p.y + (m0 + m) * p.y_stride + n;
       for (size_t i = 0; i < count; ++i) {
         y[i] = sums[i] + (p.bias != nullptr ? p.bias[n + i] : 0.0f);
       }
+    };
+    size_t m = 0;
+    for (; m + kXTile <= rows; m += kXTile) {
+      float sums[kXTile][kTileRows];
+      TileX<kXTile>(w, row_index, tile_rows, q + m * l.blocks * kI8Block, d + m * l.blocks,
+                    l.blocks, sums);
+      for (size_t j = 0; j < kXTile; ++j) store(m + j, sums[j]);
+    }
+    for (; m < rows; ++m) {
+      float sums[1][kTileRows];
+      TileX<1>(w, row_index, tile_rows, q + m * l.blocks * kI8Block, d + m * l.blocks,
+               l.blocks, sums);
+      store(m, sums[0]);
     }
   }
 }

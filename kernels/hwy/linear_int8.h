@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "attnrt/kernels/activation_blocks.h"
+#include "attnrt/kernels/helium.h"  // ATTNRT_HELIUM
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/sdpa_kernel.h"  // kScratchAlignment
 
@@ -36,17 +37,16 @@ inline size_t WorkItems(const LinearParams& p) {
 // A worker's scratch, in floats from its start (each region kScratchAlignment-aligned):
 //   q      kChunkRows rows of `blocks` activation blocks (int8, 32 per block);
 //   d      kChunkRows rows of `blocks` activation scales;
-//   dw     kTileRows rows of `blocks` weight scales (the tile's, widened to f32);
-//   s      kTileRows rows of `blocks` products dw * d (one x row's);
+//   dw     Helium only: the tile's kTileRows rows of `blocks` weight scales widened to f32,
+//          interleaved by row (the other targets widen each step's scales in registers);
 // with `blocks` = ActivationBlocks(K) rounded up to even: a two-block step (AVX-512) reads
-// the pad block, whose activations, scales and weights are all 0. The three float regions
-// end with kScaleChunk spare floats: the scale passes run whole vectors of up to 16 lanes
-// past a row's `blocks` (the extra lanes land in the next row or the spare, never used).
+// the pad block, whose activations, scales and weights are all 0. The float regions end with
+// kScaleChunk spare floats (Helium's widening runs whole vectors past a row's `blocks`).
 constexpr size_t kScaleChunk = 16;
 
 struct Layout {
   size_t blocks;
-  size_t q, d, dw, s, total;
+  size_t q, d, dw, total;
 };
 
 inline Layout MakeLayout(size_t K) {
@@ -57,8 +57,11 @@ inline Layout MakeLayout(size_t K) {
   l.q = 0;
   l.d = l.q + align(kChunkRows * l.blocks * kActivationBlock / sizeof(float));
   l.dw = l.d + align(kChunkRows * l.blocks + kScaleChunk);
-  l.s = l.dw + align(kTileRows * l.blocks + kScaleChunk);
-  l.total = l.s + align(kTileRows * l.blocks + kScaleChunk);
+#if ATTNRT_HELIUM
+  l.total = l.dw + align(kTileRows * l.blocks + kScaleChunk);
+#else
+  l.total = l.dw;
+#endif
   return l;
 }
 
