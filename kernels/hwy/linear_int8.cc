@@ -60,6 +60,8 @@ ATTNRT_I8_BEGIN
 using int8_linear::kChunkRows;
 using int8_linear::kTileRows;
 using int8_linear::Layout;
+// Tiles ahead of the current one whose rows are prefetched (from 4 to 8 measured alike).
+constexpr size_t kPrefetchTiles = 4;
 
 // ------------------------------------------------------------------ activations
 // One row of K floats into `blocks` activation blocks (q, d): activation_blocks.h's rule,
@@ -159,6 +161,16 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
 // scale of block b of row n), and a row's steps (int8_dot-inl.h) in place: FullSteps() of them directly,
 // then, when HasTail(), one step that needs care at the row's end.
 
+// Asks for the cache lines of [p, p + bytes) into L2, ahead of their use (locality 2:
+// prefetcht1 on x86, PLDL2KEEP on AArch64, nothing where there is no prefetch). From DRAM the
+// tile's interleaved rows outrun the hardware prefetcher: SmolLM2-135M q8 decode on Zen 4
+// went from 2.4x a plain read of its bytes to 1.25x; prefetching into L1 instead (t0) stalls
+// on the L1's miss buffers and gained a third as much.
+HWY_INLINE void PrefetchBytes(const void* p, size_t bytes) {
+  const char* b = static_cast<const char*>(p);
+  for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(b + i, 0, 2);
+}
+
 // q4_0: rows of 18-byte blocks, each its scale then 16 bytes of nibbles (weight_q4_0.h).
 struct Q4_0Rows {
   const uint8_t* base;
@@ -182,6 +194,9 @@ struct Q4_0Rows {
   // A two-block step of which only the first block exists.
   HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const {
     return LoadQ4_0First(row + b * kQ4_0BlockBytes);
+  }
+  HWY_INLINE void Prefetch(size_t n, size_t count) const {
+    PrefetchBytes(Row(n), count * row_bytes);
   }
 };
 
@@ -210,6 +225,10 @@ struct Q8Rows {
   }
   HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const {
     return LoadQ8Partial(reinterpret_cast<const int8_t*>(row) + b * kI8Block, K - b * kI8Block);
+  }
+  HWY_INLINE void Prefetch(size_t n, size_t count) const {
+    PrefetchBytes(Row(n), count * K);
+    PrefetchBytes(scales + n * blocks, count * blocks * sizeof(uint16_t));
   }
 };
 
@@ -418,6 +437,9 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
     for (size_t i = 0; i < kTileRows; ++i) {
       row_index[i] = n + HWY_MIN(i, count - 1);
       tile_rows[i] = w.Row(row_index[i]);
+    }
+    if (n + kPrefetchTiles * kTileRows + kTileRows <= p.out) {
+      w.Prefetch(n + kPrefetchTiles * kTileRows, kTileRows);
     }
     const auto store = [&](size_t m, const float* sums) {
       float* y = p.y + (m0 + m) * p.y_stride + n;
