@@ -50,6 +50,7 @@
 #include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
 #include "kernels/hwy/linear_int8.h"
+#include "kernels/hwy/prefetch.h"
 #if ATTNRT_HELIUM
 #include "kernels/helium/f16_mve.h"
 #endif
@@ -60,7 +61,8 @@ ATTNRT_I8_BEGIN
 using int8_linear::kChunkRows;
 using int8_linear::kTileRows;
 using int8_linear::Layout;
-// Tiles ahead of the current one whose rows are prefetched (from 4 to 8 measured alike).
+// Tiles ahead of the current one whose rows are prefetched into L2, a step at a time as the
+// tile's own rows are read (prefetch.h; 4 to 8 measured alike on the Zen 4, 2 slower).
 constexpr size_t kPrefetchTiles = 4;
 
 // ------------------------------------------------------------------ activations
@@ -161,16 +163,6 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
 // scale of block b of row n), and a row's steps (int8_dot-inl.h) in place: FullSteps() of them directly,
 // then, when HasTail(), one step that needs care at the row's end.
 
-// Asks for the cache lines of [p, p + bytes) into L2, ahead of their use (locality 2:
-// prefetcht1 on x86, PLDL2KEEP on AArch64, nothing where there is no prefetch). From DRAM the
-// tile's interleaved rows outrun the hardware prefetcher: SmolLM2-135M q8 decode on Zen 4
-// went from 2.4x a plain read of its bytes to 1.25x; prefetching into L1 instead (t0) stalls
-// on the L1's miss buffers and gained a third as much.
-HWY_INLINE void PrefetchBytes(const void* p, size_t bytes) {
-  const char* b = static_cast<const char*>(p);
-  for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(b + i, 0, 2);
-}
-
 // q4_0: rows of 18-byte blocks, each its scale then 16 bytes of nibbles (weight_q4_0.h).
 struct Q4_0Rows {
   const uint8_t* base;
@@ -195,8 +187,10 @@ struct Q4_0Rows {
   HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const {
     return LoadQ4_0First(row + b * kQ4_0BlockBytes);
   }
-  HWY_INLINE void Prefetch(size_t n, size_t count) const {
-    PrefetchBytes(Row(n), count * row_bytes);
+  // The lines of row n's step at block b (a step never spans more than two lines, and the
+  // next step's prefetch starts where this one ends).
+  HWY_INLINE void PrefetchStep(size_t n, size_t b) const {
+    PrefetchToL2(Row(n) + b * kQ4_0BlockBytes);
   }
 };
 
@@ -226,9 +220,10 @@ struct Q8Rows {
   HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const {
     return LoadQ8Partial(reinterpret_cast<const int8_t*>(row) + b * kI8Block, K - b * kI8Block);
   }
-  HWY_INLINE void Prefetch(size_t n, size_t count) const {
-    PrefetchBytes(Row(n), count * K);
-    PrefetchBytes(scales + n * blocks, count * blocks * sizeof(uint16_t));
+  // Row n's step at block b, and the line of scales that starts at b, if one does.
+  HWY_INLINE void PrefetchStep(size_t n, size_t b) const {
+    PrefetchToL2(Row(n) + b * kI8Block);
+    if ((n * blocks + b) % 32 < kStepBlocks) PrefetchToL2(scales + n * blocks + b);
   }
 };
 
@@ -276,7 +271,7 @@ HWY_INLINE void AccumulateStep(const WStep* ws, const VStep* wscale, const int8_
 template <size_t X, class Weights>
 HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* rows,
                       const int8_t* HWY_RESTRICT q, const float* HWY_RESTRICT d, size_t blocks,
-                      float (*out)[kTileRows]) {
+                      size_t ahead, float (*out)[kTileRows]) {
   const DStep df;
   VStep acc[X][kTileRows];
   for (size_t j = 0; j < X; ++j) {
@@ -288,6 +283,9 @@ HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* r
   const size_t steps = w.FullSteps();
   for (size_t t = 0; t < steps; ++t) {
     const size_t b = t * kStepBlocks;
+    if (ahead != 0) {
+      for (size_t i = 0; i < kTileRows; ++i) w.PrefetchStep(ahead + i, b);
+    }
     for (size_t i = 0; i < kTileRows; ++i) {
       ws[i] = w.Step(rows[i], b);
       wscale[i] = WeightStepScale(StepScaleBits(w, n[i], b));
@@ -312,11 +310,14 @@ HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* r
 template <size_t X, class Weights>
 HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* rows,
                       const int8_t* HWY_RESTRICT a, const float* HWY_RESTRICT d, size_t,
-                      float (*out)[kTileRows]) {
+                      size_t ahead, float (*out)[kTileRows]) {
   static_assert(X == 1, "one x row at a time on scalable targets");
   const DStep df;
   auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
   const auto step = [&](size_t b, bool tail) {
+    if (ahead != 0) {
+      for (size_t i = 0; i < kTileRows; ++i) w.PrefetchStep(ahead + i, b);
+    }
     const int8_t* ab = a + b * kI8Block;
     const VStep as = StepScale(d + b);
     const auto one = [&](size_t i, decltype(a0) acc) {
@@ -438,9 +439,9 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
       row_index[i] = n + HWY_MIN(i, count - 1);
       tile_rows[i] = w.Row(row_index[i]);
     }
-    if (n + kPrefetchTiles * kTileRows + kTileRows <= p.out) {
-      w.Prefetch(n + kPrefetchTiles * kTileRows, kTileRows);
-    }
+    // The first x rows' pass prefetches the rows kPrefetchTiles tiles on (0: none, past W).
+    const size_t ahead = n + (kPrefetchTiles + 1) * kTileRows <= p.out
+                             ? n + kPrefetchTiles * kTileRows : 0;
     const auto store = [&](size_t m, const float* sums) {
       float* y = p.y + (m0 + m) * p.y_stride + n;
       for (size_t i = 0; i < count; ++i) {
@@ -451,13 +452,13 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
     for (; m + kXTile <= rows; m += kXTile) {
       float sums[kXTile][kTileRows];
       TileX<kXTile>(w, row_index, tile_rows, q + m * l.blocks * kI8Block, d + m * l.blocks,
-                    l.blocks, sums);
+                    l.blocks, m == 0 ? ahead : 0, sums);
       for (size_t j = 0; j < kXTile; ++j) store(m + j, sums[j]);
     }
     for (; m < rows; ++m) {
       float sums[1][kTileRows];
       TileX<1>(w, row_index, tile_rows, q + m * l.blocks * kI8Block, d + m * l.blocks,
-               l.blocks, sums);
+               l.blocks, m == 0 ? ahead : 0, sums);
       store(m, sums[0]);
     }
   }
