@@ -129,18 +129,26 @@ constexpr size_t kStepValues = kStepBlocks * kI8Block;
 // ------------------------------------------------------------------ weight loads
 // LoadQ8: kStepValues int8 at p (all readable). LoadQ8First (two-block steps only): the
 // first block at p, zeros for the absent second one. LoadQ4_0 / LoadQ4_0First: the same
-// from q4_0 blocks at `block` (18 bytes each, the nibbles 2 bytes in), values nibble - 8.
+// from q4_0 blocks at `block` (18 bytes each, the nibbles 2 bytes in), values nibble - 8,
+// or the nibbles themselves where kQ4_0AsNibbles.
 
 #if defined(ATTNRT_I8_X86)
 
+// x86 reads q4_0 weights as their stored nibbles n in [0, 15], not n - 8: vpdpbusd and
+// vpmaddubsw multiply unsigned by signed bytes, so the nibbles go in as they are (no sign
+// transfer onto the activations per product), and the -8 becomes one term per block,
+// -8 * (sum of the block's activations), which QuantizeRow sums once per x row and the dot
+// starts from (StepOffsets). NEON, SVE and Helium multiply signed by signed and keep n - 8.
+constexpr bool kQ4_0AsNibbles = true;
+
 #if ATTNRT_I8_X86 >= 256
-// One q4_0 block's 32 values: low nibbles (values 0..15) in the low 128 bits, high nibbles
-// (16..31) in the high 128 bits, minus 8.
+// One q4_0 block's 32 nibbles: the low ones (values 0..15) in the low 128 bits, the high ones
+// (16..31) in the high 128 bits.
 HWY_INLINE __m256i Q4_0Values256(const uint8_t* block) {
   const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2));
   const __m256i both =
       _mm256_inserti128_si256(_mm256_castsi128_si256(qs), _mm_srli_epi16(qs, 4), 1);
-  return _mm256_sub_epi8(_mm256_and_si256(both, _mm256_set1_epi8(0x0F)), _mm256_set1_epi8(8));
+  return _mm256_and_si256(both, _mm256_set1_epi8(0x0F));
 }
 #endif
 
@@ -168,13 +176,13 @@ HWY_INLINE WStep LoadQ8(const int8_t* p) {
 }
 HWY_INLINE WStep LoadQ4_0(const uint8_t* block) {
   const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2));
-  const __m128i low4 = _mm_set1_epi8(0x0F), eight = _mm_set1_epi8(8);
-  return {_mm_sub_epi8(_mm_and_si128(qs, low4), eight),
-          _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(qs, 4), low4), eight)};
+  const __m128i low4 = _mm_set1_epi8(0x0F);
+  return {_mm_and_si128(qs, low4), _mm_and_si128(_mm_srli_epi16(qs, 4), low4)};
 }
 #endif
 
 #elif defined(ATTNRT_I8_NEON) || defined(ATTNRT_I8_MVE)  // the same intrinsic names
+constexpr bool kQ4_0AsNibbles = false;
 
 HWY_INLINE WStep LoadQ8(const int8_t* p) { return {vld1q_s8(p), vld1q_s8(p + 16)}; }
 HWY_INLINE WStep LoadQ4_0(const uint8_t* block) {
@@ -185,6 +193,7 @@ HWY_INLINE WStep LoadQ4_0(const uint8_t* block) {
 }
 
 #else  // memory
+constexpr bool kQ4_0AsNibbles = false;
 
 HWY_INLINE WStep LoadQ8(const int8_t* p) {
   WStep w;
@@ -259,6 +268,46 @@ HWY_INLINE VStepI DotStep(const WStep& w, const int8_t* a) {
 }
 #endif
 
+// init + the dot of unsigned weights u (q4_0's nibbles, at most 15) with the activations:
+// no sign transfer, one vpdpbusd (or vpmaddubsw + vpmaddwd) per step. A pair of products
+// is at most 2 * 15 * 127, an int32 lane at most 32512 + 8 * 15 * 127 from init: exact.
+HWY_INLINE VStepI DotStepNibbles(const WStep& u, const int8_t* a, VStepI init) {
+#if ATTNRT_I8_X86 == 512
+  const __m512i av = _mm512_loadu_si512(a);
+#if ATTNRT_I8_VNNI
+  return VStepI{_mm512_dpbusd_epi32(init.raw, u.v, av)};
+#else
+  return VStepI{_mm512_add_epi32(
+      init.raw, _mm512_madd_epi16(_mm512_maddubs_epi16(u.v, av), _mm512_set1_epi16(1)))};
+#endif
+#elif ATTNRT_I8_X86 == 256
+  const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
+  return VStepI{_mm256_add_epi32(
+      init.raw, _mm256_madd_epi16(_mm256_maddubs_epi16(u.v, av), _mm256_set1_epi16(1)))};
+#else  // 128
+  const __m128i a0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
+  const __m128i a1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 16));
+  const __m128i ones = _mm_set1_epi16(1);
+  const __m128i p0 = _mm_madd_epi16(_mm_maddubs_epi16(u.lo, a0), ones);
+  const __m128i p1 = _mm_madd_epi16(_mm_maddubs_epi16(u.hi, a1), ones);
+  return VStepI{_mm_add_epi32(init.raw, _mm_add_epi32(p0, p1))};
+#endif
+}
+
+// int32 lanes whose sum over block j's lanes is o[j] (o: kStepBlocks values, all readable):
+// o[j] in the block's first lane, 0 in the others.
+HWY_INLINE VStepI StepOffsets(const int32_t* o) {
+#if ATTNRT_I8_X86 == 512
+  const __m512i pick = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m512i pair = _mm512_castsi128_si512(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(o)));
+  return VStepI{_mm512_maskz_permutexvar_epi32(0x0101, pick, pair)};
+#elif ATTNRT_I8_X86 == 256
+  return VStepI{_mm256_zextsi128_si256(_mm_cvtsi32_si128(o[0]))};
+#else
+  return VStepI{_mm_cvtsi32_si128(o[0])};
+#endif
+}
+
 #elif defined(ATTNRT_I8_NEON)
 
 HWY_INLINE VStepI DotStep(const WStep& w, const int8_t* a) {
@@ -329,6 +378,18 @@ HWY_INLINE VStepI DotStep(const WStep& w, const int8_t* a) {
   return hn::Add(sum0, sum1);
 }
 
+#endif
+
+#if !defined(ATTNRT_I8_X86)
+// Signed-by-signed targets never take q4_0 as nibbles (kQ4_0AsNibbles is false); these keep
+// the nibble path's templates compiling there, and are right for any weights all the same.
+HWY_INLINE VStepI DotStepNibbles(const WStep& u, const int8_t* a, VStepI init) {
+  return hn::Add(init, DotStep(u, a));
+}
+HWY_INLINE VStepI StepOffsets(const int32_t* o) {
+  const DStepI di;
+  return hn::IfThenElseZero(hn::FirstN(di, 1), hn::Set(di, o[0]));
+}
 #endif
 
 // ------------------------------------------------------------------ scales

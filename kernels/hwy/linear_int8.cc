@@ -77,7 +77,7 @@ constexpr size_t kPrefetchTiles = 4;
 // even: the same integer as the add of 1.5 * 2^23 for |t| <= 127) and VSTRB.32 (the low
 // byte of each lane: exact in [-127, 127]).
 void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* HWY_RESTRICT q,
-                 float* HWY_RESTRICT d) {
+                 float* HWY_RESTRICT d, int32_t*) {  // no nibble offsets on Helium
   for (size_t b = 0; b < blocks; ++b) {
     int8_t* qb = q + b * kActivationBlock;
     const size_t k0 = b * kActivationBlock;
@@ -112,8 +112,9 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
   }
 }
 #else
+// `offsets` (when not null): -8 * the sum of each block's 8-bit values (linear_int8.h).
 void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* HWY_RESTRICT q,
-                 float* HWY_RESTRICT d) {
+                 float* HWY_RESTRICT d, int32_t* HWY_RESTRICT offsets) {
   const hn::CappedTag<float, kActivationBlock> df;
   const hn::RebindToSigned<decltype(df)> di;
   const hn::Rebind<int8_t, decltype(df)> d8;
@@ -124,6 +125,7 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
   for (size_t b = 0; b < blocks; ++b) {
     int8_t* qb = q + b * kActivationBlock;
     const size_t k0 = b * kActivationBlock;
+    if (offsets != nullptr) offsets[b] = 0;
     if (k0 >= K) {  // the pad block
       std::memset(qb, 0, kActivationBlock);
       d[b] = 0.0f;
@@ -149,11 +151,14 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
     }
     d[b] = amax / 127.0f;
     const auto inv = hn::Set(df, 127.0f / amax);
+    auto sum = hn::Zero(di);
     for (size_t j = 0; j < kActivationBlock; j += N) {
       const auto t = hn::Mul(hn::LoadU(df, xb + j), inv);
       const auto rounded = hn::Sub(hn::BitCast(di, hn::Add(t, magic)), magic_bits);
       hn::StoreU(hn::DemoteTo(d8, rounded), d8, qb + j);
+      sum = hn::Add(sum, rounded);
     }
+    if (offsets != nullptr) offsets[b] = -8 * hn::GetLane(hn::SumOfLanes(di, sum));
   }
 }
 #endif  // ATTNRT_I8_MVE
@@ -165,6 +170,7 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
 
 // q4_0: rows of 18-byte blocks, each its scale then 16 bytes of nibbles (weight_q4_0.h).
 struct Q4_0Rows {
+  static constexpr bool kNibbles = kQ4_0AsNibbles;  // Step: n, not n - 8 (int8_dot-inl.h)
   const uint8_t* base;
   size_t row_bytes;
   size_t blocks;  // WeightBlocksPerRow(K)
@@ -198,6 +204,7 @@ struct Q4_0Rows {
 // (weight_q8.h). A step past K would read the next row, or past the matrix for the last
 // one: the last step of a row whose K is no multiple of the step reads only K's values.
 struct Q8Rows {
+  static constexpr bool kNibbles = false;
   const int8_t* values;
   const uint16_t* scales;
   size_t K;
@@ -249,17 +256,23 @@ HWY_INLINE uint32_t TailScaleBits(const Weights& w, size_t n, size_t b) {
 // lane. `ws` / `wscale`: the tile's weight steps and scales; a / d: x row 0's activations and
 // scales at this step, the next x rows `a_stride` / `d_stride` further. Each weight step is
 // decoded once and used for all X x rows; each x row's activations once for all 4 weight rows.
-template <size_t X>
+// With nibble weights (Weights::kNibbles) each dot starts from the x row's block offsets o.
+template <size_t X, class Weights>
 HWY_INLINE void AccumulateStep(const WStep* ws, const VStep* wscale, const int8_t* a,
-                               size_t a_stride, const float* d, size_t d_stride,
-                               VStep (*acc)[kTileRows]) {
+                               size_t a_stride, const float* d, const int32_t* o,
+                               size_t d_stride, VStep (*acc)[kTileRows]) {
   const DStep df;
   for (size_t j = 0; j < X; ++j) {
     const VStep as = StepScale(d + j * d_stride);
     const int8_t* aj = a + j * a_stride;
     for (size_t i = 0; i < kTileRows; ++i) {
-      acc[j][i] = hn::MulAdd(hn::ConvertTo(df, DotStep(ws[i], aj)), hn::Mul(wscale[i], as),
-                             acc[j][i]);
+      VStepI dot;
+      if constexpr (Weights::kNibbles) {
+        dot = DotStepNibbles(ws[i], aj, StepOffsets(o + j * d_stride));
+      } else {
+        dot = DotStep(ws[i], aj);
+      }
+      acc[j][i] = hn::MulAdd(hn::ConvertTo(df, dot), hn::Mul(wscale[i], as), acc[j][i]);
     }
   }
 }
@@ -270,8 +283,9 @@ HWY_INLINE void AccumulateStep(const WStep* ws, const VStep* wscale, const int8_
 // summed: the same for every X, so a row's result does not depend on its tile.
 template <size_t X, class Weights>
 HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* rows,
-                      const int8_t* HWY_RESTRICT q, const float* HWY_RESTRICT d, size_t blocks,
-                      size_t ahead, float (*out)[kTileRows]) {
+                      const int8_t* HWY_RESTRICT q, const float* HWY_RESTRICT d,
+                      const int32_t* HWY_RESTRICT o, size_t blocks, size_t ahead,
+                      float (*out)[kTileRows]) {
   const DStep df;
   VStep acc[X][kTileRows];
   for (size_t j = 0; j < X; ++j) {
@@ -290,7 +304,8 @@ HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* r
       ws[i] = w.Step(rows[i], b);
       wscale[i] = WeightStepScale(StepScaleBits(w, n[i], b));
     }
-    AccumulateStep<X>(ws, wscale, q + b * kI8Block, a_stride, d + b, blocks, acc);
+    AccumulateStep<X, Weights>(ws, wscale, q + b * kI8Block, a_stride, d + b, o + b, blocks,
+                               acc);
   }
   if (w.HasTail()) {
     const size_t b = steps * kStepBlocks;
@@ -298,7 +313,8 @@ HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* r
       ws[i] = w.Tail(rows[i], b);
       wscale[i] = WeightStepScale(TailScaleBits(w, n[i], b));
     }
-    AccumulateStep<X>(ws, wscale, q + b * kI8Block, a_stride, d + b, blocks, acc);
+    AccumulateStep<X, Weights>(ws, wscale, q + b * kI8Block, a_stride, d + b, o + b, blocks,
+                               acc);
   }
   for (size_t j = 0; j < X; ++j) {
     for (size_t i = 0; i < kTileRows; ++i) out[j][i] = hn::GetLane(hn::SumOfLanes(df, acc[j][i]));
@@ -309,8 +325,9 @@ HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* r
 // accumulators by name; the same arithmetic per output as above.
 template <size_t X, class Weights>
 HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* rows,
-                      const int8_t* HWY_RESTRICT a, const float* HWY_RESTRICT d, size_t,
-                      size_t ahead, float (*out)[kTileRows]) {
+                      const int8_t* HWY_RESTRICT a, const float* HWY_RESTRICT d,
+                      const int32_t*, size_t, size_t ahead, float (*out)[kTileRows]) {
+  static_assert(!Weights::kNibbles, "scalable targets multiply signed by signed");
   static_assert(X == 1, "one x row at a time on scalable targets");
   const DStep df;
   auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
@@ -431,6 +448,7 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
              size_t n0, size_t n1, float* scratch) {
   const int8_t* q = reinterpret_cast<const int8_t*>(scratch + l.q);
   const float* d = scratch + l.d;
+  const int32_t* o = reinterpret_cast<const int32_t*>(scratch + l.o);
   for (size_t n = n0; n < n1; n += kTileRows) {
     const size_t count = HWY_MIN(kTileRows, n1 - n);
     size_t row_index[kTileRows];
@@ -452,13 +470,13 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
     for (; m + kXTile <= rows; m += kXTile) {
       float sums[kXTile][kTileRows];
       TileX<kXTile>(w, row_index, tile_rows, q + m * l.blocks * kI8Block, d + m * l.blocks,
-                    l.blocks, m == 0 ? ahead : 0, sums);
+                    o + m * l.blocks, l.blocks, m == 0 ? ahead : 0, sums);
       for (size_t j = 0; j < kXTile; ++j) store(m + j, sums[j]);
     }
     for (; m < rows; ++m) {
       float sums[1][kTileRows];
       TileX<1>(w, row_index, tile_rows, q + m * l.blocks * kI8Block, d + m * l.blocks,
-               l.blocks, m == 0 ? ahead : 0, sums);
+               o + m * l.blocks, l.blocks, m == 0 ? ahead : 0, sums);
       store(m, sums[0]);
     }
   }
@@ -470,6 +488,7 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   const size_t groups = int8_linear::Groups(p);
   end = HWY_MIN(end, int8_linear::WorkItems(p));  // 0 for a type this kernel does not read
   const Layout l = int8_linear::MakeLayout(p.in);
+  const bool nibbles = p.w_type == WeightType::kQ4_0 && Q4_0Rows::kNibbles;
   size_t item = begin;
   while (item < end) {
     const size_t chunk = item / groups;
@@ -480,7 +499,8 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
     for (size_t m = 0; m < rows; ++m) {
       QuantizeRow(p.x + (m0 + m) * p.x_stride, p.in, l.blocks,
                   reinterpret_cast<int8_t*>(scratch + l.q) + m * l.blocks * kI8Block,
-                  scratch + l.d + m * l.blocks);
+                  scratch + l.d + m * l.blocks,
+                  nibbles ? reinterpret_cast<int32_t*>(scratch + l.o) + m * l.blocks : nullptr);
     }
     const size_t n0 = g0 * int8_linear::kGroupRows;
     const size_t n1 = HWY_MIN(p.out, g1 * int8_linear::kGroupRows);

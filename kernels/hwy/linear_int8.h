@@ -37,16 +37,18 @@ inline size_t WorkItems(const LinearParams& p) {
 // A worker's scratch, in floats from its start (each region kScratchAlignment-aligned):
 //   q      kChunkRows rows of `blocks` activation blocks (int8, 32 per block);
 //   d      kChunkRows rows of `blocks` activation scales;
+//   o      kChunkRows rows of `blocks` int32: -8 * the sum of each activation block (q4_0 as
+//          nibbles, int8_dot-inl.h's kQ4_0AsNibbles; x86 only, the region is there for all);
 //   dw     Helium only: the tile's kTileRows rows of `blocks` weight scales widened to f32,
 //          interleaved by row (the other targets widen each step's scales in registers);
 // with `blocks` = ActivationBlocks(K) rounded up to even: a two-block step (AVX-512) reads
-// the pad block, whose activations, scales and weights are all 0. The float regions end with
+// the pad block, whose activations, scales and weights are all 0. The d and dw regions end with
 // kScaleChunk spare floats (Helium's widening runs whole vectors past a row's `blocks`).
 constexpr size_t kScaleChunk = 16;
 
 struct Layout {
   size_t blocks;
-  size_t q, d, dw, total;
+  size_t q, d, o, dw, total;
 };
 
 inline Layout MakeLayout(size_t K) {
@@ -56,7 +58,8 @@ inline Layout MakeLayout(size_t K) {
   l.blocks = DivCeil(ActivationBlocks(K), 2) * 2;
   l.q = 0;
   l.d = l.q + align(kChunkRows * l.blocks * kActivationBlock / sizeof(float));
-  l.dw = l.d + align(kChunkRows * l.blocks + kScaleChunk);
+  l.o = l.d + align(kChunkRows * l.blocks + kScaleChunk);
+  l.dw = l.o + align(kChunkRows * l.blocks);
 #if ATTNRT_HELIUM
   l.total = l.dw + align(kTileRows * l.blocks + kScaleChunk);
 #else
