@@ -49,6 +49,7 @@
 #include "hwy/highway.h"
 #include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
+#include "kernels/hwy/int8_panel_q4_0-inl.h"
 #include "kernels/hwy/linear_int8.h"
 #include "kernels/hwy/prefetch.h"
 #if ATTNRT_HELIUM
@@ -482,6 +483,67 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
   }
 }
 
+#if defined(ATTNRT_I8_Q4_0_PANELS)
+// q4_0 on AVX-512: output columns [n0, n1) in panels of kPanelRows weight rows
+// (int8_panel_q4_0-inl.h), each block transposed once for the chunk's X x rows. A last
+// panel of fewer rows repeats its last row (only the real columns are stored). The first
+// x rows' pass prefetches the panel kPrefetchPanels on, in its memory order at the pace of
+// the blocks (a panel's rows are contiguous in W).
+constexpr size_t kPrefetchPanels = 2;
+
+template <size_t X>
+HWY_INLINE void Q4_0Panel(const LinearParams& p, const Q4_0Rows& w, const Layout& l,
+                          size_t m0, size_t n, size_t count, float* scratch) {
+  const int8_t* q = reinterpret_cast<const int8_t*>(scratch + l.q);
+  const float* d = scratch + l.d;
+  const int32_t* o = reinterpret_cast<const int32_t*>(scratch + l.o);
+  const uint8_t* panel[kPanelRows];
+  for (size_t r = 0; r < kPanelRows; ++r) panel[r] = w.Row(n + HWY_MIN(r, count - 1));
+  const __m512i offsets = PanelRowOffsets(panel);
+  const uint8_t* ahead = n + (kPrefetchPanels + 1) * kPanelRows <= p.out
+                             ? w.Row(n + kPrefetchPanels * kPanelRows)
+                             : nullptr;
+  constexpr size_t kAheadPerBlock = kPanelRows * kQ4_0BlockBytes;
+  __m512 acc[X];
+  for (size_t j = 0; j < X; ++j) acc[j] = _mm512_setzero_ps();
+  for (size_t b = 0; b < w.blocks; ++b) {
+    if (ahead != nullptr) {
+      for (size_t at = 0; at < kAheadPerBlock; at += 64) {
+        PrefetchToL2(ahead + b * kAheadPerBlock + at);
+      }
+    }
+    Q4_0PanelBlock block;
+    LoadQ4_0PanelBlock(panel, offsets, b, &block);
+    for (size_t j = 0; j < X; ++j) {
+      const size_t at = j * l.blocks + b;
+      acc[j] = PanelBlockDot(block, q + at * kI8Block, o[at], d[at], acc[j]);
+    }
+  }
+  const __mmask16 live = static_cast<__mmask16>((1u << count) - 1);
+  const __m512 bias =
+      p.bias != nullptr ? _mm512_maskz_loadu_ps(live, p.bias + n) : _mm512_setzero_ps();
+  for (size_t j = 0; j < X; ++j) {
+    const __m512 sums = _mm512_permutexvar_ps(LaneToRow(), acc[j]);
+    _mm512_mask_storeu_ps(p.y + (m0 + j) * p.y_stride + n, live, _mm512_add_ps(sums, bias));
+  }
+}
+
+void Q4_0PanelColumns(const LinearParams& p, const Q4_0Rows& w, const Layout& l, size_t m0,
+                      size_t rows, size_t n0, size_t n1, float* scratch) {
+  static_assert(int8_linear::kGroupRows % kPanelRows == 0, "items are whole panels");
+  static_assert(kChunkRows == 4, "one case per chunk row count below");
+  for (size_t n = n0; n < n1; n += kPanelRows) {
+    const size_t count = HWY_MIN(kPanelRows, n1 - n);
+    switch (rows) {
+      case 4: Q4_0Panel<4>(p, w, l, m0, n, count, scratch); break;
+      case 3: Q4_0Panel<3>(p, w, l, m0, n, count, scratch); break;
+      case 2: Q4_0Panel<2>(p, w, l, m0, n, count, scratch); break;
+      default: Q4_0Panel<1>(p, w, l, m0, n, count, scratch); break;
+    }
+  }
+}
+#endif  // ATTNRT_I8_Q4_0_PANELS
+
 size_t Int8ScratchFloats(const LinearParams& p) { return int8_linear::MakeLayout(p.in).total; }
 
 void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
@@ -512,7 +574,11 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
     }
 #else
     if (p.w_type == WeightType::kQ4_0) {
+#if defined(ATTNRT_I8_Q4_0_PANELS)
+      Q4_0PanelColumns(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
+#else
       Columns(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
+#endif
     } else {
       Columns(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
     }

@@ -21,7 +21,8 @@ constexpr bool ReadsWeightType(WeightType t) {
 }
 
 constexpr size_t kChunkRows = 4;  // x rows quantized together: one item's rows
-constexpr size_t kGroupRows = 8;  // weight rows (output columns) of one item
+constexpr size_t kGroupRows = 16;  // weight rows (output columns) of one item: whole
+                                   // q4_0 panels (int8_panel_q4_0-inl.h)
 constexpr size_t kTileRows = 4;   // weight rows summed together against one x row
 
 inline size_t DivCeil(size_t a, size_t b) { return (a + b - 1) / b; }
