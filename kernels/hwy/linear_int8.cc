@@ -531,10 +531,14 @@ HWY_INLINE void Q4_0Panel(const LinearParams& p, const Q4_0Rows& w, const Layout
 void Q4_0PanelColumns(const LinearParams& p, const Q4_0Rows& w, const Layout& l, size_t m0,
                       size_t rows, size_t n0, size_t n1, float* scratch) {
   static_assert(int8_linear::kGroupRows % kPanelRows == 0, "items are whole panels");
-  static_assert(kChunkRows == 4, "one case per chunk row count below");
+  static_assert(kChunkRows == 8, "one case per chunk row count below");
   for (size_t n = n0; n < n1; n += kPanelRows) {
     const size_t count = HWY_MIN(kPanelRows, n1 - n);
     switch (rows) {
+      case 8: Q4_0Panel<8>(p, w, l, m0, n, count, scratch); break;
+      case 7: Q4_0Panel<7>(p, w, l, m0, n, count, scratch); break;
+      case 6: Q4_0Panel<6>(p, w, l, m0, n, count, scratch); break;
+      case 5: Q4_0Panel<5>(p, w, l, m0, n, count, scratch); break;
       case 4: Q4_0Panel<4>(p, w, l, m0, n, count, scratch); break;
       case 3: Q4_0Panel<3>(p, w, l, m0, n, count, scratch); break;
       case 2: Q4_0Panel<2>(p, w, l, m0, n, count, scratch); break;
