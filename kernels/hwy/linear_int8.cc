@@ -26,8 +26,15 @@
 // steps; no per-row scale pass (ColumnsMve). One Linear of the firmware LM (96 x 288, M = 1):
 // 100,953 guest instructions before, 25,485 after; Helium's f32-activation q8 kernel 48,354.
 //
-// Every output's summation order depends only on K, the type and the target, never on the
-// tile or item it falls in, so any split of the items gives bit-identical results.
+// AVX-512 (int8_panels-inl.h): q4_0, and q8 on chunks of two x rows or more with VNNI, run
+// in panels of 16 weight rows transposed in registers, one output per int32 lane: a block
+// against an x row is 8 vpdpbusd and one conversion, scale product and FMA for 16 outputs
+// (prefill of 64 tokens at SmolLM2-135M's shape on the Zen 4: q4_0 168 -> 68 ms, q8 142 ->
+// 79 ms). Weights are read as the file stores them; nothing is repacked.
+//
+// Every output's summation order depends only on K, the type and the target (and for q8 on
+// AVX3_DL whether its chunk has one x row), never on the tile or item it falls in, so any
+// split of the items gives bit-identical results.
 //
 // Compiled with -ffp-contract=off (kernels/CMakeLists.txt): the activations' rounding
 // (x * (127 / amax), then to nearest even) must not be fused into one FMA, or a target would
@@ -49,7 +56,7 @@
 #include "hwy/highway.h"
 #include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
-#include "kernels/hwy/int8_panel_q4_0-inl.h"
+#include "kernels/hwy/int8_panels-inl.h"
 #include "kernels/hwy/linear_int8.h"
 #include "kernels/hwy/prefetch.h"
 #if ATTNRT_HELIUM
@@ -78,7 +85,7 @@ constexpr size_t kPrefetchTiles = 4;
 // even: the same integer as the add of 1.5 * 2^23 for |t| <= 127) and VSTRB.32 (the low
 // byte of each lane: exact in [-127, 127]).
 void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* HWY_RESTRICT q,
-                 float* HWY_RESTRICT d, int32_t*) {  // no nibble offsets on Helium
+                 float* HWY_RESTRICT d, int32_t*, bool) {  // Helium: signed, no offsets
   for (size_t b = 0; b < blocks; ++b) {
     int8_t* qb = q + b * kActivationBlock;
     const size_t k0 = b * kActivationBlock;
@@ -114,8 +121,11 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
 }
 #else
 // `offsets` (when not null): -8 * the sum of each block's 8-bit values (linear_int8.h).
+// `unsigned_values`: each value v stored as the byte v + 128 (v ^ 0x80), the unsigned operand
+// of the q8 panels (int8_panels-inl.h).
 void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* HWY_RESTRICT q,
-                 float* HWY_RESTRICT d, int32_t* HWY_RESTRICT offsets) {
+                 float* HWY_RESTRICT d, int32_t* HWY_RESTRICT offsets, bool unsigned_values) {
+  const int zero_byte = unsigned_values ? 0x80 : 0;
   const hn::CappedTag<float, kActivationBlock> df;
   const hn::RebindToSigned<decltype(df)> di;
   const hn::Rebind<int8_t, decltype(df)> d8;
@@ -128,7 +138,7 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
     const size_t k0 = b * kActivationBlock;
     if (offsets != nullptr) offsets[b] = 0;
     if (k0 >= K) {  // the pad block
-      std::memset(qb, 0, kActivationBlock);
+      std::memset(qb, zero_byte, kActivationBlock);
       d[b] = 0.0f;
       continue;
     }
@@ -146,7 +156,7 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
     const float amax = hn::GetLane(hn::MaxOfLanes(df, vmax));
     const float bad = hn::GetLane(hn::SumOfLanes(df, poison));
     if (bad != bad || !(amax >= kActivationTiny)) {
-      std::memset(qb, 0, kActivationBlock);
+      std::memset(qb, zero_byte, kActivationBlock);
       d[b] = bad != bad ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
       continue;
     }
@@ -156,7 +166,8 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
     for (size_t j = 0; j < kActivationBlock; j += N) {
       const auto t = hn::Mul(hn::LoadU(df, xb + j), inv);
       const auto rounded = hn::Sub(hn::BitCast(di, hn::Add(t, magic)), magic_bits);
-      hn::StoreU(hn::DemoteTo(d8, rounded), d8, qb + j);
+      const auto bytes = hn::DemoteTo(d8, rounded);
+      hn::StoreU(unsigned_values ? hn::Xor(bytes, hn::Set(d8, int8_t{-128})) : bytes, d8, qb + j);
       sum = hn::Add(sum, rounded);
     }
     if (offsets != nullptr) offsets[b] = -8 * hn::GetLane(hn::SumOfLanes(di, sum));
@@ -484,65 +495,117 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
 }
 
 #if defined(ATTNRT_I8_Q4_0_PANELS)
-// q4_0 on AVX-512: output columns [n0, n1) in panels of kPanelRows weight rows
-// (int8_panel_q4_0-inl.h), each block transposed once for the chunk's X x rows. A last
-// panel of fewer rows repeats its last row (only the real columns are stored). The first
-// x rows' pass prefetches the panel kPrefetchPanels on, in its memory order at the pace of
-// the blocks (a panel's rows are contiguous in W).
+// AVX-512: output columns [n0, n1) in panels of kPanelRows weight rows (int8_panels-inl.h),
+// each block transposed once for the chunk's x rows. A last panel of fewer rows repeats its
+// last row (only the real columns are stored). The first x rows' pass prefetches the panel
+// kPrefetchPanels on, in its memory order at the pace of the blocks (a panel's rows, and
+// their q8 scales, are contiguous in W).
 constexpr size_t kPrefetchPanels = 2;
 
-template <size_t X>
-HWY_INLINE void Q4_0Panel(const LinearParams& p, const Q4_0Rows& w, const Layout& l,
-                          size_t m0, size_t n, size_t count, float* scratch) {
+// One panel of each type: its rows' pointers, how a block loads and what its dots start from.
+struct Q4_0Panel {
+  static constexpr bool kWeightsUnsigned = true;
+  const Q4_0Rows& w;
+  const uint8_t* rows[kPanelRows];
+  __m512i offsets;
+
+  Q4_0Panel(const Q4_0Rows& weights, size_t n, size_t count) : w(weights) {
+    for (size_t r = 0; r < kPanelRows; ++r) rows[r] = w.Row(n + HWY_MIN(r, count - 1));
+    offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kQ4_0LaneRow);
+  }
+  // The permutation of the sums back to row order (the q4_0 lane map is its own inverse).
+  static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ4_0LaneRow); }
+  HWY_INLINE void Load(size_t b, PanelBlock* out) const {
+    LoadQ4_0PanelBlock(rows, offsets, b, out);
+  }
+  HWY_INLINE __m512i Start(const PanelBlock&, int32_t offset) const {
+    return _mm512_set1_epi32(offset);
+  }
+  HWY_INLINE void Prefetch(size_t n, size_t b) const {
+    constexpr size_t kPerBlock = kPanelRows * kQ4_0BlockBytes;
+    const uint8_t* at = w.Row(n) + b * kPerBlock;
+    for (size_t i = 0; i < kPerBlock; i += 64) PrefetchToL2(at + i);
+  }
+};
+
+#if defined(ATTNRT_I8_Q8_PANELS)
+struct Q8Panel {
+  static constexpr bool kWeightsUnsigned = false;
+  const Q8Rows& w;
+  const uint8_t* rows[kPanelRows];
+  const uint16_t* scale_rows[kPanelRows];
+  __m512i scale_offsets;
+
+  Q8Panel(const Q8Rows& weights, size_t n, size_t count) : w(weights) {
+    for (size_t r = 0; r < kPanelRows; ++r) {
+      const size_t row = n + HWY_MIN(r, count - 1);
+      rows[r] = w.Row(row);
+      scale_rows[r] = w.scales + row * w.blocks;
+    }
+    scale_offsets = PanelOffsets(reinterpret_cast<const void* const*>(scale_rows), kQ8LaneRow);
+  }
+  static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ8RowLane); }
+  HWY_INLINE void Load(size_t b, PanelBlock* out) const {
+    LoadQ8PanelBlock(rows, scale_rows, scale_offsets, w.K, b, out);
+  }
+  HWY_INLINE __m512i Start(const PanelBlock& block, int32_t) const { return block.start; }
+  // A panel's values are 16 K contiguous bytes, read at 16 * 32 per block; its scales 16 *
+  // blocks halves, 16 per block.
+  HWY_INLINE void Prefetch(size_t n, size_t b) const {
+    constexpr size_t kPerBlock = kPanelRows * kI8Block;
+    const uint8_t* at = w.Row(n) + b * kPerBlock;
+    for (size_t i = 0; i < kPerBlock; i += 64) PrefetchToL2(at + i);
+    if (b % 2 == 0) PrefetchToL2(w.scales + n * w.blocks + b * kPanelRows);
+  }
+};
+#endif
+
+template <size_t X, class Panel>
+HWY_INLINE void PanelRows(const LinearParams& p, const Panel& panel, size_t blocks,
+                          const Layout& l, size_t m0, size_t n, size_t count, float* scratch) {
   const int8_t* q = reinterpret_cast<const int8_t*>(scratch + l.q);
   const float* d = scratch + l.d;
   const int32_t* o = reinterpret_cast<const int32_t*>(scratch + l.o);
-  const uint8_t* panel[kPanelRows];
-  for (size_t r = 0; r < kPanelRows; ++r) panel[r] = w.Row(n + HWY_MIN(r, count - 1));
-  const __m512i offsets = PanelRowOffsets(panel);
-  const uint8_t* ahead = n + (kPrefetchPanels + 1) * kPanelRows <= p.out
-                             ? w.Row(n + kPrefetchPanels * kPanelRows)
-                             : nullptr;
-  constexpr size_t kAheadPerBlock = kPanelRows * kQ4_0BlockBytes;
+  const bool prefetch = n + (kPrefetchPanels + 1) * kPanelRows <= p.out;
+  const size_t ahead = n + kPrefetchPanels * kPanelRows;
   __m512 acc[X];
   for (size_t j = 0; j < X; ++j) acc[j] = _mm512_setzero_ps();
-  for (size_t b = 0; b < w.blocks; ++b) {
-    if (ahead != nullptr) {
-      for (size_t at = 0; at < kAheadPerBlock; at += 64) {
-        PrefetchToL2(ahead + b * kAheadPerBlock + at);
-      }
-    }
-    Q4_0PanelBlock block;
-    LoadQ4_0PanelBlock(panel, offsets, b, &block);
+  for (size_t b = 0; b < blocks; ++b) {
+    if (prefetch) panel.Prefetch(ahead, b);
+    PanelBlock block;
+    panel.Load(b, &block);
     for (size_t j = 0; j < X; ++j) {
       const size_t at = j * l.blocks + b;
-      acc[j] = PanelBlockDot(block, q + at * kI8Block, o[at], d[at], acc[j]);
+      acc[j] = PanelBlockDot<Panel::kWeightsUnsigned>(block, q + at * kI8Block,
+                                                      panel.Start(block, o[at]), d[at], acc[j]);
     }
   }
   const __mmask16 live = static_cast<__mmask16>((1u << count) - 1);
   const __m512 bias =
       p.bias != nullptr ? _mm512_maskz_loadu_ps(live, p.bias + n) : _mm512_setzero_ps();
   for (size_t j = 0; j < X; ++j) {
-    const __m512 sums = _mm512_permutexvar_ps(LaneToRow(), acc[j]);
+    const __m512 sums = _mm512_permutexvar_ps(Panel::RowLanes(), acc[j]);
     _mm512_mask_storeu_ps(p.y + (m0 + j) * p.y_stride + n, live, _mm512_add_ps(sums, bias));
   }
 }
 
-void Q4_0PanelColumns(const LinearParams& p, const Q4_0Rows& w, const Layout& l, size_t m0,
-                      size_t rows, size_t n0, size_t n1, float* scratch) {
+template <class Panel, class Weights>
+void PanelColumns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0,
+                  size_t rows, size_t n0, size_t n1, float* scratch) {
   static_assert(int8_linear::kGroupRows % kPanelRows == 0, "items are whole panels");
   static_assert(kChunkRows == 8, "one case per chunk row count below");
   for (size_t n = n0; n < n1; n += kPanelRows) {
     const size_t count = HWY_MIN(kPanelRows, n1 - n);
+    const Panel panel(w, n, count);
     switch (rows) {
-      case 8: Q4_0Panel<8>(p, w, l, m0, n, count, scratch); break;
-      case 7: Q4_0Panel<7>(p, w, l, m0, n, count, scratch); break;
-      case 6: Q4_0Panel<6>(p, w, l, m0, n, count, scratch); break;
-      case 5: Q4_0Panel<5>(p, w, l, m0, n, count, scratch); break;
-      case 4: Q4_0Panel<4>(p, w, l, m0, n, count, scratch); break;
-      case 3: Q4_0Panel<3>(p, w, l, m0, n, count, scratch); break;
-      case 2: Q4_0Panel<2>(p, w, l, m0, n, count, scratch); break;
-      default: Q4_0Panel<1>(p, w, l, m0, n, count, scratch); break;
+      case 8: PanelRows<8>(p, panel, w.blocks, l, m0, n, count, scratch); break;
+      case 7: PanelRows<7>(p, panel, w.blocks, l, m0, n, count, scratch); break;
+      case 6: PanelRows<6>(p, panel, w.blocks, l, m0, n, count, scratch); break;
+      case 5: PanelRows<5>(p, panel, w.blocks, l, m0, n, count, scratch); break;
+      case 4: PanelRows<4>(p, panel, w.blocks, l, m0, n, count, scratch); break;
+      case 3: PanelRows<3>(p, panel, w.blocks, l, m0, n, count, scratch); break;
+      case 2: PanelRows<2>(p, panel, w.blocks, l, m0, n, count, scratch); break;
+      default: PanelRows<1>(p, panel, w.blocks, l, m0, n, count, scratch); break;
     }
   }
 }
@@ -562,11 +625,20 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
     const size_t g1 = HWY_MIN(groups, g0 + (end - item));
     const size_t m0 = chunk * kChunkRows;
     const size_t rows = HWY_MIN(kChunkRows, p.rows - m0);
+    // q8 panels on chunks of 2 rows or more: for one row (a decode step) the row tiles read
+    // DRAM faster (SmolLM2-135M q8 decode on Zen 4: 7.3 ms against the panels' 9.5 ms). The
+    // two differ only in rounding (partial sums per lane against whole-block dots per lane).
+#if defined(ATTNRT_I8_Q8_PANELS)
+    const bool q8_panels = p.w_type == WeightType::kQ8 && rows >= 2;
+#else
+    const bool q8_panels = false;
+#endif
     for (size_t m = 0; m < rows; ++m) {
       QuantizeRow(p.x + (m0 + m) * p.x_stride, p.in, l.blocks,
                   reinterpret_cast<int8_t*>(scratch + l.q) + m * l.blocks * kI8Block,
                   scratch + l.d + m * l.blocks,
-                  nibbles ? reinterpret_cast<int32_t*>(scratch + l.o) + m * l.blocks : nullptr);
+                  nibbles ? reinterpret_cast<int32_t*>(scratch + l.o) + m * l.blocks : nullptr,
+                  q8_panels);
     }
     const size_t n0 = g0 * int8_linear::kGroupRows;
     const size_t n1 = HWY_MIN(p.out, g1 * int8_linear::kGroupRows);
@@ -579,11 +651,18 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
 #else
     if (p.w_type == WeightType::kQ4_0) {
 #if defined(ATTNRT_I8_Q4_0_PANELS)
-      Q4_0PanelColumns(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
+      PanelColumns<Q4_0Panel>(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
 #else
       Columns(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
 #endif
     } else {
+#if defined(ATTNRT_I8_Q8_PANELS)
+      if (q8_panels) {
+        PanelColumns<Q8Panel>(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
+        item += g1 - g0;
+        continue;
+      }
+#endif
       Columns(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
     }
 #endif

@@ -1,0 +1,216 @@
+// q4_0 and q8 on AVX-512: the integer Linear's panels of 16 weight rows, one block at a time,
+// with one output per int32 lane (linear_int8.cc's PanelColumns).
+//
+// Why: the row tiles (TileX) put one row's 64 products in a vector whose 16 lanes each hold
+// a partial sum, so every 64 multiply-adds pay an int32 -> f32 conversion, a scale product
+// and an FMA, and in decode also the row's unpacking and scale widening. Here the 16 rows of
+// a panel are transposed in registers (no repacked copy: the weights stay as the file stores
+// them) so that vector g holds the 4 values [4g, 4g + 4) of the block of each of the 16 rows,
+// one row per int32 lane. Against one x row a block is then 8 vpdpbusd with the x row's 4
+// activation bytes broadcast, and one conversion, scale product and FMA for 16 outputs.
+//
+// vpdpbusd multiplies unsigned by signed bytes:
+//   q4_0  the weights go in as their nibbles n in [0, 15] and the activations as they are;
+//         the -8 of n - 8 is the activation block's offset -8 * sum(a) (kQ4_0AsNibbles),
+//         which each dot starts from;
+//   q8    the activations go in as a + 128 in [1, 255] (QuantizeRow's unsigned form) and the
+//         weights as they are; the 128 * sum(w) this adds is taken off by starting each dot
+//         from -128 * sum(w) per row, summed once per block (8 more vpdpbusd per panel and
+//         block). Only with VNNI: vpmaddubsw's int16 pairs would saturate at 2 * 255 * 127.
+//
+// The transpose (per block, for all the x rows of the chunk): vectors of 4 rows' 16 bytes (a
+// 128-bit lane per row), then a 4 x 4 transpose of 32-bit words inside each 128-bit lane
+// (unpacklo/hi 32, then 64); q8's 32-byte rows add a shuffle of 128-bit lanes. Each type's
+// lanes hold the rows in its own order (kQ4_0LaneRow, kQ8LaneRow): the scales are gathered
+// in that order and the sums put back in row order once per panel and x row.
+//
+// Per output the arithmetic is: per block, the exact int32 dot (|dot| < 2^22), converted
+// exactly, times (weight scale * activation scale) rounded once, added by one FMA, blocks in
+// order: it depends only on K and the type, never on the panel, chunk or item of an output.
+
+#if defined(ATTNRT_KERNELS_HWY_INT8_PANELS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ATTNRT_KERNELS_HWY_INT8_PANELS_INL_H_
+#undef ATTNRT_KERNELS_HWY_INT8_PANELS_INL_H_
+#else
+#define ATTNRT_KERNELS_HWY_INT8_PANELS_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attnrt/kernels/weight_q4_0.h"
+#include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
+#include "kernels/hwy/int8_dot-inl.h"
+
+// Defined in the passes for the targets below only (this file is included once for each):
+// q4_0 panels on AVX3 and AVX3_DL, q8 panels on AVX3_DL (VNNI).
+#undef ATTNRT_I8_Q4_0_PANELS
+#undef ATTNRT_I8_Q8_PANELS
+
+ATTNRT_HWY_BEGIN
+ATTNRT_I8_BEGIN
+
+#if ATTNRT_I8_X86 == 512
+#define ATTNRT_I8_Q4_0_PANELS 1
+#if ATTNRT_I8_VNNI
+#define ATTNRT_I8_Q8_PANELS 1
+#endif
+
+constexpr size_t kPanelRows = 16;
+
+// The 16 rows of a panel at one block: their values as 8 vectors of one 32-bit word per row,
+// their f32 scales, and what each row's dot starts from on the weights' side (q8: -128 times
+// the sum of the row's block; q4_0: 0, its offset is the activations'). Lanes in the
+// transpose's order.
+struct PanelBlock {
+  __m512i v[8];
+  __m512 scale;
+  __m512i start;
+};
+
+// Which row of the panel each lane holds after a type's transpose (kLaneRow), and each row's
+// lane (kRowLane, for the permutation back to row order), per type.
+//   q4_0  lane 4 l + a holds row 4 a + l (its own inverse);
+//   q8    lane 4 L + a holds row 8 (L / 2) + 2 a + L % 2 (LoadQ8PanelBlock says why).
+constexpr int32_t kQ4_0LaneRow[kPanelRows] = {0, 4, 8, 12, 1, 5, 9, 13,
+                                              2, 6, 10, 14, 3, 7, 11, 15};
+constexpr int32_t kQ8LaneRow[kPanelRows] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15};
+constexpr int32_t kQ8RowLane[kPanelRows] = {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15};
+
+HWY_INLINE __m512i LoadLanes(const int32_t* lanes) { return _mm512_loadu_si512(lanes); }
+
+// Byte offsets of p[lane_row[lane]] from p[0], in lane order (gather offsets). Once per panel.
+HWY_INLINE __m512i PanelOffsets(const void* const* p, const int32_t* lane_row) {
+  alignas(64) int32_t off[kPanelRows];
+  const char* first = static_cast<const char*>(p[0]);
+  for (size_t lane = 0; lane < kPanelRows; ++lane) {
+    off[lane] = static_cast<int32_t>(static_cast<const char*>(p[lane_row[lane]]) - first);
+  }
+  return _mm512_load_si512(off);
+}
+
+// words[k], lane 4 l + a: 32-bit word k of the 16 bytes z[a] holds in its 128-bit lane l.
+HWY_INLINE void TransposeWords(const __m512i* z, __m512i* words) {
+  const __m512i t0 = _mm512_unpacklo_epi32(z[0], z[1]);
+  const __m512i t1 = _mm512_unpackhi_epi32(z[0], z[1]);
+  const __m512i t2 = _mm512_unpacklo_epi32(z[2], z[3]);
+  const __m512i t3 = _mm512_unpackhi_epi32(z[2], z[3]);
+  words[0] = _mm512_unpacklo_epi64(t0, t2);
+  words[1] = _mm512_unpackhi_epi64(t0, t2);
+  words[2] = _mm512_unpacklo_epi64(t1, t3);
+  words[3] = _mm512_unpackhi_epi64(t1, t3);
+}
+
+// 16 bytes at rows[r] + at for each row, row 4 a + l in 128-bit lane l of z[a]; `count`
+// bytes of each (at most 16), zeros after (a q8 row's short last block: nothing past it read).
+HWY_INLINE void LoadRowBytes(const uint8_t* const* rows, size_t at, size_t count, __m512i* z) {
+  const __mmask16 live = static_cast<__mmask16>((1u << count) - 1);
+  for (size_t a = 0; a < 4; ++a) {
+    const auto bytes = [&](size_t r) { return _mm_maskz_loadu_epi8(live, rows[r] + at); };
+    __m512i v = _mm512_castsi128_si512(bytes(4 * a));
+    v = _mm512_inserti32x4(v, bytes(4 * a + 1), 1);
+    v = _mm512_inserti32x4(v, bytes(4 * a + 2), 2);
+    z[a] = _mm512_inserti32x4(v, bytes(4 * a + 3), 3);
+  }
+}
+
+// The f16 at base + offsets (lane order) plus `at` bytes, as f32.
+HWY_INLINE __m512 GatherScales(const void* base, __m512i offsets, size_t at) {
+  const __m512i words = _mm512_i32gather_epi32(
+      _mm512_add_epi32(offsets, _mm512_set1_epi32(static_cast<int32_t>(at))), base, 1);
+  return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(words));
+}
+
+// Block b of the panel's q4_0 rows (rows[r]: row r's first block; offsets:
+// PanelOffsets(rows, kQ4_0LaneRow)).
+// Word k of a block's 16 nibble bytes holds values 4k.. (low nibbles) and 16 + 4k.. (high).
+HWY_INLINE void LoadQ4_0PanelBlock(const uint8_t* const* rows, __m512i offsets, size_t b,
+                                   PanelBlock* out) {
+  const size_t at = b * kQ4_0BlockBytes;
+  __m512i z[4], words[4];
+  LoadRowBytes(rows, at + 2, 16, z);
+  TransposeWords(z, words);
+  const __m512i low4 = _mm512_set1_epi8(0x0F);
+  for (size_t k = 0; k < 4; ++k) {
+    out->v[k] = _mm512_and_si512(words[k], low4);
+    out->v[k + 4] = _mm512_and_si512(_mm512_srli_epi32(words[k], 4), low4);
+  }
+  // Each row's f16 scale: the low half of the 32-bit word at its block's start.
+  out->scale = GatherScales(rows[0], offsets, at);
+  out->start = _mm512_setzero_si512();
+}
+
+#if ATTNRT_I8_VNNI
+// Block b of the panel's q8 rows (rows[r]: row r's values, K of them; scale_rows[r]: its f16
+// scales; scale_offsets: PanelOffsets(scale_rows, kQ8LaneRow)). Each row's 32 bytes are one
+// 256-bit load (masked for a short last block: nothing past K is read), two rows per vector,
+// so z[k]'s 128-bit lanes are words 0-3 and 4-7 of row 2k, then of row 2k + 1. The in-lane
+// transposes of z[0..3] and z[4..7] leave word g and word 4 + g of 4 rows in alternate
+// 128-bit lanes; one shuffle of 128-bit lanes per word gathers the 16 rows' word g.
+HWY_INLINE void LoadQ8PanelBlock(const uint8_t* const* rows, const uint16_t* const* scale_rows,
+                                 __m512i scale_offsets, size_t K, size_t b, PanelBlock* out) {
+  const size_t at = b * kI8Block;
+  const size_t n = HWY_MIN(kI8Block, K - at);
+  const __mmask32 live = n == kI8Block ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+  __m512i z[8];
+  for (size_t k = 0; k < 8; ++k) {
+    const __m256i lo = _mm256_maskz_loadu_epi8(live, rows[2 * k] + at);
+    const __m256i hi = _mm256_maskz_loadu_epi8(live, rows[2 * k + 1] + at);
+    z[k] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+  }
+  __m512i first[4], second[4];  // rows 0-7, rows 8-15
+  TransposeWords(z, first);
+  TransposeWords(z + 4, second);
+  for (size_t k = 0; k < 4; ++k) {
+    out->v[k] = _mm512_shuffle_i32x4(first[k], second[k], _MM_SHUFFLE(2, 0, 2, 0));
+    out->v[k + 4] = _mm512_shuffle_i32x4(first[k], second[k], _MM_SHUFFLE(3, 1, 3, 1));
+  }
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sum[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (size_t g = 0; g < 8; ++g) sum[g / 4] = _mm512_dpbusd_epi32(sum[g / 4], ones, out->v[g]);
+  out->start = _mm512_sub_epi32(_mm512_setzero_si512(),
+                                _mm512_slli_epi32(_mm512_add_epi32(sum[0], sum[1]), 7));
+  out->scale = GatherScales(scale_rows[0], scale_offsets, b * sizeof(uint16_t));
+}
+#endif
+
+// acc + the panel's block against one x row's block: a (its 32 8-bit values, unsigned for
+// q8), start (what each dot starts from: block.start, or the x row's q4_0 offset), s (its
+// scale). kWeightsUnsigned: q4_0's nibbles are vpdpbusd's unsigned operand, else the
+// activations are.
+template <bool kWeightsUnsigned>
+HWY_INLINE __m512 PanelBlockDot(const PanelBlock& w, const int8_t* a, __m512i start, float s,
+                                __m512 acc) {
+  // Two chains of 4 (words 0-3 from start, 4-7 from 0): half the latency of one chain of 8
+  // in decode, where one x row leaves nothing else to overlap.
+  __m512i dot[2] = {start, _mm512_setzero_si512()};
+  for (size_t g = 0; g < 8; ++g) {
+    int32_t word;
+    __builtin_memcpy(&word, a + 4 * g, sizeof(word));
+    const __m512i ag = _mm512_set1_epi32(word);
+    __m512i& d = dot[g / 4];
+    if constexpr (kWeightsUnsigned) {
+#if ATTNRT_I8_VNNI
+      d = _mm512_dpbusd_epi32(d, w.v[g], ag);
+#else
+      d = _mm512_add_epi32(
+          d, _mm512_madd_epi16(_mm512_maddubs_epi16(w.v[g], ag), _mm512_set1_epi16(1)));
+#endif
+    } else {
+#if ATTNRT_I8_VNNI
+      d = _mm512_dpbusd_epi32(d, ag, w.v[g]);
+#endif
+    }
+  }
+  const __m512i sum = _mm512_add_epi32(dot[0], dot[1]);
+  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(w.scale, _mm512_set1_ps(s)),
+                         acc);
+}
+
+#endif  // ATTNRT_I8_X86 == 512
+
+ATTNRT_I8_END
+ATTNRT_HWY_END
+
+#endif  // ATTNRT_KERNELS_HWY_INT8_PANELS_INL_H_
