@@ -94,8 +94,9 @@ function median(values) {
   return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
-// n token ids from a fixed sequence over 3..258: byte tokens in gguf_writer.py's vocabulary
-// (any vocabulary of 259 or more), never its bos/eos, the same prompt in every run.
+// n token ids from a fixed sequence over 3..258: byte tokens in bench/gguf_writer.py's vocabulary
+// (tools/python/llama_gguf.py; any vocabulary of 259 or more), never its bos/eos, the same
+// prompt in every run.
 function promptIds(n) {
   return Array.from({ length: n }, (_, i) => 3 + ((i * 97 + 13) % 256));
 }

@@ -26,6 +26,7 @@ import matplotlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "tools", "python"))
+from command_json import last_line_json  # noqa: E402
 from machine_info import cpu_model  # noqa: E402
 
 matplotlib.use("Agg")
@@ -55,7 +56,7 @@ def load_json(path):
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        return json.loads(text.strip().splitlines()[-1])
+        return last_line_json(text)
 
 
 def gbench_entries(benchmarks):

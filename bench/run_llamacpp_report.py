@@ -44,8 +44,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
+from command_json import run_json  # noqa: E402
+from machine_info import cpu_summary, isa_flags, uptime  # noqa: E402
 from output_files import clashing_paths, write_text_atomically  # noqa: E402
-from run_load_report import cpu_name, uptime  # noqa: E402
 
 CONFIGS = os.path.join(HERE, "configs")
 # Named shapes and the types each runs by default: the K-quant shape is there for the K-quants.
@@ -60,35 +61,10 @@ ATTNRT_NAME = {"F32": "f32", "F16": "f16", "Q8_0": "q8", "Q4_0": "q4_0", "Q4_K":
 DECODE_TARGET, PREFILL_TARGET, READ_TARGET, Q4_VS_Q8_TARGET = 0.7, 0.6, 1.3, 0.6
 READ_TYPES = ("Q8_0", "Q4_0")
 Q4_VS_Q8_SHAPE = "smollm2_135m"
-ISA_FLAGS = ("sse4_2", "avx", "f16c", "fma", "avx2", "avx_vnni", "avx512f", "avx512bw",
-             "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_int8", "asimd",
-             "asimddp", "i8mm", "sve", "sve2")
-
-
-def isa_flags():
-    """The vector ISA extensions /proc/cpuinfo lists, among those the kernels of either engine
-    can use."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith(("flags", "Features")):
-                    have = set(line.split(":", 1)[1].split())
-                    return [flag for flag in ISA_FLAGS if flag in have]
-    except OSError:
-        pass
-    return []
 
 
 def progress(text):
     print(text, file=sys.stderr, flush=True)
-
-
-def run_json(cmd, timeout):
-    """The JSON object on cmd's last stdout line; RuntimeError with its stderr when it fails."""
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr[-2000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def attnrt_types(attnrt):
@@ -173,8 +149,8 @@ def time_attnrt(args, model, threads):
     """{decode, prefill: {N: ms}, read_ratio, ...} from `attnrt bench lm` runs."""
     base = [args.attnrt, "bench", "lm", model, "--json", "--seconds", str(args.seconds),
             "--threads", str(threads), "--kv-dtype", args.kv_dtype]
-    j = run_json(base + ["--prompt-len", str(args.prompt_len), "--gen", str(args.gen)],
-                 args.timeout)
+    j, _ = run_json(base + ["--prompt-len", str(args.prompt_len), "--gen", str(args.gen)],
+                    args.timeout)
     out = {"decode": j["decode_ms_per_token"], "decode_cpu": j["decode_cpu_ms_per_token"],
            "read_ms": j["read_ms"], "read_ratio": j["decode_read_ratio"],
            "context": [j["decode_context"] - args.gen + 1, j["decode_context"]],
@@ -185,7 +161,7 @@ def time_attnrt(args, model, threads):
             out["prefill"][n] = j["prefill_ms"]
         else:  # one decode step only: this run is for the prefill
             out["prefill"][n] = run_json(base + ["--prompt-len", str(n), "--gen", "1"],
-                                         args.timeout)["prefill_ms"]
+                                         args.timeout)[0]["prefill_ms"]
     return out
 
 
@@ -197,7 +173,7 @@ def time_llama(args, gguf, threads):
            "--kv-type", args.kv_dtype.upper()]
     if args.llama_flash_attention:
         cmd.append("--flash-attention")
-    j = run_json(cmd, args.timeout)
+    j, _ = run_json(cmd, args.timeout)
     return {"decode": j["decode_ms_per_token"], "context": j["decode_context"],
             "prefill": {int(n): ms for n, ms in j["prefill"].items()}, "threads": j["threads"],
             "release": j["llama_cpp_release"], "system_info": j["system_info"],
@@ -469,7 +445,7 @@ def main():
             llama.update(release=m["release"], system_info=m["system_info"])
         for m in by["attnrt"][:1]:
             kernels.setdefault(t, m["kernel"])
-    report = {"cpu": cpu_name(), "isa_flags": isa_flags(), "llama": llama,
+    report = {"cpu": cpu_summary(), "isa_flags": isa_flags(), "llama": llama,
               "attnrt": args.attnrt, "attnrt_types": known, "attnrt_kernels": kernels,
               "rounds": rounds, "rows": summarize(args, shapes, raw, skipped),
               "q4_vs_q8": q4_vs_q8(args, raw), "failures": failures,

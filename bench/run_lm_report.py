@@ -26,20 +26,15 @@ the CPU, its kernels and the load average.
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CONFIG = os.path.join(HERE, "configs", "stories15m.json")
 sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
+from command_json import CommandJsonError, run_json  # noqa: E402
 from machine_info import cpu_model, load_average  # noqa: E402
 from output_files import clashing_paths, write_text_atomically  # noqa: E402
-
-
-def run_json(cmd):
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def median(values):
@@ -64,7 +59,7 @@ def dtype_table(args):
                 runs.setdefault((config, dtype), []).append(run_json(
                     [args.attnrt, "bench", "lm", config, "--json", "--dtype", dtype,
                      "--threads", str(args.threads), "--seconds", str(args.seconds),
-                     "--prompt-len", str(args.prompt_len), "--gen", "32"]))
+                     "--prompt-len", str(args.prompt_len), "--gen", "32"])[0])
     lines = [f"CPU: {cpu_model()}; {args.threads} thread(s); load average before each run "
              f"{loads[0]} .. {loads[-1]}; {args.rounds} interleaved round(s); prompt "
              f"{args.prompt_len} tokens, decode 32; medians over rounds, ratios per round", "",
@@ -128,9 +123,9 @@ def main():
             print(f"round {r + 1}/{args.rounds}: {threads} thread(s)", file=sys.stderr)
             common = ["--threads", str(threads), "--seconds", str(args.seconds), "--prompt-len",
                       "256", "--gen", "32"]
-            a = run_json([args.attnrt, "bench", "lm", args.config, "--json"] + common)
-            t = run_json([sys.executable, os.path.join(HERE, "lm_torch_bench.py"), args.config,
-                          "--attnrt", args.attnrt] + common)
+            a, _ = run_json([args.attnrt, "bench", "lm", args.config, "--json"] + common)
+            t, _ = run_json([sys.executable, os.path.join(HERE, "lm_torch_bench.py"),
+                             args.config, "--attnrt", args.attnrt] + common)
             for store, new in ((ours, a), (torch, t)):
                 old = store.get(threads)
                 if old is None:
@@ -190,4 +185,7 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except CommandJsonError as e:  # a run failed or printed no JSON: say which, not a traceback
+        sys.exit(f"run_lm_report: {e}")

@@ -33,44 +33,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
-from machine_info import cpu_model, load_average  # noqa: E402
+from command_json import run_json  # noqa: E402
+from machine_info import cpu_summary, uptime  # noqa: E402
 from output_files import clashing_paths, write_text_atomically  # noqa: E402
 
 LOADS = ("idle", "one busy", "all busy")
 # Idle targets: two threads' speed-up over one.
 SPEEDUP_TARGETS = {"decode": 1.6, "prefill": 1.8, "sdpa": 1.8}
 SPIN = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
-
-
-def cpu_name():
-    """lscpu's model name and the widest x86 vector flags, as the report names the CPU."""
-    name = cpu_model()
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name:"):
-                name = line.split(":", 1)[1].strip()
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    flags = set()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith(("flags", "Features")):
-                    flags = set(line.split(":", 1)[1].split())
-                    break
-    except OSError:
-        pass
-    wide = [f for f in ("avx512f", "avx512bw", "avx512vl", "avx2", "fma", "neon", "asimd", "sve")
-            if f in flags]
-    return f"{name} ({os.cpu_count()} CPUs; {', '.join(wide) or 'no AVX2/AVX-512'})"
-
-
-def uptime():
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return f"load average: {load_average()}"
 
 
 class BusyProcesses:
@@ -93,19 +63,18 @@ class BusyProcesses:
         return False
 
 
-def last_json(cmd, timeout):
-    """The JSON on cmd's last stdout line, and its stderr line that names the threads."""
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr[-2000:]}")
+def json_and_threads_line(cmd, timeout):
+    """The JSON on cmd's last stdout line (command_json.run_json), and its stderr line that names
+    the threads."""
+    result, proc = run_json(cmd, timeout)
     lines = proc.stderr.strip().splitlines() or [""]
     said = next((line for line in lines if "threads:" in line or "thread(s)" in line), lines[-1])
-    return json.loads(proc.stdout.strip().splitlines()[-1]), said.strip()
+    return result, said.strip()
 
 
 def default_threads(args):
     """attnrt's default worker count here and why (from a tiny `bench sdpa` run)."""
-    j, _ = last_json([args.attnrt, "bench", "sdpa", "--seq", "8", "--heads", "1", "--dim", "8",
+    j, _ = json_and_threads_line([args.attnrt, "bench", "sdpa", "--seq", "8", "--heads", "1", "--dim", "8",
                       "--repeats", "1", "--json"], args.timeout)
     return j["threads"], j.get("threads_chosen", "")
 
@@ -127,18 +96,18 @@ def attnrt_runs(args):
         # a busy machine: the median of several runs says more than one.
         times = []
         for _ in range(args.generate_repeats):
-            j, said = last_json(cmd, args.timeout)
+            j, said = json_and_threads_line(cmd, args.timeout)
             times.append(j["decode_ms_per_token"])
         return {"generate": statistics.median(times)}, said, j["threads"]
 
     def bench_lm(threads):
-        j, said = last_json([a, "bench", "lm", args.config, "--json", "--seconds",
+        j, said = json_and_threads_line([a, "bench", "lm", args.config, "--json", "--seconds",
                              str(args.seconds), "--prompt-len", str(args.prompt_len), "--gen",
                              str(args.gen)] + threads_args(threads), args.timeout)
         return {"decode": j["decode_ms_per_token"], "prefill": j["prefill_ms"]}, said, j["threads"]
 
     def sdpa(threads):
-        j, said = last_json([a, "bench", "sdpa", "--seq", str(args.sdpa_seq), "--json",
+        j, said = json_and_threads_line([a, "bench", "sdpa", "--seq", str(args.sdpa_seq), "--json",
                              "--seconds", str(args.seconds)] + threads_args(threads), args.timeout)
         return {"sdpa": j["median_ms"]}, said, j["threads"]
 
@@ -155,7 +124,7 @@ def llama_runs(args, ggufs, default):
                    "--tokens", str(args.tokens), "--seconds", str(args.llama_seconds),
                    "--modules", args.llama_modules,
                    "--threads", str(default if threads is None else threads)]
-            j, said = last_json(cmd, args.timeout)
+            j, said = json_and_threads_line(cmd, args.timeout)
             return {f"llama.cpp {metric}": j["decode_ms_per_token"]}, said, j["threads"]
         runs.append((f"llama.cpp {metric}", run))
     return runs
@@ -310,7 +279,7 @@ def main():
     if ggufs:
         llama += (f"; its \"default\" rows run attnrt's default count ({default} threads), "
                   "not node-llama-cpp's own default")
-    report = {"cpu": cpu_name(), "default_threads": f"{default} ({why})",
+    report = {"cpu": cpu_summary(), "default_threads": f"{default} ({why})",
               "llama": llama, "rounds": rounds, "rows": summarize(results), "raw": results,
               "failures": failures, "args": vars(args)}
     text = markdown(report)

@@ -31,6 +31,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
+from command_json import CommandJsonError, run_json  # noqa: E402
 from machine_info import cpu_model, load_average as loadavg  # noqa: E402
 from output_files import clashing_paths, write_text_atomically  # noqa: E402
 
@@ -64,14 +65,11 @@ def last_json(cmd):
 
     attnrt's --json prints only the JSON on stdout and its summary on stderr
     (echoed here); torch_peer.py prints prose lines before its JSON line."""
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"run_speed_report: {' '.join(cmd)} failed ({proc.returncode}):\n"
-                 f"{proc.stdout}{proc.stderr}")
+    result, proc = run_json(cmd)
     lines = proc.stdout.strip().splitlines()
     for line in proc.stderr.strip().splitlines() + lines[:-1]:
         print("  " + line[:300], flush=True)
-    return json.loads(lines[-1])
+    return result
 
 
 def ours(args, L, S, causal, threads, kernel, extra=()):
@@ -230,4 +228,7 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except CommandJsonError as e:  # a run failed or printed no JSON: say which, not a traceback
+        sys.exit(f"run_speed_report: {e}")

@@ -3,7 +3,7 @@
 
 Each seed is the fuzzer's input layout (gguf_input_fuzzer.cc): an options byte (0: keep each
 tensor's type; k: --dtype the k-th weight type), then a GGUF image written with
-tests/python/gguf_writer.py: tiny models of every architecture attnrt imports, in F32, F16,
+tools/python/gguf_writer.py: tiny models of every architecture attnrt imports, in F32, F16,
 BF16, Q8_0 and block types (Q4_K, Q6_K, Q5_0 rows of 256 / 32), fused tensors, nested
 metadata arrays, and inputs that each break one rule (truncated, lying counts, bad alignment,
 unknown types and keys, overlapping tensors).
@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools", "python"))
 import gguf_writer as W  # noqa: E402
 
 

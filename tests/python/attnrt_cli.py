@@ -9,6 +9,11 @@ import subprocess
 
 import numpy as np
 
+from script_setup import import_tools_python
+
+import_tools_python()
+from command_json import last_line_json  # noqa: E402
+
 
 @dataclasses.dataclass
 class KernelInfo:
@@ -223,7 +228,6 @@ def generate(attnrt, model, prompt_tokens, max_new_tokens, extra_args=()):
            "--max-new-tokens", str(max_new_tokens), "--json", *extra_args]
     proc = run_cli(cmd)
     result = None
-    if proc.returncode == 0:
-        lines = proc.stdout.strip().splitlines()
-        result = json.loads(lines[-1]) if lines else None
+    if proc.returncode == 0 and proc.stdout.strip():
+        result = last_line_json(proc.stdout)
     return proc, result

@@ -21,8 +21,10 @@ with script_setup.skip_without_modules():
     import numpy as np  # noqa: F401  (gguf_writer needs it)
 
 import gguf_models
-import gguf_writer as W
 from case_tally import Tally
+
+script_setup.import_tools_python()
+import gguf_writer as W  # noqa: E402
 
 VOCAB = 320
 CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + "

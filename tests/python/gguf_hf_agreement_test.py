@@ -24,9 +24,9 @@ with script_setup.skip_without_modules():
 
 import gguf_models
 from case_tally import Tally
-import gguf_writer as W
 
 script_setup.import_tools_python()
+import gguf_writer as W  # noqa: E402
 from safetensors_format import header_bytes  # noqa: E402
 
 TOKENS = [1, 5, 9, 200, 33, 7, 100, 250, 3, 4, 60, 61]

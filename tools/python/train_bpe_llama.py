@@ -37,6 +37,7 @@ import lm_training  # noqa: E402  (sets OMP_WAIT_POLICY before torch starts its 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import byte_level_bpe as bpe  # noqa: E402
+from command_json import run_json  # noqa: E402
 import hf_llama_folder  # noqa: E402
 import kjv  # noqa: E402
 import output_files  # noqa: E402
@@ -88,10 +89,8 @@ def attnrt_sample(folder, prompt, count):
         subprocess.run([attnrt, "convert", folder, "-o", model], check=True, capture_output=True)
         tokens = subprocess.run([attnrt, "tokenize", model, "--text", prompt], check=True,
                                 capture_output=True, text=True).stdout.strip()
-        out = subprocess.run([attnrt, "generate", model, "--prompt-tokens", tokens,
-                              "--max-new-tokens", str(count), "--temperature", "0", "--json"],
-                             check=True, capture_output=True, text=True).stdout
-        ids = json.loads(out.strip().splitlines()[-1])["tokens"]
+        ids = run_json([attnrt, "generate", model, "--prompt-tokens", tokens,
+                        "--max-new-tokens", str(count), "--temperature", "0", "--json"])[0]["tokens"]
         text = subprocess.run([attnrt, "detokenize", model, "--ids", ",".join(map(str, ids))],
                               check=True, capture_output=True, text=True).stdout
     return tokens, ids, text.rstrip("\n")

@@ -1,4 +1,5 @@
-"""A small GGUF writer (llama.cpp's model format, version 3, little-endian) for tests, with
+"""A small GGUF writer (llama.cpp's model format, version 3, little-endian) for attnrt's tests
+and benchmarks (tools/python/llama_gguf.py writes the benchmarks' llama models with it), with
 numpy encoders for the tensor types attnrt imports: F32, F16, BF16 and the ggml block types
 Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K (block layouts of ggml-common.h).
 
@@ -13,6 +14,8 @@ u64 offset), zero padding to general.alignment (32), the tensor data, each align
 import struct
 
 import numpy as np
+
+from output_files import write_atomically
 
 # Value types.
 U8, I8, U16, I16, U32, I32, F32, BOOL, STRING, ARRAY, U64, I64, F64 = range(13)
@@ -311,5 +314,4 @@ class GgufWriter:
         return bytes(out)
 
     def write(self, path):
-        with open(path, "wb") as f:
-            f.write(self.bytes())
+        write_atomically(path, lambda f: f.write(self.bytes()))
