@@ -224,11 +224,12 @@ def write_deep_llama(directory, layers=16, dim=256):
               "output.weight": (256, dim)}
     for i in range(layers):
         p = f"layers.{i}."
-        shapes.update({p + "attention.wq.weight": (dim, dim), p + "attention.wk.weight": (dim // 2, dim),
-                       p + "attention.wv.weight": (dim // 2, dim), p + "attention.wo.weight": (dim, dim),
-                       p + "feed_forward.w1.weight": (dim, dim), p + "feed_forward.w2.weight": (dim, dim),
-                       p + "feed_forward.w3.weight": (dim, dim), p + "attention_norm.weight": (dim,),
-                       p + "ffn_norm.weight": (dim,)})
+        for name, shape in (("attention.wq", (dim, dim)), ("attention.wk", (dim // 2, dim)),
+                            ("attention.wv", (dim // 2, dim)), ("attention.wo", (dim, dim)),
+                            ("feed_forward.w1", (dim, dim)), ("feed_forward.w2", (dim, dim)),
+                            ("feed_forward.w3", (dim, dim)), ("attention_norm", (dim,)),
+                            ("ffn_norm", (dim,))):
+            shapes[p + name + ".weight"] = shape
     tensors = {n: (rng.standard_normal(s) * 0.05).astype("<f4") for n, s in shapes.items()}
     with open(os.path.join(directory, "deep.safetensors"), "wb") as f:
         f.write(safetensors_format.header_bytes(
@@ -250,7 +251,8 @@ def deep_cases(c):
     if mix:
         got = c.types_match("deep llama --dtype q4_K_M", mix,
                             lambda n: expected_types(n, None, q4_k_m=True, layers=layers))
-        raised = sorted(layer_of(n) for n, t in got.items() if n.endswith("wv.weight") and t == "q6_K")
+        raised = sorted(layer_of(n) for n, t in got.items()
+                        if n.endswith("wv.weight") and t == "q6_K")
         c.check(raised == [0, 1, 4, 7, 10, 13, 14, 15], f"deep llama: attn_v raised in {raised}")
     over = c.converted("deep_q4_K_M_attn", inputs, ["--dtype", "q4_K_M", "--dtype-for", "attn=q8",
                                                     "--dtype-for", "ffn_down=q4_K"])

@@ -797,9 +797,9 @@ bool AddOne(const Source& s, const TensorSpec& spec, const TensorStorage& storag
   WeightType kept = WeightType::kF32;
   const bool keepable = KeptType(s.type, &kept);
   if (spec.matrix && !keepable && storage.keep) {
-    return Fail(error, named + " is a type attnrt does not run: give --dtype (" + WeightTypeNames() +
-                           ") or --dtype-for CLASS=TYPE to re-encode it, with the loss reported "
-                           "per tensor");
+    return Fail(error, named + " is a type attnrt does not run: give --dtype (" +
+                           WeightTypeNames() + ") or --dtype-for CLASS=TYPE to re-encode it, "
+                           "with the loss reported per tensor");
   }
   if (!CanDequantizeGgml(s.type)) {
     return Fail(error, named + ": attnrt cannot read this type (it reads F32, F16, BF16, Q4_0, "
