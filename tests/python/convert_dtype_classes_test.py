@@ -199,6 +199,14 @@ def safetensors_cases(c):
     mix = c.converted("lm_mix", lm_inputs(), options)
     if mix:
         c.types_match("lm --dtype q8 + classes", mix, lambda n: expected_types(n, "q8", named))
+        # inspect's table (not only --json) shows each tensor's type.
+        proc = attnrt_cli.run_cli([c.attnrt, "inspect", mix])
+        rows = {line.split()[0]: line.split()[1] for line in proc.stdout.splitlines()
+                if line.startswith("  layers.") or line.startswith("  tok_embeddings")}
+        c.check(rows.get("layers.1.attention.wv.weight") == "bf16" and
+                rows.get("layers.1.attention.wq.weight") == "q4_0" and
+                rows.get("tok_embeddings.weight") == "f16",
+                f"inspect's table: {sorted(rows.items())[:4]}")
     alone = c.converted("lm_attn_only", lm_inputs(), ["--dtype-for", "attn=q8"])
     if alone:
         c.types_match("lm --dtype-for attn=q8 alone", alone,
