@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "attnrt/models/model.h"
+#include "attnrt/models/model_spec.h"
 #include "forward_steps.h"
 #include "lm_recipe.h"
 
@@ -80,25 +81,33 @@ enum class Slot : uint8_t {
   kTokenEmbedding,
 };
 
-// Slots the linear kernels read (any stored type); the rest are f32 vectors.
-inline bool SlotIsMatrix(Slot slot) {
+// What the matrix in a slot does; kNone for the slots that hold f32 vectors.
+inline MatrixRole SlotRole(Slot slot) {
   switch (slot) {
     case Slot::kInProjWeight:
     case Slot::kQWeight:
     case Slot::kKWeight:
-    case Slot::kVWeight:
     case Slot::kOutWeight:
+      return MatrixRole::kAttention;
+    case Slot::kVWeight:
+      return MatrixRole::kAttentionValue;
     case Slot::kFf1Weight:
-    case Slot::kFf2Weight:
     case Slot::kFf3Weight:
+      return MatrixRole::kMlp;
+    case Slot::kFf2Weight:
+      return MatrixRole::kMlpDown;
     case Slot::kPatchWeight:
-    case Slot::kHeadWeight:
     case Slot::kTokenEmbedding:
-      return true;
+      return MatrixRole::kEmbedding;
+    case Slot::kHeadWeight:
+      return MatrixRole::kOutput;
     default:
-      return false;
+      return MatrixRole::kNone;
   }
 }
+
+// Slots the linear kernels read (any stored type); the rest are f32 vectors.
+inline bool SlotIsMatrix(Slot slot) { return SlotRole(slot) != MatrixRole::kNone; }
 
 struct TensorRecord {
   const char* name;  // relative to the layer prefix for layer tensors

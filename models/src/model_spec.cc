@@ -154,6 +154,8 @@ bool ModelTensorAt(const ModelConfig& c, size_t i, TensorSpec* spec) {
   }
   spec->optional = e.record->when == When::kOptional;
   spec->matrix = SlotIsMatrix(e.record->slot);
+  spec->role = SlotRole(e.record->slot);
+  spec->layer = e.per_layer ? e.layer : 0;
   spec->shape = TensorShape{};
   spec->shape.rank = e.record->rank;
   for (size_t d = 0; d < e.record->rank; ++d) spec->shape.dims[d] = DimValue(c, e.record->dims[d]);

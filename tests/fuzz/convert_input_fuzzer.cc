@@ -142,7 +142,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (!st_ok) return 0;
   error.clear();
-  if (!AddCheckpointTensors(config, st, "model.safetensors", matrix_type, &writer, &error)) {
+  if (!AddCheckpointTensors(config, st, "model.safetensors", AllMatricesAs(matrix_type),
+                            &writer, &error)) {
     RequireMessage("tensors", error);
     return 0;
   }

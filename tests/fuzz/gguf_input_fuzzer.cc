@@ -82,8 +82,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   std::vector<GgufTensorNote> notes;
   error.clear();
-  if (!AddGgufTensors(import, config, gguf, "model.gguf", pick == 0 ? nullptr : &dtype, &writer,
-                      &notes, &error)) {
+  const MatrixTypeRequest types = pick == 0 ? MatrixTypeRequest{} : AllMatricesAs(dtype);
+  if (!AddGgufTensors(import, config, gguf, "model.gguf", types, &writer, &notes, &error)) {
     RequireMessage("tensors", error);
     return 0;
   }

@@ -431,7 +431,9 @@ Imported Import(const std::vector<uint8_t>& image, const WeightType* dtype = nul
   GgufImport import;
   r.ok = Read(image, &g, &r.error) &&
          PrepareGgufConversion(g, "m.gguf", &w, &r.config, &import, &r.error) &&
-         AddGgufTensors(import, r.config, g, "m.gguf", dtype, &w, &r.notes, &r.error) &&
+         AddGgufTensors(import, r.config, g, "m.gguf",
+                        dtype == nullptr ? MatrixTypeRequest{} : AllMatricesAs(*dtype), &w,
+                        &r.notes, &r.error) &&
          w.Serialize(&r.file, &r.error);
   return r;
 }

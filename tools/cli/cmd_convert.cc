@@ -20,6 +20,7 @@
 #include "convert/hf_import.h"
 #include "convert/hf_tokenizer.h"
 #include "cli/weight_dtype_option.h"
+#include "convert/matrix_types.h"
 #include "convert/tensor_encoding.h"
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
@@ -35,6 +36,7 @@ struct ConvertOptions {
   std::string arch, config, weights, out;
   std::string dtype = "f32";
   bool dtype_given = false;  // a GGUF keeps each tensor's type unless --dtype is given
+  std::vector<std::string> dtype_for;  // --dtype-for CLASS=TYPE, each class once
 };
 
 // torch.save writes a zip archive (or, before PyTorch 1.6, a pickle): say what to do instead
@@ -110,8 +112,9 @@ void KeepCompactTokenizer(const GgufFile& gguf, const std::string& path, WeightF
 }
 
 // A GGUF file: its metadata says the architecture and config; matrices keep their types
-// (Q8_0 as q8) unless --dtype re-encodes them, each re-encoded one's loss printed.
-int ConvertGgufFile(const ConvertOptions& o, WeightType matrix_type) {
+// (Q8_0 as q8) unless --dtype or --dtype-for re-encodes them, each re-encoded one's loss
+// printed.
+int ConvertGgufFile(const ConvertOptions& o, const MatrixTypeRequest& types) {
   const char* cmd = "convert";
   std::string error;
   if (!CheckSelfDescribing(o, "a GGUF file: its metadata says the", "weights", &error)) {
@@ -123,14 +126,13 @@ int ConvertGgufFile(const ConvertOptions& o, WeightType matrix_type) {
   ModelConfig config;
   GgufImport import;
   std::vector<GgufTensorNote> notes;
-  const WeightType* dtype = o.dtype_given ? &matrix_type : nullptr;
   if (!file.Open(o.weights, &error) ||
       !ReadGguf(file.data(), file.size(), o.weights, &gguf, &error) ||
       !PrepareGgufConversion(gguf, o.weights, &writer, &config, &import, &error)) {
     return ReportError(cmd, error);
   }
   KeepCompactTokenizer(gguf, o.weights, &writer);
-  if (!AddGgufTensors(import, config, gguf, o.weights, dtype, &writer, &notes, &error) ||
+  if (!AddGgufTensors(import, config, gguf, o.weights, types, &writer, &notes, &error) ||
       !writer.WriteFile(o.out, &error)) {
     return ReportError(cmd, error);
   }
@@ -155,7 +157,7 @@ int ConvertGgufFile(const ConvertOptions& o, WeightType matrix_type) {
 }
 
 // A Hugging Face folder: config.json, safetensors (sharded or not), tokenizer files.
-int ConvertHfFolder(const ConvertOptions& o, WeightType matrix_type) {
+int ConvertHfFolder(const ConvertOptions& o, const MatrixTypeRequest& types) {
   const char* cmd = "convert";
   std::string error;
   if (!CheckSelfDescribing(o, "a Hugging Face folder: its config.json says the", "folder",
@@ -191,13 +193,13 @@ int ConvertHfFolder(const ConvertOptions& o, WeightType matrix_type) {
   for (const std::string& path : read) inputs.push_back({"folder file", path});
   if (!CheckOutputPaths(inputs, {{"--out", o.out}}, &error)) return ReportError(cmd, error);
   const size_t tensors = st.tensors.size();
-  if (!AddHfTensors(import, config, &st, o.weights, matrix_type, &writer, &error) ||
+  if (!AddHfTensors(import, config, &st, o.weights, types, &writer, &error) ||
       !writer.WriteFile(o.out, &error)) {
     return ReportError(cmd, error);
   }
   std::printf("convert: %s (%s), %zu layer(s), %s -> %s (%zu tensors, matrices as %s%s)\n",
               import.family->architecture, ArchitectureName(config.arch), config.num_layers,
-              o.weights.c_str(), o.out.c_str(), tensors, WeightTypeName(matrix_type),
+              o.weights.c_str(), o.out.c_str(), tensors, DescribeRequest(types).c_str(),
               compiled ? ", tokenizer kept and compiled"
                        : files.texts.count("tokenizer.json") ? ", tokenizer kept" : "");
   return 0;
@@ -206,13 +208,15 @@ int ConvertHfFolder(const ConvertOptions& o, WeightType matrix_type) {
 int ConvertCommand(const ConvertOptions& o) {
   const char* cmd = "convert";
   std::string error;
-  // CLI11 has already checked --dtype; this only turns the name into the type.
-  WeightType matrix_type;
-  if (!ParseWeightType(o.dtype.c_str(), &matrix_type)) {
-    return ReportError(cmd, "--dtype " + o.dtype + " is not one of " + WeightTypeNames());
+  // Without --dtype nothing is asked for unnamed classes: a GGUF keeps its types, the other
+  // inputs store f32.
+  MatrixTypeRequest types;
+  if (o.dtype_given && !SetDtype(o.dtype, &types, &error)) return ReportError(cmd, error);
+  for (const std::string& arg : o.dtype_for) {
+    if (!AddDtypeFor(arg, &types, &error)) return ReportError(cmd, error);
   }
-  if (IsDirectory(o.weights)) return ConvertHfFolder(o, matrix_type);
-  if (IsGgufFile(o.weights)) return ConvertGgufFile(o, matrix_type);
+  if (IsDirectory(o.weights)) return ConvertHfFolder(o, types);
+  if (IsGgufFile(o.weights)) return ConvertGgufFile(o, types);
   if (o.config.empty()) {
     if (!LooksLikeSafetensors(o.weights)) {
       return ReportError(cmd, o.weights + " is neither a Hugging Face folder, a GGUF file (no "
@@ -236,13 +240,13 @@ int ConvertCommand(const ConvertOptions& o) {
   std::fprintf(stderr, "convert: reading %s\n", o.weights.c_str());
   if (RefuseTorchArchive(o.weights, &error)) return ReportError(cmd, error);
   if (!ReadSafetensorsFile(o.weights, &st, &error) ||
-      !AddCheckpointTensors(config, st, o.weights, matrix_type, &writer, &error) ||
+      !AddCheckpointTensors(config, st, o.weights, types, &writer, &error) ||
       !writer.WriteFile(o.out, &error)) {
     return ReportError(cmd, error);
   }
   std::printf("convert: %s, %zu layer(s), %s -> %s (%zu tensors, matrices as %s)\n",
               ArchitectureName(config.arch), config.num_layers, o.weights.c_str(), o.out.c_str(),
-              st.tensors.size(), WeightTypeName(matrix_type));
+              st.tensors.size(), DescribeRequest(types).c_str());
   return 0;
 }
 
@@ -274,9 +278,24 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
                        "Storage of weight matrices and embeddings (q8: int8, one f16 scale per "
                        "32 weights of a row; q4_0: GGUF's Q4_0, 4 bits and one f16 scale per 32 "
                        "weights; q4_K, q6_K: GGUF's k-quant super-blocks of 256 weights, rows "
-                       "a multiple of 256; runtime/FORMAT.md). Norms, biases and position "
-                       "embeddings stay f32. A GGUF file's matrices keep their types (Q8_0 as q8; "
-                       "Q4_0, Q4_K and Q6_K as they are) unless --dtype is given");
+                       "a multiple of 256; runtime/FORMAT.md), for every class --dtype-for "
+                       "does not name. q4_K_M is llama.cpp's mix: q6_K for the output layer "
+                       "(the token embedding when tied) and for attn_v and ffn_down in about "
+                       "half the layers (the first and last eighth, every third between), "
+                       "q4_K for the rest. Norms, biases and position embeddings stay f32. A "
+                       "GGUF file's matrices keep their types (Q8_0 as q8; Q4_0, Q4_K and Q6_K "
+                       "as they are) unless --dtype or --dtype-for asks for one",
+                       {kQ4_K_MPreset});
+  cmd->add_option("--dtype-for", o->dtype_for,
+                  "CLASS=TYPE: store one class of weight matrices as TYPE, over --dtype; "
+                  "repeatable, each class once. Classes: embed (token embedding, ViT patch "
+                  "projection), output (output layer or classifier head; a tied model's "
+                  "embedding is both), attn (q, k, v, o, in_proj), attn_v (v alone), ffn "
+                  "(gate, up, down), ffn_down (down alone); the narrower class wins. "
+                  "Example: --dtype q4_K --dtype-for output=q6_K --dtype-for attn_v=q6_K")
+      ->type_name("CLASS=TYPE")
+      ->take_all()
+      ->allow_extra_args(false);
   cmd->callback([o, exit_code, cmd] {
     o->dtype_given = cmd->count("--dtype") > 0;
     *exit_code = ConvertCommand(*o);

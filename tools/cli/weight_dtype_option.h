@@ -5,16 +5,16 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "attnrt/kernels/weight_type.h"
+#include "convert/tensor_encoding.h"  // WeightTypeNames
 
 namespace attnrt::cli {
 
-// "f32, f16, bf16, q8": every weight type's name, in the list's order.
-std::string WeightTypeNames();
-
-// Adds --dtype to `cmd`, validated to a weight type's name; `help` starts its help text,
-// the choices end it.
-void AddWeightDtypeOption(CLI::App* cmd, std::string* value, const std::string& help);
+// Adds --dtype to `cmd`, validated to a weight type's name or one of `presets` (convert's
+// q4_K_M mix); `help` starts its help text, the choices end it.
+void AddWeightDtypeOption(CLI::App* cmd, std::string* value, const std::string& help,
+                          const std::vector<std::string>& presets = {});
 
 }  // namespace attnrt::cli

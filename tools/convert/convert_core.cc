@@ -46,9 +46,21 @@ bool PrepareConversion(const JsonConfig& json, const std::string& config_source,
 }
 
 bool AddCheckpointTensors(const ModelConfig& config, const SafetensorsFile& st,
-                          const std::string& source, WeightType matrix_type,
+                          const std::string& source, const MatrixTypeRequest& types,
                           WeightFileWriter* writer, std::string* error) {
   const size_t n = ModelTensorCount(config);
+  bool output_tied = false;  // llama's optional output.weight left out
+  for (size_t i = 0; i < n; ++i) {
+    TensorSpec spec;
+    if (ModelTensorAt(config, i, &spec) && spec.optional && spec.role == MatrixRole::kOutput) {
+      output_tied = st.Find(spec.name) == nullptr;
+    }
+  }
+  std::vector<TensorStorage> storage;
+  if (!ChooseTensorStorage(types, config, output_tied, &storage, error)) {
+    *error = source + ": " + *error;
+    return false;
+  }
   std::vector<std::string> names;
   for (size_t i = 0; i < n; ++i) {
     TensorSpec spec;
@@ -70,7 +82,8 @@ bool AddCheckpointTensors(const ModelConfig& config, const SafetensorsFile& st,
                " but the config implies " + npy::ShapeString(want);
       return false;
     }
-    const WeightType type = spec.matrix ? matrix_type : WeightType::kF32;
+    // `keep`: the checkpoint's values as read, f32.
+    const WeightType type = storage[i].keep ? WeightType::kF32 : storage[i].type;
     if (!writer->AddTensor(t->name, t->shape, t->values.data(), type, error)) return false;
   }
   for (const SafetensorsTensor& t : st.tensors) {

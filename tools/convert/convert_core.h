@@ -13,6 +13,7 @@
 
 #include "attnrt/kernels/weight_type.h"
 #include "attnrt/models/model_config.h"
+#include "convert/matrix_types.h"
 #include "convert/weight_file_writer.h"
 #include "host/json_config.h"
 #include "host/safetensors.h"
@@ -28,10 +29,10 @@ bool PrepareConversion(const JsonConfig& json, const std::string& config_source,
 
 // Adds the checkpoint's tensors to *writer: each tensor the architecture expects must be
 // there (unless optional) with the shape the config implies, and nothing else may be.
-// Weight matrices and embeddings are stored as `matrix_type`; every other tensor stays f32.
-// `source` (the checkpoint's path) prefixes errors.
+// Weight matrices and embeddings are stored as `types` asks (f32 where it asks nothing);
+// every other tensor stays f32. `source` (the checkpoint's path) prefixes errors.
 bool AddCheckpointTensors(const ModelConfig& config, const SafetensorsFile& st,
-                          const std::string& source, WeightType matrix_type,
+                          const std::string& source, const MatrixTypeRequest& types,
                           WeightFileWriter* writer, std::string* error);
 
 }  // namespace attnrt

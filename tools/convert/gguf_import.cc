@@ -789,18 +789,17 @@ double RelativeRms(WeightType type, const std::vector<uint8_t>& bytes, size_t ro
   return std::sqrt(err / ref);
 }
 
-bool AddOne(const Source& s, const TensorSpec& spec, const WeightType* dtype,
+bool AddOne(const Source& s, const TensorSpec& spec, const TensorStorage& storage,
             const std::string& where, WeightFileWriter* writer, std::vector<GgufTensorNote>* notes,
             std::string* error) {
   const GgmlTypeInfo* info = FindGgmlType(s.type);
   const std::string named = where + ": tensor '" + s.origin + "' (" + info->name + ")";
   WeightType kept = WeightType::kF32;
   const bool keepable = KeptType(s.type, &kept);
-  if (spec.matrix && !keepable && dtype == nullptr) {
-    std::string names;
-    for (const WeightTypeInfo& t : kWeightTypes) names += (names.empty() ? "" : ", ") + std::string(t.name);
-    return Fail(error, named + " is a type attnrt does not run: give --dtype (" + names +
-                           ") to re-encode it, with the loss reported per tensor");
+  if (spec.matrix && !keepable && storage.keep) {
+    return Fail(error, named + " is a type attnrt does not run: give --dtype (" +
+                           WeightTypeNames() + ") or --dtype-for CLASS=TYPE to re-encode it, "
+                           "with the loss reported per tensor");
   }
   if (!CanDequantizeGgml(s.type)) {
     return Fail(error, named + ": attnrt cannot read this type (it reads F32, F16, BF16, Q4_0, "
@@ -810,7 +809,7 @@ bool AddOne(const Source& s, const TensorSpec& spec, const WeightType* dtype,
   const size_t rows = s.shape.empty() ? 1 : s.shape[0];
   const size_t cols = rows == 0 ? 0 : n / rows;
   std::vector<uint8_t> bytes;
-  if (spec.matrix && keepable && (dtype == nullptr || *dtype == kept)) {
+  if (spec.matrix && keepable && (storage.keep || storage.type == kept)) {
     if (!KeptBytes(s, kept, rows, cols, named, &bytes, error)) return false;
     GgufTensorNote note{spec.name, s.origin, info->name, kept, false, 0.0};
     notes->push_back(note);
@@ -820,22 +819,46 @@ bool AddOne(const Source& s, const TensorSpec& spec, const WeightType* dtype,
   DequantizeGgml(s.type, s.data, n, values.data());
   if (!spec.matrix) return writer->AddTensor(spec.name, s.shape, values.data(), WeightType::kF32, error);
   std::string encode_error;
-  if (!EncodeMatrix(*dtype, rows, cols, values.data(), &bytes, &encode_error)) {
-    return Fail(error, named + " as " + WeightTypeName(*dtype) + ": " + encode_error);
+  if (!EncodeMatrix(storage.type, rows, cols, values.data(), &bytes, &encode_error)) {
+    return Fail(error, named + " as " + WeightTypeName(storage.type) + ": " + encode_error);
   }
-  GgufTensorNote note{spec.name, s.origin, info->name, *dtype, true,
-                      RelativeRms(*dtype, bytes, rows, cols, values)};
+  GgufTensorNote note{spec.name, s.origin, info->name, storage.type, true,
+                      RelativeRms(storage.type, bytes, rows, cols, values)};
   notes->push_back(note);
-  return writer->AddTensorEncoded(spec.name, s.shape, *dtype, bytes.data(), bytes.size(), error);
+  return writer->AddTensorEncoded(spec.name, s.shape, storage.type, bytes.data(), bytes.size(),
+                                  error);
+}
+
+// True when the file has no output matrix of its own (llama.cpp then reads token_embd).
+bool OutputTied(const ModelConfig& config, const std::map<std::string, std::string>& names,
+                const std::vector<Source>& sources) {
+  const size_t n = ModelTensorCount(config);
+  for (size_t i = 0; i < n; ++i) {
+    TensorSpec spec;
+    if (!ModelTensorAt(config, i, &spec) || !spec.optional || spec.role != MatrixRole::kOutput) {
+      continue;
+    }
+    const auto name = names.find(spec.name);
+    if (name == names.end()) return false;  // AddImpl names the missing mapping
+    for (const Source& s : sources) {
+      if (s.name == name->second) return false;
+    }
+    return true;
+  }
+  return false;
 }
 
 bool AddImpl(const GgufImport& import, const ModelConfig& config, const GgufFile& gguf,
-             const std::string& source, const WeightType* dtype, WeightFileWriter* writer,
-             std::vector<GgufTensorNote>* notes, std::string* error) {
+             const std::string& source, const MatrixTypeRequest& types,
+             WeightFileWriter* writer, std::vector<GgufTensorNote>* notes, std::string* error) {
   const GgufFamily& family = *import.family;
   std::vector<Source> sources;
   if (!CollectSources(family, config, gguf, source, &sources, error)) return false;
   const std::map<std::string, std::string> names = NameMap(family, config);
+  std::vector<TensorStorage> storage;
+  if (!ChooseTensorStorage(types, config, OutputTied(config, names, sources), &storage, error)) {
+    return Fail(error, source + ": " + *error);
+  }
   const size_t n = ModelTensorCount(config);
   for (size_t i = 0; i < n; ++i) {
     TensorSpec spec;
@@ -860,7 +883,7 @@ bool AddImpl(const GgufImport& import, const ModelConfig& config, const GgufFile
                              npy::ShapeString(want));
     }
     s->used = true;
-    if (!AddOne(*s, spec, dtype, source, writer, notes, error)) return false;
+    if (!AddOne(*s, spec, storage[i], source, writer, notes, error)) return false;
   }
   for (const Source& s : sources) {
     if (!s.used) {
@@ -884,10 +907,11 @@ bool PrepareGgufConversion(const GgufFile& gguf, const std::string& source,
 }
 
 bool AddGgufTensors(const GgufImport& import, const ModelConfig& config, const GgufFile& gguf,
-                    const std::string& source, const WeightType* dtype, WeightFileWriter* writer,
-                    std::vector<GgufTensorNote>* notes, std::string* error) {
+                    const std::string& source, const MatrixTypeRequest& types,
+                    WeightFileWriter* writer, std::vector<GgufTensorNote>* notes,
+                    std::string* error) {
   try {
-    return AddImpl(import, config, gguf, source, dtype, writer, notes, error);
+    return AddImpl(import, config, gguf, source, types, writer, notes, error);
   } catch (const std::bad_alloc&) {
     return Fail(error, source + ": out of memory while converting the GGUF tensors");
   }

@@ -18,6 +18,7 @@
 #include "attnrt/models/model_config.h"
 #include "convert/gguf_families.h"
 #include "convert/gguf_file.h"
+#include "convert/matrix_types.h"
 #include "convert/weight_file_writer.h"
 
 namespace attnrt {
@@ -51,12 +52,14 @@ struct GgufTensorNote {
 };
 
 // Adds every tensor the record expects, shape-checked. Norms, biases and position
-// embeddings become f32 (exactly: any source type's values fit). Weight matrices keep
-// their type when attnrt runs it (F32, F16, BF16; Q8_0 as q8, the same int8 values and
-// f16 scales) unless `dtype` is given; any other type is refused by name without `dtype`,
-// and with it is decoded exactly and re-encoded as *dtype, the loss in *notes.
+// embeddings become f32 (exactly: any source type's values fit). A weight matrix for which
+// `types` asks nothing (no --dtype, its class not named) keeps its type when attnrt runs it
+// (F32, F16, BF16; Q8_0 as q8, the same int8 values and f16 scales; Q4_0, Q4_K, Q6_K) and is
+// refused by name otherwise; one for which it asks a type is kept when already of that type,
+// else decoded exactly and re-encoded, the loss in *notes.
 bool AddGgufTensors(const GgufImport& import, const ModelConfig& config, const GgufFile& gguf,
-                    const std::string& source, const WeightType* dtype, WeightFileWriter* writer,
-                    std::vector<GgufTensorNote>* notes, std::string* error);
+                    const std::string& source, const MatrixTypeRequest& types,
+                    WeightFileWriter* writer, std::vector<GgufTensorNote>* notes,
+                    std::string* error);
 
 }  // namespace attnrt

@@ -148,8 +148,12 @@ bool PrepareHfConversion(const HfFolderFiles& files, WeightFileWriter* writer,
 }
 
 bool AddHfTensors(const HfImport& import, const ModelConfig& config, SafetensorsFile* st,
-                  const std::string& source, WeightType matrix_type, WeightFileWriter* writer,
-                  std::string* error) {
+                  const std::string& source, const MatrixTypeRequest& types,
+                  WeightFileWriter* writer, std::string* error) {
+  std::vector<TensorStorage> storage;
+  if (!ChooseTensorStorage(types, config, import.tied, &storage, error)) {
+    return Fail(error, source + ": " + *error);
+  }
   std::string step_error;
   if (import.family->reshape_tensors != nullptr &&
       !import.family->reshape_tensors(config, st, &step_error)) {
@@ -187,7 +191,8 @@ bool AddHfTensors(const HfImport& import, const ModelConfig& config, Safetensors
                              npy::ShapeString(want));
     }
     used[at] = true;
-    const WeightType type = spec.matrix ? matrix_type : WeightType::kF32;
+    // `keep`: the checkpoint's values as read, f32.
+    const WeightType type = storage[i].keep ? WeightType::kF32 : storage[i].type;
     if (!writer->AddTensor(spec.name, t.shape, t.values.data(), type, error)) return false;
     std::vector<float>().swap(t.values);  // written: free it as we go
   }

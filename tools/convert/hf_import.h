@@ -15,6 +15,7 @@
 #include "attnrt/kernels/weight_type.h"
 #include "attnrt/models/model_config.h"
 #include "convert/hf_families.h"
+#include "convert/matrix_types.h"
 #include "convert/weight_file_writer.h"
 #include "host/safetensors.h"
 
@@ -47,9 +48,10 @@ bool PrepareHfConversion(const HfFolderFiles& files, WeightFileWriter* writer,
 
 // Adds the checkpoint's tensors: the family's reshaping (fused projections, Conv1D,
 // Gemma's 1 + w), then each tensor the record expects under its Hugging Face name,
-// shape-checked; tied embeddings follow tie_word_embeddings. Consumes *st.
+// shape-checked; tied embeddings follow tie_word_embeddings. Matrices are stored as `types`
+// asks (f32 where it asks nothing), every other tensor as f32. Consumes *st.
 bool AddHfTensors(const HfImport& import, const ModelConfig& config, SafetensorsFile* st,
-                  const std::string& source, WeightType matrix_type, WeightFileWriter* writer,
-                  std::string* error);
+                  const std::string& source, const MatrixTypeRequest& types,
+                  WeightFileWriter* writer, std::string* error);
 
 }  // namespace attnrt

@@ -71,6 +71,14 @@ bool EncodeSuperBlocks(WeightType type, size_t rows, size_t cols, const float* d
 
 }  // namespace
 
+std::string WeightTypeNames() {
+  std::string names;
+  for (const WeightTypeInfo& t : kWeightTypes) {
+    names += (names.empty() ? "" : ", ") + std::string(t.name);
+  }
+  return names;
+}
+
 bool EncodeMatrix(WeightType type, size_t rows, size_t cols, const float* data,
                   std::vector<uint8_t>* out, std::string* error) {
   size_t bytes;

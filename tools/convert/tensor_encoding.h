@@ -18,6 +18,9 @@
 
 namespace attnrt {
 
+// "f32, f16, bf16, q8, ...": every weight type's name, in the list's order, for messages.
+std::string WeightTypeNames();
+
 // Encodes a rows x cols matrix (C order). On failure *error names the first bad value by its
 // row and column. `out` is resized to exactly MatrixBytes(type, rows, cols).
 bool EncodeMatrix(WeightType type, size_t rows, size_t cols, const float* data,

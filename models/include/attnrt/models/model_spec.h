@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "attnrt/models/model_config.h"
 #include "attnrt/runtime/tensor_shape.h"
@@ -12,6 +13,19 @@ namespace attnrt {
 
 // Longest state_dict name a record can produce (pattern + layer index).
 constexpr size_t kMaxTensorName = 96;
+
+// What a weight matrix does, so a converter can store each kind in its own type
+// (`attnrt convert --dtype-for`). Value projections and the MLP's down projection are apart
+// from the rest of attention and MLP because llama.cpp's mixes (Q4_K_M) give them more bits.
+enum class MatrixRole : uint8_t {
+  kNone,            // not a matrix: an f32 vector (norm, bias, class token, position table)
+  kEmbedding,       // token embedding table, ViT patch projection
+  kOutput,          // language-model output layer, classifier head
+  kAttention,       // q, k, o projections and the stacked in_proj (q, k, v in one matrix)
+  kAttentionValue,  // a separate v projection
+  kMlp,             // MLP input projections (gate, up; linear1)
+  kMlpDown,         // MLP output projection (down; linear2)
+};
 
 struct TensorSpec {
   char name[kMaxTensorName];
@@ -22,6 +36,8 @@ struct TensorSpec {
   // A weight matrix or embedding table: the models read it in any stored type (f32, f16,
   // bf16, q8). Every other tensor (norms, biases, class token, position embedding) is f32.
   bool matrix = false;
+  MatrixRole role = MatrixRole::kNone;  // kNone exactly when !matrix
+  size_t layer = 0;                     // per-layer tensors' layer index; 0 for the others
   // Its name in the family's Hugging Face checkpoints (importers read it there);
   // empty where the family has none.
   char hf_name[kMaxTensorName];
