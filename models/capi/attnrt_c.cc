@@ -37,6 +37,9 @@ static_assert(ATTNRT_ARENA_ALIGNMENT == kArenaAlignment, "arena alignment");
 static_assert(static_cast<int>(MaskKind::kBool) == ATTNRT_MASK_BOOL &&
                   static_cast<int>(MaskKind::kAdditive) == ATTNRT_MASK_ADDITIVE,
               "mask kinds");
+static_assert(static_cast<int>(LinearActivations::kAuto) == ATTNRT_ACTIVATIONS_AUTO &&
+                  static_cast<int>(LinearActivations::kF32) == ATTNRT_ACTIVATIONS_F32,
+              "activations");
 static_assert(static_cast<int>(CausalKind::kUpperLeft) == ATTNRT_CAUSAL_UPPER_LEFT &&
                   static_cast<int>(CausalKind::kLowerRight) == ATTNRT_CAUSAL_LOWER_RIGHT,
               "causal kinds");
@@ -104,6 +107,8 @@ struct ModelImpl : LastMessage {
   uint32_t generation = 0;
   CExecutor executor;
   KvType kv_type = KvType::kF32;  // language models' cache (attnrt_model_set_kv_type)
+  // Integer weights' Linear inputs (attnrt_model_set_activations), for plans, runs, sessions.
+  LinearActivations activations = LinearActivations::kAuto;
   WeightFile file;
   Model model;
 };
@@ -166,6 +171,7 @@ LmShape ShapeFor(const ModelImpl& model, size_t max_seq) {
   shape.batch = 1;
   shape.max_seq = max_seq;
   shape.kv_type = model.kv_type;
+  shape.linear_activations = model.activations;
   return shape;
 }
 
@@ -306,7 +312,8 @@ attnrt_status attnrt_model_plan(const attnrt_model* cm, size_t batch, size_t seq
     return impl->Fail(Status::Error(StatusCode::kInvalidArgument, "arena_bytes is NULL"));
   }
   ModelPlan plan;
-  const Status s = PlanModel(impl->model, batch, seq, impl->executor.workers(), &plan);
+  const Status s = PlanModel(impl->model, batch, seq, impl->executor.workers(), &plan,
+                             /*with_weights=*/false, /*kernel=*/nullptr, impl->activations);
   if (!s.ok()) return impl->Fail(s);
   *arena_bytes = plan.arena_bytes;
   return ATTNRT_OK;
@@ -325,6 +332,7 @@ attnrt_status attnrt_model_run(attnrt_model* m, const float* x, size_t batch, si
   input.x = x;
   input.batch = batch;
   input.seq = seq;
+  input.linear_activations = impl->activations;
   Arena a(arena, arena_bytes);
   const Status s = RunModel(impl->model, input, y, &a, &impl->executor);
   return s.ok() ? ATTNRT_OK : impl->Fail(s);
@@ -347,6 +355,23 @@ attnrt_status attnrt_model_set_kv_type(attnrt_model* m, attnrt_kv_type kv_type) 
                                     code));
   }
   impl->kv_type = type;
+  return ATTNRT_OK;
+}
+
+attnrt_status attnrt_model_set_activations(attnrt_model* m, attnrt_activations activations) {
+  ModelImpl* impl = OpenImpl(m);
+  if (impl == nullptr) return Impl(m) ? Impl(m)->Fail(NotOpen()) : ATTNRT_INVALID_ARGUMENT;
+  // Read as the integer underneath: a C caller may pass any value, and one past the C++
+  // enum's 8 bits must not wrap into a valid code.
+  const long code = RawEnum(activations);
+  if (code < 0 || code > UINT8_MAX ||
+      !CheckLinearActivations(static_cast<LinearActivations>(code)).ok()) {
+    return impl->Fail(Status::Error(StatusCode::kInvalidArgument,
+                                    "activations %z is neither ATTNRT_ACTIVATIONS_AUTO (0) "
+                                    "nor ATTNRT_ACTIVATIONS_F32 (1)",
+                                    code));
+  }
+  impl->activations = static_cast<LinearActivations>(code);
   return ATTNRT_OK;
 }
 

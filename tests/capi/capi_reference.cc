@@ -49,12 +49,15 @@ int Load(const void* data, size_t bytes, Loaded* out) {
 }  // namespace
 
 extern "C" int ref_model_run(const void* file, size_t file_bytes, const float* x, size_t batch,
-                             size_t seq, size_t workers, float* y) {
+                             size_t seq, size_t workers, int activations, float* y,
+                             size_t* arena_bytes) {
   static Loaded loaded;
   if (Load(file, file_bytes, &loaded) != 0) return 1;
   ModelPlan plan;
-  Status s = PlanModel(loaded.model, batch, seq, workers, &plan);
+  const LinearActivations linear = static_cast<LinearActivations>(activations);
+  Status s = PlanModel(loaded.model, batch, seq, workers, &plan, false, nullptr, linear);
   if (!s.ok()) return Fail("plan", s);
+  if (arena_bytes != nullptr) *arena_bytes = plan.arena_bytes;
   std::vector<unsigned char> buffer(plan.arena_bytes + kArenaAlignment);
   void* base = buffer.data() + (kArenaAlignment - reinterpret_cast<uintptr_t>(buffer.data()) % kArenaAlignment);
   Arena arena(base, plan.arena_bytes);
@@ -62,22 +65,25 @@ extern "C" int ref_model_run(const void* file, size_t file_bytes, const float* x
   input.x = x;
   input.batch = batch;
   input.seq = seq;
+  input.linear_activations = linear;
   SplitExecutor executor(workers);
   s = RunModel(loaded.model, input, y, &arena, &executor);
   return s.ok() ? 0 : Fail("run", s);
 }
 
 extern "C" int ref_lm_greedy(const void* file, size_t file_bytes, size_t max_seq, int kv_type,
-                             const int32_t* prompt, size_t prompt_len, size_t steps,
-                             int32_t* tokens, float* logits) {
+                             int activations, const int32_t* prompt, size_t prompt_len,
+                             size_t steps, int32_t* tokens, float* logits, size_t* arena_bytes) {
   static Loaded loaded;
   if (Load(file, file_bytes, &loaded) != 0) return 1;
   LmShape shape;
   shape.max_seq = max_seq;
   shape.kv_type = static_cast<KvType>(kv_type);
+  shape.linear_activations = static_cast<LinearActivations>(activations);
   LmPlan plan;
   Status s = PlanLm(loaded.model, shape, 1, &plan);
   if (!s.ok()) return Fail("plan lm", s);
+  if (arena_bytes != nullptr) *arena_bytes = plan.arena_bytes;
   std::vector<unsigned char> buffer(plan.arena_bytes + kArenaAlignment);
   void* base = buffer.data() + (kArenaAlignment - reinterpret_cast<uintptr_t>(buffer.data()) % kArenaAlignment);
   Arena arena(base, plan.arena_bytes);

@@ -30,6 +30,9 @@ int main(void) {
   EXPECT(DEMO_MODEL_PLAN_THREADS == 1);
   EXPECT(attnrt_model_open(&m, demo_model_data, DEMO_MODEL_SIZE) == ATTNRT_OK);
   EXPECT(attnrt_model_input_dim(&m) == 64);
+  /* The setting the header records (auto: embedded without --activations), set before planning. */
+  EXPECT(DEMO_MODEL_ACTIVATIONS == ATTNRT_ACTIVATIONS_AUTO);
+  EXPECT(attnrt_model_set_activations(&m, (attnrt_activations)DEMO_MODEL_ACTIVATIONS) == ATTNRT_OK);
   EXPECT(attnrt_model_plan(&m, DEMO_MODEL_PLAN_BATCH, DEMO_MODEL_PLAN_SEQ, &plan) == ATTNRT_OK);
 #ifdef ATTNRT_EMBED_PLAN_FROM_ANOTHER_CPU
   /* A cross build planned under the emulator's default CPU; the test may run on a CPU

@@ -223,7 +223,7 @@ def check_language_model_options(attnrt, model, x_path, work):
 
 
 def check_activations_option(attnrt, model, x_path, work):
-    """--activations: refusals by name, embed's auto-only rule, the kernel bench lm names."""
+    """--activations: refusals by name, embed's record of it, the kernel bench lm names."""
     out = os.path.join(work, "act.npy")
     c_out = os.path.join(work, "act.c")
     for args in (["run", model, "--input", x_path, "--out", out],
@@ -239,19 +239,25 @@ def check_activations_option(attnrt, model, x_path, work):
               f"exit {proc.returncode}, {proc.stderr.strip()[-300:]!r}")
     check(not os.path.exists(out) and not os.path.exists(c_out), "a refused command writes nothing")
 
-    # Firmware runs auto: embed has nowhere to record f32, nor may it take an f32 plan.
-    proc = run(attnrt, "embed", model, "-o", c_out, "--activations", "f32", ok=False)
-    check(proc.returncode > 0 and "--activations f32" in proc.stderr and "auto" in proc.stderr
-          and not os.path.exists(c_out),
-          f"embed --activations f32 is refused by name: {proc.returncode}, {proc.stderr.strip()!r}")
+    # embed records the setting for attnrt_model_set_activations; a plan made with the other
+    # setting counted another kernel's scratch and is refused, naming both.
     plan, _ = json_only(attnrt, "plan", model, "--seq", "8", "--json", "--activations", "f32")
     check(plan is not None and plan.get("activations") == "f32", f"plan --json activations: {plan}")
     f32_plan = os.path.join(work, "f32_plan.json")
     with open(f32_plan, "w") as f:
         json.dump(plan, f)
     proc = run(attnrt, "embed", model, "-o", c_out, "--plan-from", f32_plan, ok=False)
-    check(proc.returncode > 0 and "activations" in proc.stderr and not os.path.exists(c_out),
-          f"embed --plan-from an f32-activations plan is refused: {proc.stderr.strip()!r}")
+    check(proc.returncode > 0 and '--activations "f32"' in proc.stderr
+          and "--activations auto" in proc.stderr and not os.path.exists(c_out),
+          f"embed (auto) --plan-from an f32-activations plan is refused: {proc.stderr.strip()!r}")
+    run(attnrt, "embed", model, "-o", c_out, "--plan-from", f32_plan, "--activations", "f32")
+    with open(c_out[:-2] + ".h") as f:
+        header = f.read()
+    check("#define ATTNRT_MODEL_ACTIVATIONS 1\n" in header and
+          f"#define ATTNRT_MODEL_ARENA_BYTES {plan['arena_bytes']}u\n" in header,
+          f"embed --activations f32 records ATTNRT_ACTIVATIONS_F32 and the f32 plan: {header!r}")
+    os.remove(c_out)
+    os.remove(c_out[:-2] + ".h")
     auto_plan, _ = json_only(attnrt, "plan", model, "--seq", "8", "--json")
     check(auto_plan is not None and auto_plan.get("activations") == "auto",
           f"plan --json says activations auto by default: {auto_plan}")

@@ -2,7 +2,8 @@
 // multiply. auto rounds each input row to 8-bit blocks for the integer kernel (hwy-int8);
 // f32 widens the weights and keeps the activations f32, the exact path of before issue 32
 // (slower). One option definition for every command that runs or plans a model with Linear
-// layers (run, generate, chat, bench lm, plan; embed takes only auto).
+// layers (run, generate, chat, bench lm, plan, and embed, which records it in the firmware
+// header for the C API's attnrt_model_set_activations).
 #pragma once
 
 #include <CLI/CLI.hpp>

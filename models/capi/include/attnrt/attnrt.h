@@ -94,6 +94,27 @@ const char* attnrt_model_message(const attnrt_model* m);
  * The executor (copied) and whatever its self points to must outlive those calls. */
 attnrt_status attnrt_model_set_executor(attnrt_model* m, const attnrt_executor* executor);
 
+/* What the Linear layers' integer weights (q8, q4_0) multiply; the CLI's
+ * `--activations auto|f32`. AUTO rounds each Linear input to 8-bit blocks for the
+ * integer kernel (faster; within the integer path's rounding of the exact result);
+ * F32 widens the weights and keeps the activations f32, exact in the stored
+ * weights (slower). Other weight types always run on f32 activations, so the
+ * setting changes nothing for them. */
+typedef enum attnrt_activations {
+  ATTNRT_ACTIVATIONS_AUTO = 0,
+  ATTNRT_ACTIVATIONS_F32 = 1
+} attnrt_activations;
+
+/* The activations of later plans, runs and sessions of m (default
+ * ATTNRT_ACTIVATIONS_AUTO). The kernels' scratch differs between the two, and a plan
+ * is made for the setting in force when planning (nothing is planned at open), so
+ * set it first, as the executor and the KV-cache type: attnrt_model_run refuses an
+ * arena planned for the other setting that is too small (ATTNRT_ARENA_TOO_SMALL),
+ * and a session keeps the setting it started with (set it again, then plan and
+ * start a new session to change it). Another value is ATTNRT_INVALID_ARGUMENT
+ * with nothing changed. */
+attnrt_status attnrt_model_set_activations(attnrt_model* m, attnrt_activations activations);
+
 /* Width of one input row (model dim; channels*image*image for vit) and of one
  * output row (model dim, or classes for vit); 0 when m is not open. */
 size_t attnrt_model_input_dim(const attnrt_model* m);
