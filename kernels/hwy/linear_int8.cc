@@ -57,6 +57,7 @@
 #include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
 #include "kernels/hwy/int8_panels-inl.h"
+#include "kernels/hwy/integer_sum-inl.h"
 #include "kernels/hwy/linear_int8.h"
 #include "kernels/hwy/prefetch.h"
 #if ATTNRT_HELIUM
@@ -170,7 +171,7 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
       hn::StoreU(unsigned_values ? hn::Xor(bytes, hn::Set(d8, int8_t{-128})) : bytes, d8, qb + j);
       sum = hn::Add(sum, rounded);
     }
-    if (offsets != nullptr) offsets[b] = -8 * hn::GetLane(hn::SumOfLanes(di, sum));
+    if (offsets != nullptr) offsets[b] = static_cast<int32_t>(-8 * SumOfLanesExact(di, sum));
   }
 }
 #endif  // ATTNRT_I8_MVE
