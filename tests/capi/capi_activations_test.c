@@ -20,28 +20,9 @@
 #include <string.h>
 
 #include "attnrt/attnrt.h"
+#include "c_checks.h"
 #include "capi_reference.h"
 
-static int g_failures = 0;
-static int g_checks = 0;
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    ++g_checks;                                                                \
-    if (!(cond)) {                                                             \
-      ++g_failures;                                                            \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
-  } while (0)
-#define CHECK_STATUS(call, want)                                                     \
-  do {                                                                               \
-    attnrt_status got_ = (call);                                                     \
-    ++g_checks;                                                                      \
-    if (got_ != (want)) {                                                            \
-      ++g_failures;                                                                  \
-      fprintf(stderr, "%s:%d: %s returned %s, want %s\n", __FILE__, __LINE__, #call, \
-              attnrt_status_name(got_), attnrt_status_name(want));                   \
-    }                                                                                \
-  } while (0)
 
 /* q8's tolerance against f32 weights (tests/python/attnrt_cli.py DTYPE_TOLERANCE), of
  * max(1, max |exact|): the integer path rounds activations to 8-bit blocks as q8 rounds

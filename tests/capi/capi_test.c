@@ -12,6 +12,7 @@
 
 #include "attnrt/attnrt.h"
 #include "attnrt/thread_pool.h"
+#include "c_checks.h"
 #include "capi_reference.h"
 
 /* ---- heap counting ---- */
@@ -33,28 +34,7 @@ void* __wrap_realloc(void* p, size_t n) {
   return __real_realloc(p, n);
 }
 
-/* ---- checks ---- */
-static int g_failures = 0;
-static int g_checks = 0;
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    ++g_checks;                                                            \
-    if (!(cond)) {                                                         \
-      ++g_failures;                                                        \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                      \
-  } while (0)
-#define CHECK_STATUS(call, want)                                                     \
-  do {                                                                               \
-    attnrt_status got_ = (call);                                                     \
-    ++g_checks;                                                                      \
-    if (got_ != (want)) {                                                            \
-      ++g_failures;                                                                  \
-      fprintf(stderr, "%s:%d: %s returned %s, want %s\n", __FILE__, __LINE__, #call, \
-              attnrt_status_name(got_), attnrt_status_name(want));                   \
-    }                                                                                \
-  } while (0)
-
+/* ---- checks (c_checks.h) ---- */
 static int contains(const char* text, const char* part) { return strstr(text, part) != NULL; }
 
 /* ---- buffers: everything is allocated before counting starts ---- */
