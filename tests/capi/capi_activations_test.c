@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "attnrt/attnrt.h"
-#include "c_checks.h"
+#include "c_test_support.h"
 #include "capi_reference.h"
 
 
@@ -35,27 +35,6 @@ static void* g_encoder;
 static size_t g_encoder_bytes;
 static void* g_lm;
 static size_t g_lm_bytes;
-
-static void* aligned(size_t bytes) {
-  void* p = NULL;
-  if (posix_memalign(&p, 64, bytes) != 0) return NULL;
-  return p;
-}
-
-static void* read_file(const char* path, size_t* bytes) {
-  FILE* f = fopen(path, "rb");
-  void* data;
-  long size;
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  data = aligned((size_t)size);
-  if (data != NULL && fread(data, 1, (size_t)size, f) != (size_t)size) data = NULL;
-  fclose(f);
-  *bytes = (size_t)size;
-  return data;
-}
 
 static int contains(const char* text, const char* part) { return strstr(text, part) != NULL; }
 

@@ -12,7 +12,7 @@
 
 #include "attnrt/attnrt.h"
 #include "attnrt/thread_pool.h"
-#include "c_checks.h"
+#include "c_test_support.h"
 #include "capi_reference.h"
 
 /* ---- heap counting ---- */
@@ -34,7 +34,7 @@ void* __wrap_realloc(void* p, size_t n) {
   return __real_realloc(p, n);
 }
 
-/* ---- checks (c_checks.h) ---- */
+/* ---- checks (c_test_support.h) ---- */
 static int contains(const char* text, const char* part) { return strstr(text, part) != NULL; }
 
 /* ---- buffers: everything is allocated before counting starts ---- */
@@ -45,27 +45,6 @@ static size_t g_encoder_bytes;
 static void* g_lm;
 static size_t g_lm_bytes;
 static void* g_scratch;    /* a copy of a file to damage */
-
-static void* aligned(size_t bytes) {
-  void* p = NULL;
-  if (posix_memalign(&p, 64, bytes) != 0) return NULL;
-  return p;
-}
-
-static void* read_file(const char* path, size_t* bytes) {
-  FILE* f = fopen(path, "rb");
-  void* data;
-  long size;
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  data = aligned((size_t)size);
-  if (data != NULL && fread(data, 1, (size_t)size, f) != (size_t)size) data = NULL;
-  fclose(f);
-  *bytes = (size_t)size;
-  return data;
-}
 
 /* ---- a deterministic executor: 3 workers, ranges run in order ---- */
 static size_t split_workers(void* self) { return *(const size_t*)self; }

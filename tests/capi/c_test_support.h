@@ -1,10 +1,13 @@
-/* The C API tests' checks: CHECK(cond) and CHECK_STATUS(call, want) count every check and
- * print each failure with its line; main returns g_failures == 0. One copy per test program
- * (static counters), included by capi_test.c and capi_activations_test.c. */
-#ifndef ATTNRT_TESTS_CAPI_C_CHECKS_H_
-#define ATTNRT_TESTS_CAPI_C_CHECKS_H_
+/* What capi_test.c and capi_activations_test.c share: CHECK(cond) and CHECK_STATUS(call,
+ * want), which count every check and print each failure with its line (main returns
+ * g_failures == 0), and a whole file read into a 64-byte aligned buffer (the C API maps
+ * nothing; the caller owns the bytes). One copy per test program (static), so the includer
+ * defines _POSIX_C_SOURCE (posix_memalign) before any include. */
+#ifndef ATTNRT_TESTS_CAPI_C_TEST_SUPPORT_H_
+#define ATTNRT_TESTS_CAPI_C_TEST_SUPPORT_H_
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "attnrt/attnrt.h"
 
@@ -29,4 +32,25 @@ static int g_checks = 0;
     }                                                                                \
   } while (0)
 
-#endif /* ATTNRT_TESTS_CAPI_C_CHECKS_H_ */
+static void* aligned(size_t bytes) {
+  void* p = NULL;
+  if (posix_memalign(&p, 64, bytes) != 0) return NULL;
+  return p;
+}
+
+static void* read_file(const char* path, size_t* bytes) {
+  FILE* f = fopen(path, "rb");
+  void* data;
+  long size;
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  data = aligned((size_t)size);
+  if (data != NULL && fread(data, 1, (size_t)size, f) != (size_t)size) data = NULL;
+  fclose(f);
+  *bytes = (size_t)size;
+  return data;
+}
+
+#endif /* ATTNRT_TESTS_CAPI_C_TEST_SUPPORT_H_ */
