@@ -213,6 +213,9 @@ struct Q4_0Rows {
   }
 };
 
+static_assert(!Q4_0Rows::kNibbles || int8_linear::kBlockOffsets,
+              "nibble weights need the scratch's activation offsets (linear_int8.h)");
+
 // q8: int8 rows of K values (not padded to whole blocks) and a plane of f16 scales
 // (weight_q8.h). A step past K would read the next row, or past the matrix for the last
 // one: the last step of a row whose K is no multiple of the step reads only K's values.
@@ -519,8 +522,8 @@ struct Q4_0Panel {
   HWY_INLINE void Load(size_t b, PanelBlock* out) const {
     LoadQ4_0PanelBlock(rows, offsets, b, out);
   }
-  HWY_INLINE __m512i Start(const PanelBlock&, int32_t offset) const {
-    return _mm512_set1_epi32(offset);
+  HWY_INLINE __m512i Start(const PanelBlock&, const int32_t* offset) const {
+    return _mm512_set1_epi32(*offset);
   }
   HWY_INLINE void Prefetch(size_t n, size_t b) const {
     constexpr size_t kPerBlock = kPanelRows * kQ4_0BlockBytes;
@@ -549,7 +552,10 @@ struct Q8Panel {
   HWY_INLINE void Load(size_t b, PanelBlock* out) const {
     LoadQ8PanelBlock(rows, scale_rows, scale_offsets, w.K, b, out);
   }
-  HWY_INLINE __m512i Start(const PanelBlock& block, int32_t) const { return block.start; }
+  // (q8 has no activation offsets: `o` is not read.)
+  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const {
+    return block.start;
+  }
   // A panel's values are 16 K contiguous bytes, read at 16 * 32 per block; its scales 16 *
   // blocks halves, 16 per block.
   HWY_INLINE void Prefetch(size_t n, size_t b) const {
@@ -578,7 +584,7 @@ HWY_INLINE void PanelRows(const LinearParams& p, const Panel& panel, size_t bloc
     for (size_t j = 0; j < X; ++j) {
       const size_t at = j * l.blocks + b;
       acc[j] = PanelBlockDot<Panel::kWeightsUnsigned>(block, q + at * kI8Block,
-                                                      panel.Start(block, o[at]), d[at], acc[j]);
+                                                      panel.Start(block, o + at), d[at], acc[j]);
     }
   }
   const __mmask16 live = static_cast<__mmask16>((1u << count) - 1);

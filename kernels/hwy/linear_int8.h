@@ -46,13 +46,20 @@ inline size_t WorkItems(const LinearParams& p) {
 //   q      kChunkRows rows of `blocks` activation blocks (int8, 32 per block);
 //   d      kChunkRows rows of `blocks` activation scales;
 //   o      kChunkRows rows of `blocks` int32: -8 * the sum of each activation block (q4_0 as
-//          nibbles, int8_dot-inl.h's kQ4_0AsNibbles; x86 only, the region is there for all);
+//          nibbles, int8_dot-inl.h's kQ4_0AsNibbles: x86 builds only; empty elsewhere);
 //   dw     Helium only: the tile's kTileRows rows of `blocks` weight scales widened to f32,
 //          interleaved by row (the other targets widen each step's scales in registers);
 // with `blocks` = ActivationBlocks(K) rounded up to even: a two-block step (AVX-512) reads
 // the pad block, whose activations, scales and weights are all 0. The d and dw regions end with
 // kScaleChunk spare floats (Helium's widening runs whole vectors past a row's `blocks`).
 constexpr size_t kScaleChunk = 16;
+
+// Whether this build's targets read activation block offsets (the o region): the x86 ones.
+#if defined(__x86_64__) || defined(__i386__)
+constexpr bool kBlockOffsets = true;
+#else
+constexpr bool kBlockOffsets = false;
+#endif
 
 struct Layout {
   size_t blocks;
@@ -67,7 +74,7 @@ inline Layout MakeLayout(size_t K) {
   l.q = 0;
   l.d = l.q + align(kChunkRows * l.blocks * kActivationBlock / sizeof(float));
   l.o = l.d + align(kChunkRows * l.blocks + kScaleChunk);
-  l.dw = l.o + align(kChunkRows * l.blocks);
+  l.dw = l.o + (kBlockOffsets ? align(kChunkRows * l.blocks) : 0);
 #if ATTNRT_HELIUM
   l.total = l.dw + align(kTileRows * l.blocks + kScaleChunk);
 #else
