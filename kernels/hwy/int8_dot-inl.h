@@ -408,18 +408,24 @@ HWY_INLINE VStep StepScale(const float* s) {
 // j's f16 in bits [16 j, 16 j + 16) (0 for an absent second block). The scales never pass
 // through memory as 16-bit stores: a vector load of freshly stored halves cannot be
 // store-forwarded and stalled the old per-tile widening pass (40% of a q8 GEMV on Zen 4).
+// One f16 widened in registers (F16C on Highway's AVX2 and AVX-512 targets, FCVT on AArch64).
+HWY_INLINE float WidenF16(uint16_t bits) {
+#if ATTNRT_I8_X86 >= 256
+  return _cvtsh_ss(bits);
+#elif defined(ATTNRT_I8_NEON) && HWY_ARCH_ARM_A64
+  return vget_lane_f32(vget_low_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(bits)))), 0);
+#else
+  return F16ToF32(bits);
+#endif
+}
+
 HWY_INLINE VStep WeightStepScale(uint32_t bits) {
 #if ATTNRT_I8_X86 == 512
   const __m512i pick = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
   const __m128 pair = _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(bits)));
   return VStep{_mm512_permutexvar_ps(pick, _mm512_castps128_ps512(pair))};
-#elif ATTNRT_I8_X86 == 256  // Highway's AVX2 target includes F16C
-  return hn::Set(DStep(), _cvtsh_ss(static_cast<uint16_t>(bits)));
-#elif defined(ATTNRT_I8_NEON) && HWY_ARCH_ARM_A64
-  return hn::Set(DStep(), vget_lane_f32(vget_low_f32(vcvt_f32_f16(vreinterpret_f16_u16(
-                                            vdup_n_u16(static_cast<uint16_t>(bits))))), 0));
 #else
-  return hn::Set(DStep(), F16ToF32(static_cast<uint16_t>(bits)));
+  return hn::Set(DStep(), WidenF16(static_cast<uint16_t>(bits)));
 #endif
 }
 

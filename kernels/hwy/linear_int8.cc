@@ -1,5 +1,6 @@
-// hwy integer Linear: y = x W^T + bias for integer block weights (q8, q4_0) on integer dot
-// products, the `auto` choice for those types (linear_variants.inc). Each row of x is
+// hwy integer Linear: y = x W^T + bias for integer block weights (q8, q4_0, and GGUF's k-quant
+// super-blocks q4_K and q6_K) on integer dot products, the `auto` choice for those types
+// (linear_variants.inc). Each row of x is
 // quantized once per worker and call to 8-bit blocks of 32 (activation_blocks.h); each
 // output is then sum over blocks b of (int32 dot of the block) * (weight scale * activation
 // scale), the products summed exactly in int32 (int8_dot-inl.h, per target) and the blocks
@@ -25,6 +26,16 @@
 // one vector), and the tile's f16 scales are widened once per tile with f16_mve.h's integer
 // steps; no per-row scale pass (ColumnsMve). One Linear of the firmware LM (96 x 288, M = 1):
 // 100,953 guest instructions before, 25,485 after; Helium's f32-activation q8 kernel 48,354.
+//
+// k-quants (int8_kquant-inl.h) run in the row tiles on every target, a step being one or two
+// of a super-block's 32-value chunks, read in place. Per row and super-block the tile decodes
+// the scales once (Refresh): q4_K's 6-bit steps and mins widened to f32 (d * sc, dmin * m, exact),
+// q6_K's d. q4_K: the dot of the stored nibbles, times step * activation scale per block,
+// and once per super-block the mins' term, sum over its blocks of min * (d_a * sum of the
+// block's 8-bit activations), which QuantizeRow leaves in the f region. q6_K: its 16-value
+// sub-blocks' int8 scales multiply inside the integer dot (DotStepQ6_K), d * d_a per block.
+// Decode at dim 512 / hidden 1536, 8 layers on the Zen 4, 1 thread: q4_K 7.18 -> 1.85 ms per
+// token, q6_K 7.97 -> 2.45 ms (from the f32-activation path).
 //
 // AVX-512 (int8_panels-inl.h): q4_0, and q8 on chunks of two x rows or more with VNNI, run
 // in panels of 16 weight rows transposed in registers, one output per int32 lane: a block
@@ -52,10 +63,13 @@
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/linear_kernel.h"
 #include "attnrt/kernels/weight_q4_0.h"
+#include "attnrt/kernels/weight_q4_K.h"
+#include "attnrt/kernels/weight_q6_K.h"
 #include "attnrt/kernels/weight_q8.h"
 #include "hwy/highway.h"
 #include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
+#include "kernels/hwy/int8_kquant-inl.h"
 #include "kernels/hwy/int8_panels-inl.h"
 #include "kernels/hwy/integer_sum-inl.h"
 #include "kernels/hwy/linear_int8.h"
@@ -75,6 +89,18 @@ using int8_linear::Layout;
 constexpr size_t kPrefetchTiles = 4;
 
 // ------------------------------------------------------------------ activations
+// Where block b's d * (sum of its 8-bit values) goes in a row's f region (linear_int8.h): its
+// super-block's kMinLanes floats, the first 8 of them the blocks' sums. A super-block's
+// first block zeros them all: the padding lanes, and the slots of blocks past the row's
+// last (a short row's last super-block).
+HWY_INLINE float* BlockSumAt(float* sums, size_t b) {
+  float* super = sums + b / int8_linear::kBlocksPerSuper * int8_linear::kMinLanes;
+  if (b % int8_linear::kBlocksPerSuper == 0) {
+    for (size_t j = 0; j < int8_linear::kMinLanes; ++j) super[j] = 0.0f;
+  }
+  return super + b % int8_linear::kBlocksPerSuper;
+}
+
 // One row of K floats into `blocks` activation blocks (q, d): activation_blocks.h's rule,
 // bit for bit. amax and the non-finite test per block, then x * (127 / amax) rounded to
 // nearest even by adding and taking back 1.5 * 2^23 (exact for |t| < 2^22; |t| <= 127 here):
@@ -86,10 +112,13 @@ constexpr size_t kPrefetchTiles = 4;
 // even: the same integer as the add of 1.5 * 2^23 for |t| <= 127) and VSTRB.32 (the low
 // byte of each lane: exact in [-127, 127]).
 void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* HWY_RESTRICT q,
-                 float* HWY_RESTRICT d, int32_t*, bool) {  // Helium: signed, no offsets
+                 float* HWY_RESTRICT d, int32_t*, bool,  // Helium: signed, no offsets
+                 float* HWY_RESTRICT block_sums) {
   for (size_t b = 0; b < blocks; ++b) {
     int8_t* qb = q + b * kActivationBlock;
     const size_t k0 = b * kActivationBlock;
+    float* sum_at = block_sums != nullptr ? BlockSumAt(block_sums, b) : nullptr;
+    if (sum_at != nullptr) *sum_at = 0.0f;
     if (k0 >= K) {  // the pad block
       vst1q_s8(qb, vdupq_n_s8(0));
       vst1q_s8(qb + 16, vdupq_n_s8(0));
@@ -110,14 +139,19 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
       vst1q_s8(qb, vdupq_n_s8(0));
       vst1q_s8(qb + 16, vdupq_n_s8(0));
       d[b] = bad ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+      if (sum_at != nullptr) *sum_at = d[b];  // NaN stays NaN; 0 for a block of zeros
       continue;
     }
     d[b] = amax / 127.0f;
     const float inv = 127.0f / amax;
+    int32_t sum = 0;
     for (size_t j = 0; j < kActivationBlock; j += 4) {
       const float32x4_t v = vldrwq_z_f32(xb + j, vctp32q(n > j ? n - j : 0));
-      vstrbq_s32(qb + j, vcvtnq_s32_f32(vmulq_n_f32(v, inv)));
+      const int32x4_t rounded = vcvtnq_s32_f32(vmulq_n_f32(v, inv));
+      vstrbq_s32(qb + j, rounded);
+      sum = vaddvaq_s32(sum, rounded);
     }
+    if (sum_at != nullptr) *sum_at = d[b] * static_cast<float>(sum);
   }
 }
 #else
@@ -125,7 +159,8 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
 // `unsigned_values`: each value v stored as the byte v + 128 (v ^ 0x80), the unsigned operand
 // of the q8 panels (int8_panels-inl.h).
 void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* HWY_RESTRICT q,
-                 float* HWY_RESTRICT d, int32_t* HWY_RESTRICT offsets, bool unsigned_values) {
+                 float* HWY_RESTRICT d, int32_t* HWY_RESTRICT offsets, bool unsigned_values,
+                 float* HWY_RESTRICT block_sums) {
   const int zero_byte = unsigned_values ? 0x80 : 0;
   const hn::CappedTag<float, kActivationBlock> df;
   const hn::RebindToSigned<decltype(df)> di;
@@ -138,6 +173,8 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
     int8_t* qb = q + b * kActivationBlock;
     const size_t k0 = b * kActivationBlock;
     if (offsets != nullptr) offsets[b] = 0;
+    float* sum_at = block_sums != nullptr ? BlockSumAt(block_sums, b) : nullptr;
+    if (sum_at != nullptr) *sum_at = 0.0f;
     if (k0 >= K) {  // the pad block
       std::memset(qb, zero_byte, kActivationBlock);
       d[b] = 0.0f;
@@ -159,6 +196,7 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
     if (bad != bad || !(amax >= kActivationTiny)) {
       std::memset(qb, zero_byte, kActivationBlock);
       d[b] = bad != bad ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+      if (sum_at != nullptr) *sum_at = d[b];  // NaN stays NaN; 0 for a block of zeros
       continue;
     }
     d[b] = amax / 127.0f;
@@ -171,18 +209,49 @@ void QuantizeRow(const float* HWY_RESTRICT x, size_t K, size_t blocks, int8_t* H
       hn::StoreU(unsigned_values ? hn::Xor(bytes, hn::Set(d8, int8_t{-128})) : bytes, d8, qb + j);
       sum = hn::Add(sum, rounded);
     }
-    if (offsets != nullptr) offsets[b] = static_cast<int32_t>(-8 * SumOfLanesExact(di, sum));
+    if (offsets != nullptr || sum_at != nullptr) {
+      const int32_t total = static_cast<int32_t>(SumOfLanesExact(di, sum));
+      if (offsets != nullptr) offsets[b] = -8 * total;
+      if (sum_at != nullptr) *sum_at = d[b] * static_cast<float>(total);
+    }
   }
 }
 #endif  // ATTNRT_I8_MVE
 
 // ------------------------------------------------------------------ weights
-// The rows of one stored type, as the tile reads them: Row(n), ScaleBits(n, b) (the f16
-// scale of block b of row n), and a row's steps (int8_dot-inl.h) in place: FullSteps() of them directly,
-// then, when HasTail(), one step that needs care at the row's end.
+// The rows of one stored type, as the tile reads them: Row(n), a row's steps (int8_dot-inl.h)
+// in place, FullSteps() of them directly, then, when HasTail(), one step that needs care at
+// the row's end; per step its lanes' scales (Scale) and the int32 dot (Dot). A type whose
+// scales live per super-block (kSuper) decodes them once per row and super-block into a
+// State (Refresh, at each step whose block starts a super-block); one with sub-block offsets
+// (kMins) leaves them in State::min for the tile's once-per-super-block term.
+
+// What the types with one f16 scale per block (q8, q4_0) share: no per-super-block state.
+struct PerBlockScales {
+  static constexpr bool kSuper = false;
+  static constexpr bool kMins = false;
+  struct State {};
+  HWY_INLINE void Refresh(const uint8_t*, size_t, State*) const {}
+};
+
+// The f16 scale bits of the step of row n at block b, as WeightStepScale takes them: block b
+// in the low half, block b + 1 in the high half on two-block targets. A full step has both
+// blocks; the tail step has its second block only when the row does (q8 with K % 64 in
+// (32, 64)), so nothing past a row's last scale is read (for q8's last row: past the scale
+// plane).
+template <class Weights>
+HWY_INLINE uint32_t StepScaleBits(const Weights& w, size_t n, size_t b) {
+  uint32_t bits = w.ScaleBits(n, b);
+  if (kStepBlocks == 2) bits |= uint32_t{w.ScaleBits(n, b + 1)} << 16;
+  return bits;
+}
+template <class Weights>
+HWY_INLINE VStep PerBlockStepScale(const Weights& w, size_t n, size_t b, bool tail) {
+  return WeightStepScale(tail && b + 1 >= w.blocks ? w.ScaleBits(n, b) : StepScaleBits(w, n, b));
+}
 
 // q4_0: rows of 18-byte blocks, each its scale then 16 bytes of nibbles (weight_q4_0.h).
-struct Q4_0Rows {
+struct Q4_0Rows : PerBlockScales {
   static constexpr bool kNibbles = kQ4_0AsNibbles;  // Step: n, not n - 8 (int8_dot-inl.h)
   const uint8_t* base;
   size_t row_bytes;
@@ -206,6 +275,15 @@ struct Q4_0Rows {
   HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const {
     return LoadQ4_0First(row + b * kQ4_0BlockBytes);
   }
+  HWY_INLINE VStep Scale(const State&, size_t n, size_t b, bool tail) const {
+    return PerBlockStepScale(*this, n, b, tail);
+  }
+  // With nibble weights each dot starts from the x row's block offsets o (-8 * sum of a).
+  HWY_INLINE VStepI Dot(const WStep& ws, const State&, const int8_t* a, const int32_t* o,
+                        size_t) const {
+    if constexpr (kNibbles) return DotStepNibbles(ws, a, StepOffsets(o));
+    return DotStep(ws, a);
+  }
   // The lines of row n's step at block b (a step never spans more than two lines, and the
   // next step's prefetch starts where this one ends).
   HWY_INLINE void PrefetchStep(size_t n, size_t b) const {
@@ -219,8 +297,7 @@ static_assert(!Q4_0Rows::kNibbles || int8_linear::kBlockOffsets,
 // q8: int8 rows of K values (not padded to whole blocks) and a plane of f16 scales
 // (weight_q8.h). A step past K would read the next row, or past the matrix for the last
 // one: the last step of a row whose K is no multiple of the step reads only K's values.
-struct Q8Rows {
-  static constexpr bool kNibbles = false;
+struct Q8Rows : PerBlockScales {
   const int8_t* values;
   const uint16_t* scales;
   size_t K;
@@ -243,6 +320,13 @@ struct Q8Rows {
   HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const {
     return LoadQ8Partial(reinterpret_cast<const int8_t*>(row) + b * kI8Block, K - b * kI8Block);
   }
+  HWY_INLINE VStep Scale(const State&, size_t n, size_t b, bool tail) const {
+    return PerBlockStepScale(*this, n, b, tail);
+  }
+  HWY_INLINE VStepI Dot(const WStep& ws, const State&, const int8_t* a, const int32_t*,
+                        size_t) const {
+    return DotStep(ws, a);
+  }
   // Row n's step at block b, and the line of scales that starts at b, if one does.
   HWY_INLINE void PrefetchStep(size_t n, size_t b) const {
     PrefetchToL2(Row(n) + b * kI8Block);
@@ -250,87 +334,187 @@ struct Q8Rows {
   }
 };
 
-// The f16 scale bits of the step of row n at block b, as WeightStepScale takes them: block b
-// in the low half, block b + 1 in the high half on two-block targets. A full step has both
-// blocks; the tail step (TailScaleBits) has its second block only when the row does (q8
-// with K % 64 in (32, 64)), so nothing past a row's last scale is read (for q8's last row:
-// past the scale plane).
-template <class Weights>
-HWY_INLINE uint32_t StepScaleBits(const Weights& w, size_t n, size_t b) {
-  uint32_t bits = w.ScaleBits(n, b);
-  if (kStepBlocks == 2) bits |= uint32_t{w.ScaleBits(n, b + 1)} << 16;
-  return bits;
+// GGUF's k-quants: rows of whole super-blocks of 256 (kInfo.bytes each), block b of a row
+// in super-block b / 8. Rows cover the activations' blocks rounded up to a whole step, so
+// every step is whole (no tail): past K the activations are zeros.
+template <WeightType kType>
+struct SuperBlockRows {
+  static constexpr bool kSuper = true;
+  static constexpr const WeightTypeInfo& kInfo = *FindWeightType(kType);
+  const uint8_t* base;
+  size_t row_bytes;
+  size_t steps;
+
+  explicit SuperBlockRows(const LinearParams& p)
+      : base(static_cast<const uint8_t*>(p.w)),
+        row_bytes(WeightBlocksPerRow(kInfo, p.in) * kInfo.bytes),
+        steps(int8_linear::DivCeil(ActivationBlocks(p.in), kStepBlocks)) {}
+  HWY_INLINE const uint8_t* Row(size_t n) const { return base + n * row_bytes; }
+  HWY_INLINE const uint8_t* Block(const uint8_t* row, size_t b) const {
+    return row + b / kSuperBlocks * kInfo.bytes;
+  }
+  HWY_INLINE size_t FullSteps() const { return steps; }
+  HWY_INLINE bool HasTail() const { return false; }
+  // The lines of row n's super-block, when block b starts it.
+  HWY_INLINE void PrefetchStep(size_t n, size_t b) const {
+    if (b % kSuperBlocks != 0) return;
+    const uint8_t* at = Block(Row(n), b);
+    for (size_t i = 0; i < kInfo.bytes; i += 64) PrefetchToL2(at + i);
+    PrefetchToL2(at + kInfo.bytes - 1);
+  }
+};
+
+// q4_K (weight_q4_K.h): value = step[s] * q - min[s] per sub-block s of 32, so a block's
+// dot is step * (nibbles . a) and the offsets' term, min[s] * d_a * (sum of a), is the tile's
+// once per super-block (State::min against the f region's block sums).
+struct Q4_KRows : SuperBlockRows<WeightType::kQ4_K> {
+  static constexpr bool kMins = true;
+  struct State {
+    alignas(64) float step[kQ4_KScaleLanes];
+    alignas(64) float min[kQ4_KScaleLanes];
+  };
+  using SuperBlockRows::SuperBlockRows;
+  HWY_INLINE void Refresh(const uint8_t* row, size_t b, State* s) const {
+    UnpackQ4_KScales(Block(row, b), s->step, s->min);
+  }
+  HWY_INLINE WStep Step(const uint8_t* row, size_t b) const {
+    return LoadQ4_KStep(Block(row, b), b % kSuperBlocks);
+  }
+  HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const { return Step(row, b); }
+  HWY_INLINE VStep Scale(const State& s, size_t, size_t b, bool) const {
+    return StepScale(s.step + b % kSuperBlocks);
+  }
+  HWY_INLINE VStepI Dot(const WStep& ws, const State&, const int8_t* a, const int32_t*,
+                        size_t) const {
+    return DotStepNibbles(ws, a, hn::Zero(DStepI()));
+  }
+};
+
+// q6_K (weight_q6_K.h): value = d * sc[s] * (q - 32) per sub-block s of 16; the integer
+// scales go into the dot (DotStepQ6_K), d into the step's scale.
+struct Q6_KRows : SuperBlockRows<WeightType::kQ6_K> {
+  static constexpr bool kMins = false;
+  struct State {
+    const uint8_t* block;
+    uint32_t d_bits;  // d in both halves, as WeightStepScale takes a step's two blocks
+  };
+  using SuperBlockRows::SuperBlockRows;
+  HWY_INLINE void Refresh(const uint8_t* row, size_t b, State* s) const {
+    s->block = Block(row, b);
+    s->d_bits = LoadF16Bits(s->block + kQ6_KDAt) * 0x10001u;
+  }
+  HWY_INLINE WStep Step(const uint8_t* row, size_t b) const {
+    return LoadQ6_KStep(Block(row, b), b % kSuperBlocks);
+  }
+  HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const { return Step(row, b); }
+  HWY_INLINE VStep Scale(const State& s, size_t, size_t, bool) const {
+    return WeightStepScale(s.d_bits);
+  }
+  HWY_INLINE VStepI Dot(const WStep& ws, const State& s, const int8_t* a, const int32_t*,
+                        size_t b) const {
+    return DotStepQ6_K(ws, a, s.block + kQ6_KScalesAt, b % kSuperBlocks);
+  }
+};
+
+// A chunk's quantized x rows in a worker's scratch (linear_int8.h's Layout): per row
+// `blocks` activation blocks (q), scales (d) and offsets (o), and f_stride floats of q4_K's
+// block sums (f).
+struct XBlocks {
+  const int8_t* q;
+  const float* d;
+  const int32_t* o;
+  const float* f;
+  size_t blocks;
+  size_t f_stride;
+
+  HWY_INLINE XBlocks Row(size_t m) const {
+    return {q + m * blocks * kI8Block, d + m * blocks, o + m * blocks, f + m * f_stride,
+            blocks, f_stride};
+  }
+};
+
+// acc - sum over the super-block's 8 sub-blocks of min[s] * f[s] (kMinLanes-padded, zeros
+// past 8), in vectors of up to 16 lanes.
+HWY_INLINE VStep SubtractMins(const float* HWY_RESTRICT min, const float* HWY_RESTRICT f,
+                              VStep acc) {
+  const hn::CappedTag<float, int8_linear::kMinLanes> dm;
+  for (size_t c = 0; c < int8_linear::kBlocksPerSuper; c += hn::Lanes(dm)) {
+    acc = hn::NegMulAdd(hn::Load(dm, min + c), hn::Load(dm, f + c), acc);
+  }
+  return acc;
 }
-template <class Weights>
-HWY_INLINE uint32_t TailScaleBits(const Weights& w, size_t n, size_t b) {
-  return b + 1 < w.blocks ? StepScaleBits(w, n, b) : w.ScaleBits(n, b);
-}
+static_assert(int8_linear::kBlocksPerSuper == kSuperBlocks, "one f slot per block");
+static_assert(int8_linear::kMinLanes == kQ4_KScaleLanes, "min and f vectors line up");
 
 #if !HWY_HAVE_SCALABLE
 // One step (blocks b, b + 1 on AVX-512) of a tile of kTileRows weight rows against X x rows:
 // acc[j][i] += (dot of weight row i and x row j) * (weight scale * activation scale), lane by
-// lane. `ws` / `wscale`: the tile's weight steps and scales; a / d: x row 0's activations and
-// scales at this step, the next x rows `a_stride` / `d_stride` further. Each weight step is
-// decoded once and used for all X x rows; each x row's activations once for all 4 weight rows.
-// With nibble weights (Weights::kNibbles) each dot starts from the x row's block offsets o.
+// lane. `ws` / `wscale` / `st`: the tile's weight steps, scales and states; x: the chunk's
+// rows from the tile's first. Each weight step is decoded once and used for all X x rows;
+// each x row's activations once for all 4 weight rows.
 template <size_t X, class Weights>
-HWY_INLINE void AccumulateStep(const WStep* ws, const VStep* wscale, const int8_t* a,
-                               size_t a_stride, const float* d, const int32_t* o,
-                               size_t d_stride, VStep (*acc)[kTileRows]) {
+HWY_INLINE void AccumulateStep(const Weights& w, const WStep* ws, const VStep* wscale,
+                               const typename Weights::State* st, const XBlocks& x, size_t b,
+                               VStep (*acc)[kTileRows]) {
   const DStep df;
   for (size_t j = 0; j < X; ++j) {
-    const VStep as = StepScale(d + j * d_stride);
-    const int8_t* aj = a + j * a_stride;
+    const XBlocks xj = x.Row(j);
+    const VStep as = StepScale(xj.d + b);
+    const int8_t* aj = xj.q + b * kI8Block;
     for (size_t i = 0; i < kTileRows; ++i) {
-      VStepI dot;
-      if constexpr (Weights::kNibbles) {
-        dot = DotStepNibbles(ws[i], aj, StepOffsets(o + j * d_stride));
-      } else {
-        dot = DotStep(ws[i], aj);
-      }
+      const VStepI dot = w.Dot(ws[i], st[i], aj, xj.o + b, b);
       acc[j][i] = hn::MulAdd(hn::ConvertTo(df, dot), hn::Mul(wscale[i], as), acc[j][i]);
     }
   }
 }
 
-// out[j][i] = sum over blocks of weight row rows[i] . x row j (q, d: x row 0's activation
-// blocks and scales, rows `blocks` blocks apart), j < X, i < kTileRows. Per output the
-// order is the block order, one FMA per step into its own accumulator, then the lanes
-// summed: the same for every X, so a row's result does not depend on its tile.
+// out[j][i] = sum over blocks of weight row rows[i] . x row j, j < X, i < kTileRows. Per
+// output the order is the block order, one FMA per step into its own accumulator (for q4_K
+// the offsets' term first at each super-block), then the lanes summed: the same for every
+// X, so a row's result does not depend on its tile.
 template <size_t X, class Weights>
 HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* rows,
-                      const int8_t* HWY_RESTRICT q, const float* HWY_RESTRICT d,
-                      const int32_t* HWY_RESTRICT o, size_t blocks, size_t ahead,
-                      float (*out)[kTileRows]) {
+                      const XBlocks& x, size_t ahead, float (*out)[kTileRows]) {
   const DStep df;
   VStep acc[X][kTileRows];
   for (size_t j = 0; j < X; ++j) {
     for (size_t i = 0; i < kTileRows; ++i) acc[j][i] = hn::Zero(df);
   }
-  const size_t a_stride = blocks * kI8Block;
   WStep ws[kTileRows];
   VStep wscale[kTileRows];
+  typename Weights::State st[kTileRows];
   const size_t steps = w.FullSteps();
   for (size_t t = 0; t < steps; ++t) {
     const size_t b = t * kStepBlocks;
     if (ahead != 0) {
       for (size_t i = 0; i < kTileRows; ++i) w.PrefetchStep(ahead + i, b);
     }
+    if constexpr (Weights::kSuper) {
+      if (b % kSuperBlocks == 0) {
+        for (size_t i = 0; i < kTileRows; ++i) w.Refresh(rows[i], b, &st[i]);
+        if constexpr (Weights::kMins) {
+          const size_t at = b / kSuperBlocks * int8_linear::kMinLanes;
+          for (size_t j = 0; j < X; ++j) {
+            for (size_t i = 0; i < kTileRows; ++i) {
+              acc[j][i] = SubtractMins(st[i].min, x.Row(j).f + at, acc[j][i]);
+            }
+          }
+        }
+      }
+    }
     for (size_t i = 0; i < kTileRows; ++i) {
       ws[i] = w.Step(rows[i], b);
-      wscale[i] = WeightStepScale(StepScaleBits(w, n[i], b));
+      wscale[i] = w.Scale(st[i], n[i], b, false);
     }
-    AccumulateStep<X, Weights>(ws, wscale, q + b * kI8Block, a_stride, d + b, o + b, blocks,
-                               acc);
+    AccumulateStep<X>(w, ws, wscale, st, x, b, acc);
   }
   if (w.HasTail()) {
     const size_t b = steps * kStepBlocks;
     for (size_t i = 0; i < kTileRows; ++i) {
       ws[i] = w.Tail(rows[i], b);
-      wscale[i] = WeightStepScale(TailScaleBits(w, n[i], b));
+      wscale[i] = w.Scale(st[i], n[i], b, true);
     }
-    AccumulateStep<X, Weights>(ws, wscale, q + b * kI8Block, a_stride, d + b, o + b, blocks,
-                               acc);
+    AccumulateStep<X>(w, ws, wscale, st, x, b, acc);
   }
   for (size_t j = 0; j < X; ++j) {
     for (size_t i = 0; i < kTileRows; ++i) out[j][i] = hn::GetLane(hn::SumOfLanes(df, acc[j][i]));
@@ -341,23 +525,33 @@ HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* r
 // accumulators by name; the same arithmetic per output as above.
 template <size_t X, class Weights>
 HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* rows,
-                      const int8_t* HWY_RESTRICT a, const float* HWY_RESTRICT d,
-                      const int32_t*, size_t, size_t ahead, float (*out)[kTileRows]) {
-  static_assert(!Weights::kNibbles, "scalable targets multiply signed by signed");
+                      const XBlocks& x, size_t ahead, float (*out)[kTileRows]) {
   static_assert(X == 1, "one x row at a time on scalable targets");
   const DStep df;
   auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
+  typename Weights::State st[kTileRows];
   const auto step = [&](size_t b, bool tail) {
     if (ahead != 0) {
       for (size_t i = 0; i < kTileRows; ++i) w.PrefetchStep(ahead + i, b);
     }
-    const int8_t* ab = a + b * kI8Block;
-    const VStep as = StepScale(d + b);
+    if constexpr (Weights::kSuper) {
+      if (b % kSuperBlocks == 0) {
+        for (size_t i = 0; i < kTileRows; ++i) w.Refresh(rows[i], b, &st[i]);
+        if constexpr (Weights::kMins) {
+          const float* f = x.f + b / kSuperBlocks * int8_linear::kMinLanes;
+          a0 = SubtractMins(st[0].min, f, a0);
+          a1 = SubtractMins(st[1].min, f, a1);
+          a2 = SubtractMins(st[2].min, f, a2);
+          a3 = SubtractMins(st[3].min, f, a3);
+        }
+      }
+    }
+    const int8_t* ab = x.q + b * kI8Block;
+    const VStep as = StepScale(x.d + b);
     const auto one = [&](size_t i, decltype(a0) acc) {
       const WStep ws = tail ? w.Tail(rows[i], b) : w.Step(rows[i], b);
-      const uint32_t bits = tail ? TailScaleBits(w, n[i], b) : StepScaleBits(w, n[i], b);
-      return hn::MulAdd(hn::ConvertTo(df, DotStep(ws, ab)),
-                        hn::Mul(WeightStepScale(bits), as), acc);
+      return hn::MulAdd(hn::ConvertTo(df, w.Dot(ws, st[i], ab, x.o + b, b)),
+                        hn::Mul(w.Scale(st[i], n[i], b, tail), as), acc);
     };
     a0 = one(0, a0);
     a1 = one(1, a1);
@@ -462,9 +656,9 @@ void ColumnsMve(const LinearParams& p, const Weights& w, const Layout& l, size_t
 template <class Weights>
 void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0, size_t rows,
              size_t n0, size_t n1, float* scratch) {
-  const int8_t* q = reinterpret_cast<const int8_t*>(scratch + l.q);
-  const float* d = scratch + l.d;
-  const int32_t* o = reinterpret_cast<const int32_t*>(scratch + l.o);
+  const XBlocks x{reinterpret_cast<const int8_t*>(scratch + l.q), scratch + l.d,
+                  reinterpret_cast<const int32_t*>(scratch + l.o), scratch + l.f, l.blocks,
+                  l.supers * int8_linear::kMinLanes};
   for (size_t n = n0; n < n1; n += kTileRows) {
     const size_t count = HWY_MIN(kTileRows, n1 - n);
     size_t row_index[kTileRows];
@@ -485,14 +679,12 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
     size_t m = 0;
     for (; m + kXTile <= rows; m += kXTile) {
       float sums[kXTile][kTileRows];
-      TileX<kXTile>(w, row_index, tile_rows, q + m * l.blocks * kI8Block, d + m * l.blocks,
-                    o + m * l.blocks, l.blocks, m == 0 ? ahead : 0, sums);
+      TileX<kXTile>(w, row_index, tile_rows, x.Row(m), m == 0 ? ahead : 0, sums);
       for (size_t j = 0; j < kXTile; ++j) store(m + j, sums[j]);
     }
     for (; m < rows; ++m) {
       float sums[1][kTileRows];
-      TileX<1>(w, row_index, tile_rows, q + m * l.blocks * kI8Block, d + m * l.blocks,
-               o + m * l.blocks, l.blocks, m == 0 ? ahead : 0, sums);
+      TileX<1>(w, row_index, tile_rows, x.Row(m), m == 0 ? ahead : 0, sums);
       store(m, sums[0]);
     }
   }
@@ -618,12 +810,14 @@ void PanelColumns(const LinearParams& p, const Weights& w, const Layout& l, size
 }
 #endif  // ATTNRT_I8_Q4_0_PANELS
 
-size_t Int8ScratchFloats(const LinearParams& p) { return int8_linear::MakeLayout(p.in).total; }
+size_t Int8ScratchFloats(const LinearParams& p) {
+  return int8_linear::MakeLayout(p.in, p.w_type).total;
+}
 
 void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   const size_t groups = int8_linear::Groups(p);
   end = HWY_MIN(end, int8_linear::WorkItems(p));  // 0 for a type this kernel does not read
-  const Layout l = int8_linear::MakeLayout(p.in);
+  const Layout l = int8_linear::MakeLayout(p.in, p.w_type);
   const bool nibbles = p.w_type == WeightType::kQ4_0 && Q4_0Rows::kNibbles;
   size_t item = begin;
   while (item < end) {
@@ -645,10 +839,22 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
                   reinterpret_cast<int8_t*>(scratch + l.q) + m * l.blocks * kI8Block,
                   scratch + l.d + m * l.blocks,
                   nibbles ? reinterpret_cast<int32_t*>(scratch + l.o) + m * l.blocks : nullptr,
-                  q8_panels);
+                  q8_panels,
+                  l.supers != 0 ? scratch + l.f + m * l.supers * int8_linear::kMinLanes : nullptr);
     }
     const size_t n0 = g0 * int8_linear::kGroupRows;
     const size_t n1 = HWY_MIN(p.out, g1 * int8_linear::kGroupRows);
+    item += g1 - g0;
+    // The k-quants in row tiles on every target (Helium's included: its tile is for the
+    // types with one f16 scale per block).
+    if (p.w_type == WeightType::kQ4_K) {
+      Columns(p, Q4_KRows(p), l, m0, rows, n0, n1, scratch);
+      continue;
+    }
+    if (p.w_type == WeightType::kQ6_K) {
+      Columns(p, Q6_KRows(p), l, m0, rows, n0, n1, scratch);
+      continue;
+    }
 #if defined(ATTNRT_I8_MVE)
     if (p.w_type == WeightType::kQ4_0) {
       ColumnsMve(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
@@ -666,14 +872,12 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
 #if defined(ATTNRT_I8_Q8_PANELS)
       if (q8_panels) {
         PanelColumns<Q8Panel>(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
-        item += g1 - g0;
         continue;
       }
 #endif
       Columns(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
     }
 #endif
-    item += g1 - g0;
   }
 }
 
@@ -700,7 +904,7 @@ const char* Isa() { return HWY_DYNAMIC_DISPATCH(Int8Isa)(); }
 }  // namespace
 
 // linear_variants.inc. Rank 3, above every f32-activation kernel (Helium's too): `auto` runs
-// q8 and q4_0 here on every target, so their results do not depend on the board (on the M55
+// q8, q4_0, q4_K and q6_K here on every target, so their results do not depend on the board (on the M55
 // it also beats Helium's widening q8 kernel: 0.59 M instructions per LM token against 0.95 M);
 // a call that asks for f32 activations (LinearActivations::kF32) skips it
 // (quantizes_activations).

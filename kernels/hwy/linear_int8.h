@@ -15,9 +15,12 @@
 namespace attnrt {
 namespace int8_linear {
 
-// The block types whose weights are integers (q8 in [-127, 127], q4_0 in [-8, 7]).
+// The block types whose weights are integers times block scales: q8 in [-127, 127], q4_0 in
+// [-8, 7], and GGUF's k-quant super-blocks, q4_K (0..15 per sub-block scale, minus a
+// sub-block offset) and q6_K (-32..31 per 16-value sub-block scale).
 constexpr bool ReadsWeightType(WeightType t) {
-  return t == WeightType::kQ8 || t == WeightType::kQ4_0;
+  return t == WeightType::kQ8 || t == WeightType::kQ4_0 || t == WeightType::kQ4_K ||
+         t == WeightType::kQ6_K;
 }
 
 // x rows quantized together: one item's rows. 8 on hosts (AVX-512's q4_0 panels transpose
@@ -47,6 +50,9 @@ inline size_t WorkItems(const LinearParams& p) {
 //   d      kChunkRows rows of `blocks` activation scales;
 //   o      kChunkRows rows of `blocks` int32: -8 * the sum of each activation block (q4_0 as
 //          nibbles, int8_dot-inl.h's kQ4_0AsNibbles: x86 builds only; empty elsewhere);
+//   f      q4_K only: kChunkRows rows of, per super-block of 8 activation blocks, kMinLanes
+//          floats: d[b] * (the sum of block b's 8-bit values) for its 8 blocks, then zeros
+//          (the sub-block offsets' term, summed once per super-block: linear_int8.cc);
 //   dw     Helium only: the tile's kTileRows rows of `blocks` weight scales widened to f32,
 //          interleaved by row (the other targets widen each step's scales in registers);
 // with `blocks` = ActivationBlocks(K) rounded up to even: a two-block step (AVX-512) reads
@@ -61,12 +67,18 @@ constexpr bool kBlockOffsets = true;
 constexpr bool kBlockOffsets = false;
 #endif
 
+// Floats per super-block in the f region: its 8 block sums, padded to a vector of up to 16
+// lanes (AVX-512) whose tail lanes are zeros.
+constexpr size_t kMinLanes = 16;
+constexpr size_t kBlocksPerSuper = 8;
+
 struct Layout {
   size_t blocks;
-  size_t q, d, o, dw, total;
+  size_t supers;  // super-blocks of the f region per x row (0 unless q4_K)
+  size_t q, d, o, f, dw, total;
 };
 
-inline Layout MakeLayout(size_t K) {
+inline Layout MakeLayout(size_t K, WeightType type) {
   constexpr size_t kAlign = kScratchAlignment / sizeof(float);
   const auto align = [](size_t n) { return DivCeil(n, kAlign) * kAlign; };
   Layout l;
@@ -74,7 +86,9 @@ inline Layout MakeLayout(size_t K) {
   l.q = 0;
   l.d = l.q + align(kChunkRows * l.blocks * kActivationBlock / sizeof(float));
   l.o = l.d + align(kChunkRows * l.blocks + kScaleChunk);
-  l.dw = l.o + (kBlockOffsets ? align(kChunkRows * l.blocks) : 0);
+  l.f = l.o + (kBlockOffsets ? align(kChunkRows * l.blocks) : 0);
+  l.supers = type == WeightType::kQ4_K ? DivCeil(l.blocks, kBlocksPerSuper) : 0;
+  l.dw = l.f + align(kChunkRows * l.supers * kMinLanes);
 #if ATTNRT_HELIUM
   l.total = l.dw + align(kTileRows * l.blocks + kScaleChunk);
 #else

@@ -1,5 +1,5 @@
-// The integer Linear (`hwy-int8`, kernels/hwy/linear_int8.cc), which `auto` runs for q8 and
-// q4_0 weights, on every Highway target it was compiled for that this CPU runs (AVX3_DL,
+// The integer Linear (`hwy-int8`, kernels/hwy/linear_int8.cc), which `auto` runs for q8,
+// q4_0, q4_K and q6_K weights, on every Highway target it was compiled for that this CPU runs (AVX3_DL,
 // AVX3, AVX2, SSE4 and the baseline on an AVX-512 VNNI x86), against
 // ReferenceLinearQ8Activations: float64 sums of the weights as stored times the activations
 // as activation_blocks.h rounds them. The tolerance is derived from the kernel's only
@@ -22,6 +22,7 @@
 #include "attnrt/kernels/activation_blocks.h"
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/linear_kernel.h"
+#include "attnrt/kernels/weight_q4_K.h"
 #include "common/steerable_targets.h"
 #include "hwy/tests/hwy_gtest.h"
 #include "kernels_nn/linear_test_inputs.h"
@@ -45,7 +46,8 @@ class LinearInt8Test : public hwy::TestWithParamTarget {
 INSTANTIATE_TEST_SUITE_P(LinearInt8Group, LinearInt8Test, ::testing::ValuesIn(Int8Targets()),
                          ::hwy::TestParamTargetName);
 
-const WeightType kIntegerTypes[] = {WeightType::kQ8, WeightType::kQ4_0};
+const WeightType kIntegerTypes[] = {WeightType::kQ8, WeightType::kQ4_0, WeightType::kQ4_K,
+                                    WeightType::kQ6_K};
 
 class Int8Tester : public LinearInputs {
  public:
@@ -54,26 +56,41 @@ class Int8Tester : public LinearInputs {
   float* x() { return x_.data(); }
 
   // The kernel's error bound for output (m, n), from its arithmetic: per block an exact
-  // int32 sum P (< 2^19) converted exactly, times the f32 product s = dw * d (one rounding),
+  // int32 sum P (< 2^24) converted exactly, times the f32 product s = dw * d (one rounding),
   // added by an FMA (one rounding of the running sum), then a sum of at most 16 lanes and
   // the bias. Each rounding is at most 2^-24 of a partial sum, and every partial sum is at
-  // most Mag = sum_k |w_k| |q_k d_b| + |bias|: blocks + 16 + 3 roundings of Mag. Products
-  // s that fall into f32's subnormals lose up to 2^-150 absolute each (tiny weights and
-  // activations): 2^19 of those per block.
+  // most Mag = sum_k |w_k| |q_k d_b| + |bias|: blocks + 16 + 3 roundings of Mag. q4_K adds
+  // per block its offsets' term (the block sum d * sum q, one rounding; one FMA per
+  // super-block and lane), and its partial sums are bounded with |step * nibble| + min in
+  // place of |w| (Magnitude). Products s that fall into f32's subnormals lose up to 2^-150
+  // absolute each (tiny weights and activations): 2^24 of those per block.
   double Tolerance(size_t m, size_t n) const {
     const size_t blocks = ActivationBlocks(c_.K);
-    return double(blocks + 19) * std::ldexp(Magnitude(m, n), -24) +
-           double(blocks + 1) * std::ldexp(1.0, -131);
+    const size_t extra = c_.type == WeightType::kQ4_K ? 2 * blocks : 0;
+    return double(blocks + extra + 19) * std::ldexp(Magnitude(m, n), -24) +
+           double(blocks + 1) * std::ldexp(1.0, -126);
   }
 
   double Magnitude(size_t m, size_t n) const {
     const Quantized q = Quantize(m);
     double sum = c_.bias ? std::fabs(double(bias_[n])) : 0.0;
     for (size_t k = 0; k < c_.K; ++k) {
-      sum += std::fabs(double(w_[n * c_.K + k])) *
-             std::fabs(double(q.q[k]) * double(q.d[k / kActivationBlock]));
+      sum += WeightMagnitude(n, k) * std::fabs(double(q.q[k]) * double(q.d[k / kActivationBlock]));
     }
     return sum;
+  }
+
+  // |w| bounds what the kernel sums for w, but for q4_K, whose dot sums step * nibble and
+  // subtracts min separately: |step * nibble| + min <= |w| + 2 min.
+  double WeightMagnitude(size_t n, size_t k) const {
+    const double w = std::fabs(double(w_[n * c_.K + k]));
+    if (c_.type != WeightType::kQ4_K) return w;
+    const size_t row_bytes = WeightBlocksPerRow(kQ4_KInfo, c_.K) * kQ4_KBlockBytes;
+    const uint8_t* block = static_cast<const uint8_t*>(typed_->data()) + n * row_bytes +
+                           k / kQ4_KBlock * kQ4_KBlockBytes;
+    float step, min;
+    Q4_KStepOffset(block, k % kQ4_KBlock / kQ4_KSub, &step, &min);
+    return w + 2.0 * double(min);
   }
 
   // sum_k |w_k| e_k: how far rounding the activations may move output (m, n) from the

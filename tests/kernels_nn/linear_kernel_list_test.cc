@@ -38,11 +38,11 @@ TEST(LinearKernelList, AutoIsTheHighestRankedKernelOfEachType) {
         }
       }
     }
-    // The integer kernel takes q8 and q4_0 on every target (over Helium's q8 on the M55).
-    // Helium reads the others but GGUF's k-quant super-blocks (q4_K, q6_K: Highway's f32 path).
-    const bool int8 = t.type == WeightType::kQ4_0 || t.type == WeightType::kQ8;
-    const bool super_block = t.scales == WeightScales::kSuperBlock;
-    const char* expected = int8 ? "hwy-int8" : ATTNRT_HELIUM && !super_block ? "helium" : "hwy";
+    // The integer kernel takes the integer block types (q8, q4_0, q4_K, q6_K) on every
+    // target (over Helium's q8 on the M55); Helium reads the float ones (f16, bf16, f32).
+    const bool int8 = t.type == WeightType::kQ4_0 || t.type == WeightType::kQ8 ||
+                      t.type == WeightType::kQ4_K || t.type == WeightType::kQ6_K;
+    const char* expected = int8 ? "hwy-int8" : ATTNRT_HELIUM ? "helium" : "hwy";
     EXPECT_STREQ(AutoLinearKernel(t.type).name, expected) << t.name;
     EXPECT_EQ(AutoLinearKernel(t.type).quantizes_activations, int8) << t.name;
   }

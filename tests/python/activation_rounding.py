@@ -1,6 +1,6 @@
 """The integer kernels' 8-bit rounding of a Linear's input (kernels/include/attnrt/kernels/
 activation_blocks.h), for references of the weight types attnrt runs on 8-bit activations (q8,
-q4_0; issue 32): llama_parity_test.py and hf_parity_test.py apply it to every weight matmul's
+q4_0, q4_K, q6_K; issue 32): llama_parity_test.py and hf_parity_test.py apply it to every weight matmul's
 input.
 
 Near ties. attnrt's float32 activations differ from torch's float64 ones by float32 rounding
@@ -22,7 +22,7 @@ that reference, still exact (llama_parity_test.matched_reference).
 import torch
 
 AMBIGUOUS = 1e-4  # steps from a half (exact halves included)
-INTEGER_ACTIVATION_TYPES = ("q8", "q4_0")
+INTEGER_ACTIVATION_TYPES = ("q8", "q4_0", "q4_K", "q6_K")
 
 
 class NearTies:

@@ -80,7 +80,8 @@ CASES += [
     ("llama_q4_k_m_as_f32", "llama", Q4_K_M, True, "f32", 5e-2),
     ("qwen2_q4_k_m_as_q8", "qwen2", Q4_K_M, True, "q8", 1e-1),
     ("gpt2_q4_k_m_as_f16", "gpt2", Q4_K_M, True, "f16", 5e-2),
-    # Kept block for block (attnrt's q4_K and q6_K are GGUF's layouts), run on f32 activations.
+    # Kept block for block (attnrt's q4_K and q6_K are GGUF's layouts), run on 8-bit activation
+    # blocks (hwy-int8), as llama.cpp runs them (its Q8_K).
     ("llama_q4_k_m", "llama", Q4_K_M, True, None, 5e-2),
     ("qwen3_q4_k", "qwen3", {"matrix": "Q4_K"}, True, None, 5e-2),
     ("gemma3_q6_k", "gemma3", {"matrix": "Q6_K"}, True, None, 5e-2),

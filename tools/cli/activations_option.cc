@@ -4,7 +4,7 @@ namespace attnrt::cli {
 
 void AddActivationsOption(CLI::App* cmd, std::string* value, const std::string& what) {
   cmd->add_option("--activations", *value,
-                  "Activations of integer weights (q8, q4_0): auto rounds each Linear input to "
+                  "Activations of integer weights (q8, q4_0, q4_K, q6_K): auto rounds each Linear input to "
                   "8-bit blocks for the integer kernel (hwy-int8); f32 widens the weights and "
                   "multiplies them by f32 activations, the exact path (slower). Other weight "
                   "types always run on f32 activations; " + what)

@@ -1,4 +1,5 @@
-// --activations auto|f32 (issue 32): what the Linear layers' integer weights (q8, q4_0)
+// --activations auto|f32 (issue 32): what the Linear layers' integer weights (q8, q4_0,
+// q4_K, q6_K)
 // multiply. auto rounds each input row to 8-bit blocks for the integer kernel (hwy-int8);
 // f32 widens the weights and keeps the activations f32, the exact path of before issue 32
 // (slower). One option definition for every command that runs or plans a model with Linear

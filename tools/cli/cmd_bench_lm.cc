@@ -290,7 +290,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["vocab"] = c.vocab_size;
   j["threads"] = pool.workers();
   AddThreadsJson(workers, &j);
-  // The kernel the layers' matrices ran on (hwy-int8 for q8 and q4_0 unless --activations f32).
+  // The kernel the layers' matrices ran on (hwy-int8 for the integer types unless --activations f32).
   const LinearKernel& linear = ModelLinearKernel(model, ActivationsFromName(o.activations));
   j["isa"] = LinearIsa();
   j["linear_kernel"] = linear.name;

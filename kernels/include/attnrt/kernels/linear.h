@@ -2,8 +2,8 @@
 //
 // The weight is read in place (row-major N x K, as stored in the weight file) in
 // its stored type (f32, f16, bf16, q8, q4_0, q4_K or q6_K; weight_types.inc): there is never
-// a dequantized copy of a whole matrix. f32, f16, bf16, q4_K and q6_K weights are widened in
-// registers and multiplied by f32 activations. The integer block types (q8, q4_0) by default take
+// a dequantized copy of a whole matrix. f32, f16 and bf16 weights are widened in registers
+// and multiplied by f32 activations. The integer block types (q8, q4_0, q4_K, q6_K) by default take
 // the activations quantized to 8-bit blocks once per row (activation_blocks.h) and sum on
 // the CPU's integer dot products; LinearActivations::kF32 keeps f32 activations for them
 // too (exact in the weights as stored, slower). The kernel
@@ -22,7 +22,7 @@ namespace attnrt {
 
 // Which activations a call's integer weights meet (linear_kernel.h's `auto` reads it).
 enum class LinearActivations : uint8_t {
-  // The best kernel for the type: 8-bit activation blocks for q8 and q4_0 where this build
+  // The best kernel for the type: 8-bit activation blocks for the integer types where this build
   // has an integer kernel (kernels/hwy/linear_int8.cc), f32 otherwise.
   kAuto,
   // f32 activations whatever the type: the exact path (`--activations f32`).
@@ -65,8 +65,8 @@ inline const uint16_t* LinearScalePlane(const LinearParams& p) {
 // and q8 weights 4 widened rows of one depth block besides (4 KiB on AVX-512;
 // one row, 4 KiB at K = 1024, on a scalar Cortex-M). The Cortex-M55's Helium Linear
 // (kernels/helium/) needs 16 floats, plus 4 rows of K for f16 weights and 4 floats per
-// 32-weight block of a row for q8. The integer kernel (q8, q4_0) needs 4 rows of 8-bit
-// activations and 12 floats per 32-value block of a row (1.4 K floats: 5.6 KiB at K = 1024).
+// 32-weight block of a row for q8. The integer kernel (q8, q4_0, q4_K, q6_K) needs 4 rows of
+// 8-bit activations and 12 floats per 32-value block of a row (q4_K 2 more) (1.4 K floats: 5.6 KiB at K = 1024).
 size_t LinearScratchFloats(const LinearParams& p);
 // Independent work items of this call (blocks of output columns x blocks of rows).
 // Every output element is summed in the same order however the items are split,

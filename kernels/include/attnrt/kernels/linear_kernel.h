@@ -3,7 +3,7 @@
 // runs a call is a lookup, not an #if inside one of them. linear.h's four entry points
 // run the `auto` choice: the highest-ranked kernel that supports the weight type (and, when
 // a call asks for f32 activations, does not quantize them). Today that is Highway's integer
-// kernel for q8 and q4_0 (8-bit activations, on every target: SCALAR code on the Cortex-M
+// kernel for q8, q4_0, q4_K and q6_K (8-bit activations, on every target: SCALAR code on the Cortex-M
 // boards), then Helium on a Cortex-M55 for the types it reads (f32, f16, bf16, and q8 with
 // f32 activations), then Highway's f32-activation kernel (every type); the reference last.
 // No allocation, no exceptions, no printing.

@@ -45,6 +45,21 @@ inline void Q4_KScaleMin(const uint8_t* block, size_t s, unsigned* sc, unsigned*
   }
 }
 
+// All 8 scales and all 8 mins at once, byte s of *sc and of *m for sub-block s (the same as
+// Q4_KScaleMin's, a few word operations instead of 16 byte lookups: kernels decode them once
+// per super-block and row).
+inline void Q4_KScaleMinBytes(const uint8_t* block, uint64_t* sc, uint64_t* m) {
+  const uint8_t* q = block + kQ4_KScalesAt;
+  const auto word = [q](size_t at) {
+    return uint32_t{q[at]} | uint32_t{q[at + 1]} << 8 | uint32_t{q[at + 2]} << 16 |
+           uint32_t{q[at + 3]} << 24;
+  };
+  const uint32_t w0 = word(0), w1 = word(4), w2 = word(8);
+  const uint32_t six = 0x3F3F3F3Fu, four = 0x0F0F0F0Fu, two = 0x03030303u;
+  *sc = (w0 & six) | uint64_t{(w2 & four) | ((w0 >> 6) & two) << 4} << 32;
+  *m = (w1 & six) | uint64_t{((w2 >> 4) & four) | ((w1 >> 6) & two) << 4} << 32;
+}
+
 // The stored nibble of value j (0..255).
 inline unsigned Q4_KNibble(const uint8_t* block, size_t j) {
   const uint8_t byte = block[kQ4_KNibblesAt + j / 64 * 32 + j % 32];

@@ -94,7 +94,7 @@ const char* attnrt_model_message(const attnrt_model* m);
  * The executor (copied) and whatever its self points to must outlive those calls. */
 attnrt_status attnrt_model_set_executor(attnrt_model* m, const attnrt_executor* executor);
 
-/* What the Linear layers' integer weights (q8, q4_0) multiply; the CLI's
+/* What the Linear layers' integer weights (q8, q4_0, q4_K, q6_K) multiply; the CLI's
  * `--activations auto|f32`. AUTO rounds each Linear input to 8-bit blocks for the
  * integer kernel (faster; within the integer path's rounding of the exact result);
  * F32 widens the weights and keeps the activations f32, exact in the stored

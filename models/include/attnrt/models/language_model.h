@@ -53,7 +53,7 @@ struct LmShape {
   bool all_logits = false;
   // Storage of the KV cache: kF32, kF16 or kQ8 (IsKvType).
   KvType kv_type = KvType::kF32;
-  // What integer weights (q8, q4_0) multiply (model.h's ModelInput::linear_activations):
+  // What integer weights (q8, q4_0, q4_K, q6_K) multiply (model.h's ModelInput::linear_activations):
   // kF32 is the exact path. Part of the shape because it picks the Linear kernel, and so
   // the kernel scratch PlanLm counts.
   LinearActivations linear_activations = LinearActivations::kAuto;

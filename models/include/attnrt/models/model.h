@@ -101,7 +101,7 @@ struct ModelInput {
   // The SDPA kernel every attention block runs; null: ChooseSdpaKernel per call.
   // A kernel that cannot serve a call (weights it cannot return, ...) fails it.
   const SdpaKernel* kernel = nullptr;
-  // Which activations integer weights (q8, q4_0) meet in every Linear: kAuto rounds them to
+  // Which activations integer weights (q8, q4_0, q4_K, q6_K) meet in every Linear: kAuto rounds them to
   // 8-bit blocks for the integer kernel, kF32 keeps them f32 (exact in the stored weights,
   // slower; `--activations f32`). Plan with the same value: the kernels' scratch differs.
   LinearActivations linear_activations = LinearActivations::kAuto;
