@@ -279,7 +279,7 @@ def check_activations_option(attnrt, model, x_path, work):
         result, prose = json_only(attnrt, "bench", "lm", config, "--dtype", "q8", "--threads", "1",
                                   "--prompt-len", "8", "--gen", "2", "--seconds", "0.01",
                                   "--activations", activations, "--json")
-        shown = re.search(r"\blinear (\S+) on ", prose)
+        shown = re.search(r"\blinear q8:(\S+) on \S+; ", prose)  # one type: "linear q8:KERNEL on ISA; "
         name = shown.group(1) if shown else None
         check(result is not None and name == result.get("linear_kernel") and
               result.get("activations") == activations and (name == "hwy-int8") == rounded,
