@@ -19,10 +19,9 @@
 // --kv-dtype f32|f16|q8 (language models): the same for the KV cache's storage, which the
 // firmware sets with attnrt_model_set_kv_type before planning. The header records it
 // (_KV_TYPE, an attnrt_kv_type code), and a --plan-from plan made with another --kv-dtype
-// sized another cache and is refused by name (before, embed wrote a q8 plan's arena into a
-// header that said nothing of the type, too small for the f32 cache a session has by
-// default). Plans without the field are f32 plans. A model with no KV cache refuses a type
-// other than f32, as run and plan do.
+// sized another cache and is refused by name: a q8 plan's arena is too small for the f32
+// cache a session has by default. Plans without the field are f32 plans. A model with no KV
+// cache refuses a type other than f32, as run and plan do.
 #include <cstdio>
 #include <sstream>
 
