@@ -40,6 +40,11 @@ static_assert(static_cast<int>(MaskKind::kBool) == ATTNRT_MASK_BOOL &&
 static_assert(static_cast<int>(LinearActivations::kAuto) == ATTNRT_ACTIVATIONS_AUTO &&
                   static_cast<int>(LinearActivations::kF32) == ATTNRT_ACTIVATIONS_F32,
               "activations");
+// attnrt embed writes KvType codes into headers as attnrt_kv_type values (NAME_KV_TYPE).
+static_assert(static_cast<int>(KvType::kF32) == ATTNRT_KV_F32 &&
+                  static_cast<int>(KvType::kF16) == ATTNRT_KV_F16 &&
+                  static_cast<int>(KvType::kQ8) == ATTNRT_KV_Q8,
+              "KV-cache types");
 static_assert(static_cast<int>(CausalKind::kUpperLeft) == ATTNRT_CAUSAL_UPPER_LEFT &&
                   static_cast<int>(CausalKind::kLowerRight) == ATTNRT_CAUSAL_LOWER_RIGHT,
               "causal kinds");

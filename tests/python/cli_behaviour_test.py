@@ -16,10 +16,15 @@
   --plan-from made with it (the firmware session runs auto); on f32 weights f32 changes
   nothing; `bench lm` on q8 weights names hwy-int8 by default and another kernel with f32,
   in its summary line and its JSON alike;
+- `embed --kv-dtype` (a language model's KV-cache storage, as generate, run and plan take it):
+  the header records it as NAME_KV_TYPE, an attnrt_kv_type code of attnrt.h (ATTNRT_KV_F32 1,
+  F16 2, Q8 4); a --plan-from plan made with another --kv-dtype is refused naming both (it
+  sized another cache), and a q8 plan whose arena is smaller than an f32 cache's needs embeds
+  with --kv-dtype q8; an encoder refuses --kv-dtype f16 and its header has no NAME_KV_TYPE;
 - tools/python/plot_heatmap.py (behind demo --png) refuses its input as its output, keeping
   the input, and names a missing input without a traceback.
 
-Usage: cli_behaviour_test.py --attnrt PATH --model DEMO.attnrt --demo-dir models/demo.
+Usage: cli_behaviour_test.py --attnrt PATH --model DEMO.attnrt --lm LM.attnrt --demo-dir models/demo.
 Exits 77 (CTest skip) without numpy.
 """
 import argparse
@@ -279,13 +284,82 @@ def check_activations_option(attnrt, model, x_path, work):
         result, prose = json_only(attnrt, "bench", "lm", config, "--dtype", "q8", "--threads", "1",
                                   "--prompt-len", "8", "--gen", "2", "--seconds", "0.01",
                                   "--activations", activations, "--json")
-        shown = re.search(r"\blinear (\S+) on ", prose)
+        shown = re.search(r"\blinear q8:(\S+) on \S+; ", prose)  # one type: "linear q8:KERNEL on ISA; "
         name = shown.group(1) if shown else None
         check(result is not None and name == result.get("linear_kernel") and
               result.get("activations") == activations and (name == "hwy-int8") == rounded,
               f"bench lm --dtype q8 --activations {activations}: summary names {name!r}, JSON "
               f"{result and result.get('linear_kernel')!r} ({'hwy-int8' if rounded else 'not hwy-int8'} "
               f"expected): {prose.strip()[:300]!r}")
+
+
+def check_embed_kv_dtype(attnrt, model, lm, work):
+    """embed --kv-dtype: recorded for a language model, the plan's checked, refused elsewhere."""
+    c_out = os.path.join(work, "kv.c")
+    h_out = c_out[:-2] + ".h"
+
+    def header():
+        with open(h_out) as f:
+            text = f.read()
+        os.remove(c_out)
+        os.remove(h_out)
+        return text
+
+    # 256 positions: an f32 cache is 393216 bytes there, a q8 one 114688, so the q8 plan's arena
+    # is smaller than what an f32 session needs before any scratch.
+    plans = {}
+    for kv in ("f32", "q8"):
+        plan, _ = json_only(attnrt, "plan", lm, "--max-seq", "256", "--threads", "1",
+                            "--kv-dtype", kv, "--json")
+        check(plan is not None and plan.get("kv_dtype") == kv, f"plan --kv-dtype {kv} --json: {plan}")
+        plans[kv] = os.path.join(work, f"plan_{kv}.json")
+        with open(plans[kv], "w") as f:
+            json.dump(plan, f)
+    q8_arena = json.load(open(plans["q8"]))["arena_bytes"]
+    f32_plan = json.load(open(plans["f32"]))
+    check(q8_arena < f32_plan["arena_bytes"] - f32_plan["scratch_bytes"],
+          f"the q8 plan's arena ({q8_arena}) is smaller than an f32 session needs before scratch "
+          f"(this test's premise): {f32_plan}")
+
+    proc = run(attnrt, "embed", lm, "-o", c_out, "--plan-from", plans["q8"], ok=False)
+    check(proc.returncode > 0 and '--kv-dtype "q8"' in proc.stderr and "--kv-dtype f32" in proc.stderr
+          and not os.path.exists(c_out) and not os.path.exists(h_out),
+          f"embed (f32 cache) --plan-from a q8-cache plan is refused naming both, nothing written: "
+          f"exit {proc.returncode}, {proc.stderr.strip()!r}")
+    # At 48 positions the q8 plan's arena passes for an f32 session's before scratch: only the
+    # type says it is too small (an embed that ignored it wrote it into the header).
+    short, _ = json_only(attnrt, "plan", lm, "--max-seq", "48", "--threads", "1", "--kv-dtype",
+                         "q8", "--json")
+    plans["q8_48"] = os.path.join(work, "plan_q8_48.json")
+    with open(plans["q8_48"], "w") as f:
+        json.dump(short, f)
+    proc = run(attnrt, "embed", lm, "-o", c_out, "--plan-from", plans["q8_48"], ok=False)
+    check(proc.returncode > 0 and '--kv-dtype "q8"' in proc.stderr and not os.path.exists(c_out),
+          f"embed (f32 cache) --plan-from a 48-position q8-cache plan is refused: "
+          f"exit {proc.returncode}, {proc.stderr.strip()!r}")
+    proc = run(attnrt, "embed", lm, "-o", c_out, "--plan-from", plans["f32"], "--kv-dtype", "q8",
+               ok=False)
+    check(proc.returncode > 0 and '--kv-dtype "f32"' in proc.stderr and not os.path.exists(c_out),
+          f"embed --kv-dtype q8 --plan-from an f32-cache plan is refused: {proc.stderr.strip()!r}")
+
+    run(attnrt, "embed", lm, "-o", c_out, "--plan-from", plans["q8"], "--kv-dtype", "q8")
+    text = header()
+    check("#define ATTNRT_MODEL_KV_TYPE 4\n" in text and
+          f"#define ATTNRT_MODEL_ARENA_BYTES {q8_arena}u\n" in text,
+          f"embed --kv-dtype q8 records ATTNRT_KV_Q8 (4) beside the q8 plan's arena: {text!r}")
+    run(attnrt, "embed", lm, "-o", c_out, "--plan-from", plans["f32"])
+    check("#define ATTNRT_MODEL_KV_TYPE 1\n" in header(),
+          "embed of a language model records its default cache, ATTNRT_KV_F32 (1)")
+    run(attnrt, "embed", lm, "-o", c_out, "--seq", "16", "--kv-dtype", "f16")
+    check("#define ATTNRT_MODEL_KV_TYPE 2\n" in header(),
+          "embed --seq 16 --kv-dtype f16 records ATTNRT_KV_F16 (2)")
+
+    proc = run(attnrt, "embed", model, "-o", c_out, "--kv-dtype", "f16", ok=False)
+    check(proc.returncode > 0 and "--kv-dtype" in proc.stderr and "language model" in proc.stderr
+          and not os.path.exists(c_out),
+          f"embed --kv-dtype f16 of an encoder is refused by name: {proc.stderr.strip()!r}")
+    run(attnrt, "embed", model, "-o", c_out)
+    check("KV_TYPE" not in header(), "an encoder's header names no KV-cache type")
 
 
 def check_demo_png(attnrt, work):
@@ -334,6 +408,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--attnrt", required=True)
     ap.add_argument("--model", required=True, help="the converted demo model (build/models/demo.attnrt)")
+    ap.add_argument("--lm", required=True, help="the converted byte-level LM (build/models/lm.attnrt)")
     ap.add_argument("--demo-dir", required=True, help="models/demo (input, expected, safetensors)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
@@ -347,6 +422,9 @@ def main():
         os.mkdir(act_dir)
         check_activations_option(args.attnrt, args.model,
                                  os.path.join(args.demo_dir, "input.npy"), act_dir)
+        kv_dir = os.path.join(work, "kv")
+        os.mkdir(kv_dir)
+        check_embed_kv_dtype(args.attnrt, args.model, args.lm, kv_dir)
         png_dir = os.path.join(work, "png")
         os.mkdir(png_dir)
         check_demo_png(args.attnrt, png_dir)

@@ -16,6 +16,13 @@ own copy of llama.cpp's use_more_bits rule for q4_K_M), not from attnrt. Cases:
     f32) and within q8's 5e-2 (8-bit activations) of the f32 file of its stored weights.
   - Hugging Face folder (models/lm-bpe, tied): output names the tied embedding, embed wins;
     the mix (q8 embedding, f16 rest) within q8's 5e-2 of the folder's f32 conversion.
+  - the reports of the kernels a run used: `generate` (its report line and --json) and `bench lm`
+    (summary and --json) on the models/lm mix, the deep q4_K_M file and the GGUF q4_K_M files
+    name every type the model multiplies through Linear (this script's table: each layer
+    matrix, and the output, which in a tied model is the embedding) and no other, each with a
+    kernel, the line and the JSON alike; hwy-int8 exactly for q8 and q4_0 and only with
+    --activations auto (docs/cli.md); the one-kernel keys (linear_kernel, linear_isa,
+    weight_dtype) null for a mix and the one pair's for a single-type file.
   - refusals, each with a non-zero exit, a message naming the problem and no output file:
     unknown class, unknown type, a class given twice, no '=', an unknown --dtype, a k-quant
     for 96-wide rows (naming tensor and class), q4_K_M on the same model, and a class the
@@ -27,6 +34,8 @@ import argparse
 import importlib.util
 import json
 import os
+import re
+import subprocess
 import sys
 import tempfile
 
@@ -103,6 +112,27 @@ def expected_types(names, default, named=None, q4_k_m=False, layers=0, tied=Fals
     return want
 
 
+def multiplied_types(want):
+    """The types of the matrices a run multiplies through Linear, from name -> type: every layer
+    matrix and the output, which is the embedding in a tied model (no output.weight); an
+    untied embedding is only gathered, never multiplied."""
+    head = "output.weight" if "output.weight" in want else "tok_embeddings.weight"
+    return {t for n, t in want.items() if llama_class(n) not in (None, "embed") or n == head}
+
+
+def linear_pairs(text):
+    """A report line's "linear f32:hwy on AVX3, q8:hwy-int8 on AVX3_DL; ..." as
+    {type: {"kernel", "isa"}} (None for a part that is not TYPE:KERNEL on ISA); None without one."""
+    line = re.search(r"^(?:generate|bench lm): .*?\blinear (.+?); ", text, re.M)
+    if line is None:
+        return None
+    pairs = {}
+    for part in line.group(1).split(", "):
+        m = re.fullmatch(r"(\w+):(\S+) on (\S+)", part)
+        pairs[m.group(1) if m else part] = {"kernel": m.group(2), "isa": m.group(3)} if m else None
+    return pairs
+
+
 def inspect_types(attnrt, model):
     proc = attnrt_cli.run_cli([attnrt, "inspect", "--json", model])
     if proc.returncode != 0:
@@ -152,7 +182,7 @@ class Checks:
         want = want_for(sorted(got))
         wrong = [f"{n}: {got[n]} (want {want[n]})" for n in sorted(got) if got[n] != want[n]]
         self.check(not wrong, f"{label}: per-tensor types: " + "; ".join(wrong[:6]))
-        return got
+        return got, want
 
     def logits(self, model, tokens, label, extra=()):
         proc, out = attnrt_cli.run_tokens(self.attnrt, model, tokens, self.work, 2, name=label,
@@ -183,6 +213,49 @@ class Checks:
                        f"{label} {' '.join(extra) or 'default activations'}: relative error "
                        f"{err:.3g} > {tol} against its stored weights in f32")
 
+    def names_linear_kernels(self, label, model, want):
+        """generate and bench lm name the kernel of each type the model multiplies, and only
+        those types, on the report line and in --json alike (the module docstring)."""
+        types = multiplied_types(want)
+        for activations in ("auto", "f32"):
+            for cmd in (["generate", model, "--prompt-tokens", "1,2,3", "--max-new-tokens", "2"],
+                        ["bench", "lm", model, "--prompt-len", "4", "--gen", "1",
+                         "--seconds", "0.01"]):
+                what = f"{label}: {cmd[0]} --activations {activations}"
+                # The byte-level models stream bytes that need not be UTF-8: decoded here.
+                proc = subprocess.run([self.attnrt, *cmd, "--threads", "1", "--json",
+                                       "--activations", activations],
+                                      capture_output=True, timeout=300)
+                out = proc.stdout.decode(errors="replace")
+                err = proc.stderr.decode(errors="replace")
+                if proc.returncode != 0:
+                    self.check(False, f"{what}: exit {proc.returncode}: {err.strip()[-300:]}")
+                    continue
+                result = json.loads(out.strip().splitlines()[-1])
+                shown = linear_pairs(err)
+                self.check(shown is not None and set(shown) == types,
+                           f"{what}: the report line names types "
+                           f"{sorted(shown) if shown else None}, the model multiplies "
+                           f"{sorted(types)}: {err.strip()[-300:]!r}")
+                self.check(shown is not None and shown == result.get("linear_kernels"),
+                           f"{what}: report line {shown} and JSON linear_kernels "
+                           f"{result.get('linear_kernels')} differ")
+                if not shown or None in shown.values():
+                    continue
+                int8 = {t for t, k in shown.items() if k["kernel"] == "hwy-int8"}
+                want_int8 = types & {"q8", "q4_0"} if activations == "auto" else set()
+                self.check(int8 == want_int8, f"{what}: hwy-int8 runs {sorted(int8)}, "
+                                              f"expected {sorted(want_int8)}: {shown}")
+                if len(types) == 1:
+                    (t, k), = shown.items()
+                    legacy = (t, k["kernel"], k["isa"])
+                else:
+                    legacy = (None, None, None)
+                got = (result.get("weight_dtype", "absent"), result.get("linear_kernel", "absent"),
+                       result.get("linear_isa", "absent"))
+                self.check(got == legacy, f"{what}: weight_dtype, linear_kernel, linear_isa "
+                                          f"are {got}, expected {legacy}")
+
     def refused(self, label, inputs, options, *needles):
         out = self.path(label + ".attnrt")
         proc = convert(self.attnrt, inputs, out, options)
@@ -198,7 +271,9 @@ def safetensors_cases(c):
     options = ["--dtype", "q8"] + [a for k, t in named.items() for a in ("--dtype-for", f"{k}={t}")]
     mix = c.converted("lm_mix", lm_inputs(), options)
     if mix:
-        c.types_match("lm --dtype q8 + classes", mix, lambda n: expected_types(n, "q8", named))
+        _, want = c.types_match("lm --dtype q8 + classes", mix,
+                                lambda n: expected_types(n, "q8", named))
+        c.names_linear_kernels("lm mix", mix, want)
         # inspect's table (not only --json) shows each tensor's type.
         proc = attnrt_cli.run_cli([c.attnrt, "inspect", mix])
         rows = {line.split()[0]: line.split()[1] for line in proc.stdout.splitlines()
@@ -212,6 +287,8 @@ def safetensors_cases(c):
         c.types_match("lm --dtype-for attn=q8 alone", alone,
                       lambda n: expected_types(n, "f32", {"attn": "q8"}))
     f32 = c.converted("lm_f32", lm_inputs(), [])
+    if f32:
+        c.names_linear_kernels("lm f32", f32, expected_types(inspect_types(c.attnrt, f32), "f32"))
     if not (mix and f32):
         return
     tokens = np.frombuffer(TEXT[:128], dtype=np.uint8).astype(np.int32)[None, :]
@@ -257,8 +334,9 @@ def deep_cases(c):
     inputs, layers = write_deep_llama(c.work)
     mix = c.converted("deep_q4_K_M", inputs, ["--dtype", "q4_K_M"])
     if mix:
-        got = c.types_match("deep llama --dtype q4_K_M", mix,
-                            lambda n: expected_types(n, None, q4_k_m=True, layers=layers))
+        got, want = c.types_match("deep llama --dtype q4_K_M", mix,
+                                  lambda n: expected_types(n, None, q4_k_m=True, layers=layers))
+        c.names_linear_kernels("deep llama q4_K_M", mix, want)
         raised = sorted(layer_of(n) for n, t in got.items()
                         if n.endswith("wv.weight") and t == "q6_K")
         c.check(raised == [0, 1, 4, 7, 10, 13, 14, 15], f"deep llama: attn_v raised in {raised}")
@@ -282,8 +360,10 @@ def gguf_cases(c):
         layers = info.shape["layers"]
         mix = c.converted(label + "_q4_K_M", [path], ["--dtype", "q4_K_M"])
         if mix:
-            c.types_match(f"{label} --dtype q4_K_M", mix,
-                          lambda n: expected_types(n, None, q4_k_m=True, layers=layers, tied=tied))
+            _, want = c.types_match(
+                f"{label} --dtype q4_K_M", mix,
+                lambda n: expected_types(n, None, q4_k_m=True, layers=layers, tied=tied))
+            c.names_linear_kernels(f"{label} q4_K_M", mix, want)
             tokens = np.arange(1, 17, dtype=np.int32)[None, :] * 7 % info.vocab
             c.runs_as_stored(label + "_q4_K_M", mix, tokens)
         if not tied:

@@ -330,13 +330,15 @@ def check_greedy(ctx, stats, label, model_file, model64, prompt, new_tokens=NEW_
     expect_ok(proc, "attnrt generate")
     if result is None:
         raise Failure("attnrt generate --json printed no JSON line")
-    # The report line names the Linear kernel that ran: the integer one exactly when the
-    # activations are rounded.
-    shown = re.search(r"generate: .*\blinear (\S+) on ", proc.stderr)
-    if shown is None or shown.group(1) != result.get("linear_kernel") or \
-            (shown.group(1) == "hwy-int8") != rounds_activations():
+    # The report line names the Linear kernel that ran on the one weight type the file holds
+    # ("linear q8:hwy-int8 on AVX3_DL; "): the integer one exactly when the activations are
+    # rounded.
+    shown = re.search(r"generate: .*\blinear (\w+):(\S+) on \S+; ", proc.stderr)
+    if shown is None or shown.group(2) != result.get("linear_kernel") or \
+            shown.group(1) != result.get("weight_dtype") or \
+            (shown.group(2) == "hwy-int8") != rounds_activations():
         raise Failure(f"generate's report line names linear kernel "
-                      f"{shown and shown.group(1)!r} (JSON {result.get('linear_kernel')!r}); "
+                      f"{shown and shown.group(0)!r} (JSON {result.get('linear_kernel')!r}); "
                       f"weights {DTYPE}, activations {ACTIVATIONS}: {proc.stderr.strip()[-300:]}")
     missing = [k for k in ("tokens", "prefill_ms", "decode_ms_per_token", "tokens_per_s")
                if k not in result]

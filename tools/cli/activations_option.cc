@@ -20,8 +20,4 @@ const char* ActivationsName(LinearActivations activations) {
   return activations == LinearActivations::kF32 ? "f32" : "auto";
 }
 
-const LinearKernel& ModelLinearKernel(const Model& model, LinearActivations activations) {
-  return AutoLinearKernel(model.layers[0].q.type, activations);
-}
-
 }  // namespace attnrt::cli

@@ -11,8 +11,6 @@
 #include <string>
 
 #include "attnrt/kernels/linear.h"
-#include "attnrt/kernels/linear_kernel.h"
-#include "attnrt/models/model.h"
 
 namespace attnrt::cli {
 
@@ -22,9 +20,5 @@ void AddActivationsOption(CLI::App* cmd, std::string* value, const std::string& 
 // The value of a name the option accepted ("f32" -> kF32, else kAuto).
 LinearActivations ActivationsFromName(const std::string& name);
 const char* ActivationsName(LinearActivations activations);
-
-// The kernel the model's layer matrices run on with these activations (the type of the
-// first layer's q projection decides: converted files store every layer matrix alike).
-const LinearKernel& ModelLinearKernel(const Model& model, LinearActivations activations);
 
 }  // namespace attnrt::cli

@@ -25,6 +25,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
+#include "cli/linear_report.h"
 #include "cli/weight_dtype_option.h"
 #include "convert/config_metadata.h"
 #include "cli/lm_runner.h"
@@ -290,13 +291,12 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["vocab"] = c.vocab_size;
   j["threads"] = pool.workers();
   AddThreadsJson(workers, &j);
-  // The kernel the layers' matrices ran on (hwy-int8 for the integer types unless --activations f32).
-  const LinearKernel& linear = ModelLinearKernel(model, ActivationsFromName(o.activations));
+  // The kernels the matrices ran on, per weight type (hwy-int8 for q8, q4_0 and the k-quants
+  // unless --activations f32).
+  const std::vector<LinearUse> linear = ModelLinearUses(model, ActivationsFromName(o.activations));
   j["isa"] = LinearIsa();
-  j["linear_kernel"] = linear.name;
-  j["linear_isa"] = linear.isa();
+  AddLinearUsesJson(linear, &j);
   j["activations"] = o.activations;
-  j["weight_dtype"] = WeightTypeName(model.layers[0].q.type);
   j["kv_dtype"] = o.kv_dtype;
   j["prompt_tokens"] = prompt_len;
   j["prefill_ms"] = prefill_time.median_ms;
@@ -324,10 +324,10 @@ int RunBenchLm(const BenchLmOptions& o) {
 
   std::fprintf(prose,
                "bench lm: %s, dim %zu, %zu layers, %zu heads (%zu kv), hidden %zu, vocab %zu; "
-               "linear %s on %s; weights %s, KV cache %s\n  %s\n",
+               "linear %s; KV cache %s\n  %s\n",
                o.model.c_str(), c.model_dim, c.num_layers, c.heads, c.kv_heads, c.ff_dim,
-               c.vocab_size, linear.name, linear.isa(), WeightTypeName(model.layers[0].q.type),
-               o.kv_dtype.c_str(), workers.Describe().c_str());
+               c.vocab_size, LinearUsesText(linear).c_str(), o.kv_dtype.c_str(),
+               workers.Describe().c_str());
   std::fprintf(prose,
                "  prefill %zu tokens: %.2f ms (stddev %.2f, %zu runs; CPU %.2f ms), %.0f tokens/s, "
                "%.1f GFLOP/s = %.0f%% of the FMA peak (%.1f GFLOP/s per core)\n",

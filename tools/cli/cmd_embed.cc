@@ -15,6 +15,13 @@
 // plan it goes with; a --plan-from plan made with another --activations sized another
 // kernel's scratch and is refused by name rather than written into a header that would not
 // hold. Plans written before the field existed are auto plans.
+//
+// --kv-dtype f32|f16|q8 (language models): the same for the KV cache's storage, which the
+// firmware sets with attnrt_model_set_kv_type before planning. The header records it
+// (_KV_TYPE, an attnrt_kv_type code), and a --plan-from plan made with another --kv-dtype
+// sized another cache and is refused by name: a q8 plan's arena is too small for the f32
+// cache a session has by default. Plans without the field are f32 plans. A model with no KV
+// cache refuses a type other than f32, as run and plan do.
 #include <cstdio>
 #include <sstream>
 
@@ -24,6 +31,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/embed_shape.h"
+#include "cli/kv_dtype_option.h"
 #include "cli/option_checks.h"
 #include "cli/model_file.h"
 #include "host/regular_file.h"
@@ -36,6 +44,7 @@ struct EmbedOptions {
   std::string model, out, header, section, plan_from;
   std::string name = "attnrt_model";
   std::string activations = "auto";
+  std::string kv_dtype = "f32";  // language models only
   size_t seq = 0, batch = 1, align = 64;
 };
 
@@ -108,7 +117,7 @@ bool JsonSize(const nlohmann::json& j, const char* key, bool required, size_t* o
 
 // Reads the target's plan and checks it was made for this model file.
 bool ReadTargetPlan(const std::string& path, const OpenedModel& m, const std::string& activations,
-                    TargetPlan* plan, std::string* error) {
+                    const std::string& kv_dtype, TargetPlan* plan, std::string* error) {
   // Opened as a regular file only: a FIFO here would block forever (OpenRegularFile).
   int err = 0;
   std::string what;
@@ -146,6 +155,16 @@ bool ReadTargetPlan(const std::string& path, const OpenedModel& m, const std::st
              " or embed with the plan's";
     return false;
   }
+  const nlohmann::json cache = j.contains("kv_dtype") ? j["kv_dtype"] : "f32";
+  if (!cache.is_string() || cache.get<std::string>() != kv_dtype) {
+    *error = lm ? "plan '" + path + "' was made with --kv-dtype " + cache.dump() +
+                      ", not this embed's --kv-dtype " + kv_dtype + ", whose KV cache it does " +
+                      "not size; plan again with --kv-dtype " + kv_dtype +
+                      " or embed with the plan's"
+                : "plan '" + path + "' has kv_dtype " + cache.dump() + ", but a " + arch +
+                      " model has no KV cache";
+    return false;
+  }
   if (!JsonSize(j, "arena_bytes", true, &plan->arena_bytes, error) ||
       !JsonSize(j, "batch", true, &plan->batch, error) ||
       !JsonSize(j, "threads", true, &plan->threads, error) ||
@@ -180,9 +199,14 @@ int EmbedCommand(const EmbedOptions& o) {
   OpenedModel m;
   if (!OpenModel(o.model, &m, &error)) return ReportError(cmd, error);
   const bool lm = ArchitectureIsLanguageModel(m.model.config.arch);
+  if (!lm && o.kv_dtype != "f32") {
+    return ReportError(cmd, "--kv-dtype applies to language models only, not " +
+                                std::string(ArchitectureName(m.model.config.arch)));
+  }
+  const KvType kv_type = KvDtype(o.kv_dtype);
   TargetPlan plan;
   const bool planned = !o.plan_from.empty();
-  if (planned && !ReadTargetPlan(o.plan_from, m, o.activations, &plan, &error)) {
+  if (planned && !ReadTargetPlan(o.plan_from, m, o.activations, o.kv_dtype, &plan, &error)) {
     return ReportError(cmd, error);
   }
   if (planned && o.seq != 0 && o.seq != (lm ? plan.max_seq : plan.seq)) {
@@ -191,12 +215,12 @@ int EmbedCommand(const EmbedOptions& o) {
   }
   // Whatever goes into the header must run on this model (embed_shape.h).
   if (planned && !CheckEmbedShape(m.model, "plan '" + o.plan_from + "'", plan.batch,
-                                  lm ? plan.max_seq : plan.seq, plan.threads, plan.arena_bytes,
-                                  &error)) {
+                                  lm ? plan.max_seq : plan.seq, kv_type, plan.threads,
+                                  plan.arena_bytes, &error)) {
     return ReportError(cmd, error);
   }
   if (!planned && o.seq != 0 &&
-      !CheckEmbedShape(m.model, "--seq/--batch", o.batch, o.seq, 0, 0, &error)) {
+      !CheckEmbedShape(m.model, "--seq/--batch", o.batch, o.seq, kv_type, 0, 0, &error)) {
     return ReportError(cmd, error);
   }
   std::string upper = o.name;
@@ -217,6 +241,11 @@ int EmbedCommand(const EmbedOptions& o) {
     << "/* --activations " << o.activations << ": attnrt_model_set_activations(&m, "
     << "(attnrt_activations)" << upper << "_ACTIVATIONS) before planning. */\n"
     << "#define " << upper << "_ACTIVATIONS " << static_cast<int>(activations) << "\n";
+  if (lm) {  // The C API's attnrt_kv_type codes are KvType's (asserted in attnrt_c.cc).
+    h << "/* --kv-dtype " << o.kv_dtype << ": attnrt_model_set_kv_type(&m, (attnrt_kv_type)"
+      << upper << "_KV_TYPE) before planning. */\n"
+      << "#define " << upper << "_KV_TYPE " << static_cast<int>(kv_type) << "\n";
+  }
   if (planned) {
     h << "/* The target's arena plan, from " << CommentSafe(BaseName(o.plan_from)) << " (`attnrt plan --json` on the target). */\n"
       << "#define " << upper << "_PLAN_BATCH " << plan.batch << "u\n"
@@ -299,6 +328,10 @@ void AddEmbedCommand(CLI::App& app, int* exit_code) {
   AddActivationsOption(cmd, &o->activations,
                        "the header records it as _ACTIVATIONS for attnrt_model_set_activations, "
                        "and a --plan-from plan must have been made with the same --activations");
+  AddKvDtypeOption(cmd, &o->kv_dtype,
+                   "language models only: the header records it as _KV_TYPE for "
+                   "attnrt_model_set_kv_type, and a --plan-from plan must have been made with "
+                   "the same --kv-dtype");
   cmd->callback([o, exit_code] { *exit_code = EmbedCommand(*o); });
 }
 

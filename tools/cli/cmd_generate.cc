@@ -24,6 +24,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
+#include "cli/linear_report.h"
 #include "cli/lm_runner.h"
 #include "cli/model_file.h"
 #include "cli/model_text.h"
@@ -243,15 +244,16 @@ int GenerateCommand(const GenerateOptions& o) {
   const double ms_per_token =
       result.decode_steps == 0 ? 0.0 : result.decode_ms / static_cast<double>(result.decode_steps);
   std::FILE* prose = stderr;  // timing is prose: it never mixes with the streamed text on stdout
-  // The kernel the layers ran on, so a timing says whether activations were rounded.
-  const LinearKernel& linear = ModelLinearKernel(m.model, shape.linear_activations);
+  // The kernels the matrices ran on, per weight type, so a timing says whether activations
+  // were rounded (and for which matrices, in a file that mixes types).
+  const std::vector<LinearUse> linear = ModelLinearUses(m.model, shape.linear_activations);
   std::fprintf(prose,
                "generate: %zu prompt tokens, %zu new (end: %s); prefill %.2f ms (%.0f tokens/s), "
-               "decode %.3f ms/token (%.1f tokens/s), linear %s on %s; %s\n",
+               "decode %.3f ms/token (%.1f tokens/s), linear %s; %s\n",
                prompt.size(), generated.size(), DecodeEndName(result.end), prefill_ms,
                prefill_ms > 0 ? 1000.0 * static_cast<double>(prompt.size()) / prefill_ms : 0.0,
-               ms_per_token, ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0, linear.name,
-               linear.isa(), workers.Describe().c_str());
+               ms_per_token, ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0,
+               LinearUsesText(linear).c_str(), workers.Describe().c_str());
   if (o.json) {
     nlohmann::ordered_json j;
     // As Hugging Face's generate returns them: the eos that ended the text included.
@@ -271,7 +273,7 @@ int GenerateCommand(const GenerateOptions& o) {
     j["tokens_per_s"] = ms_per_token > 0 ? 1000.0 / ms_per_token : 0.0;
     j["threads"] = pool.workers();
     AddThreadsJson(workers, &j);
-    j["linear_kernel"] = linear.name;
+    AddLinearUsesJson(linear, &j);
     j["activations"] = o.activations;
     j["temperature"] = o.sampling.temperature;
     j["seed"] = o.sampling.seed;
@@ -313,7 +315,8 @@ void AddGenerateCommand(CLI::App& app, int* exit_code) {
   AddChunkOption(cmd, &o->chunk, "prompt + new tokens");
   cmd->add_flag("--json", o->json,
                 "Stream tokens to stderr and print one JSON object on stdout: tokens (the "
-                "generated ids, an eos that ended them included), text, end, prefill_ms, decode_ms_per_token, tokens_per_s (decode)");
+                "generated ids, an eos that ended them included), text, end, prefill_ms, decode_ms_per_token, tokens_per_s (decode), "
+                "linear_kernels (the Linear kernel of each weight type the model stores)");
   cmd->callback([o, exit_code] { *exit_code = GenerateCommand(*o); });
 }
 

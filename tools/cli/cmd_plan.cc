@@ -14,6 +14,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
+#include "cli/linear_report.h"
 #include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
 #include "cli/lm_runner.h"
@@ -50,7 +51,7 @@ void AddModelFields(nlohmann::ordered_json* j, const OpenedModel& m, size_t batc
   (*j)["weight_file_bytes"] = m.file.file_size();
   // What `embed --plan-from` checks: a firmware session runs auto.
   (*j)["activations"] = ActivationsName(activations);
-  (*j)["linear_kernel"] = ModelLinearKernel(m.model, activations).name;
+  AddLinearUsesJson(ModelLinearUses(m.model, activations), j);
   (*j)["architecture"] = ArchitectureName(m.model.config.arch);
   (*j)["layers"] = m.model.config.num_layers;
   (*j)["batch"] = batch;
@@ -77,10 +78,11 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
   if (!st.ok()) return ReportStatus("plan", st);
   std::FILE* prose = ProseStream(o.json);
   std::fprintf(prose,
-               "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, KV cache %s, linear %s, "
+               "plan: %s, %zu layer(s), batch %zu, max_seq %zu, chunk %zu, KV cache %s, linear %s; "
                "%s\n",
                ArchitectureName(c.arch), c.num_layers, shape.batch, shape.max_seq, shape.chunk,
-               KvTypeName(shape.kv_type), ModelLinearKernel(m.model, shape.linear_activations).name,
+               KvTypeName(shape.kv_type),
+               LinearUsesText(ModelLinearUses(m.model, shape.linear_activations)).c_str(),
                DescribeThreads(o.threads).c_str());
   if (c.sliding_window != 0) {
     std::fprintf(prose,

@@ -11,6 +11,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/kv_dtype_option.h"
+#include "cli/linear_report.h"
 #include "cli/option_checks.h"
 #include "cli/kernel_choice.h"
 #include "cli/key_padding_mask.h"
@@ -121,7 +122,7 @@ int RunLanguageModel(const RunOptions& o, const Model& model) {
               ArchitectureName(c.arch), c.num_layers, npy::ShapeString(ids.shape).c_str(),
               npy::ShapeString(y_shape).c_str(), o.out.c_str(), ms,
               DescribeThreads(o.threads).c_str(),
-              ModelLinearKernel(model, shape.linear_activations).name);
+              LinearUsesText(ModelLinearUses(model, shape.linear_activations)).c_str());
   std::printf("arena: planned %zu bytes (kv cache %zu, activations %zu, scratch %zu), used %zu\n",
               lm.plan.arena_bytes, lm.plan.kv_cache_bytes, lm.plan.activation_bytes,
               lm.plan.scratch_bytes, lm.arena->high_water());

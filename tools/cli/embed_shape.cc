@@ -15,7 +15,7 @@ constexpr size_t kMaxThreads = 1024;  // ThreadCount()'s bound
 }  // namespace
 
 bool CheckEmbedShape(const Model& model, const std::string& what, size_t batch, size_t seq,
-                     size_t threads, size_t arena_bytes, std::string* error) {
+                     KvType kv_type, size_t threads, size_t arena_bytes, std::string* error) {
   const bool planned = threads != 0 || arena_bytes != 0;
   const bool lm = ArchitectureIsLanguageModel(model.config.arch);
   const char* seq_name = lm ? "max_seq" : "seq";
@@ -45,6 +45,7 @@ bool CheckEmbedShape(const Model& model, const std::string& what, size_t batch, 
     }
     LmShape shape;
     shape.max_seq = seq;
+    shape.kv_type = kv_type;
     LmPlan plan;
     const Status st = PlanLm(model, shape, threads == 0 ? 1 : threads, &plan);
     if (!st.ok()) {

@@ -7,14 +7,16 @@
 #include <cstddef>
 #include <string>
 
+#include "attnrt/kernels/kv_type.h"
 #include "attnrt/models/model.h"
 
 namespace attnrt::cli {
 
 // `what` names the source in messages ("--seq/--batch", "plan 'p.json'"). threads and
 // arena_bytes are the plan's (0 with no plan: not checked). A language model's seq is its
-// max_seq. On failure *error says which field and why.
+// max_seq, and kv_type its cache's storage (what the cache part of the arena is sized for).
+// On failure *error says which field and why.
 bool CheckEmbedShape(const Model& model, const std::string& what, size_t batch, size_t seq,
-                     size_t threads, size_t arena_bytes, std::string* error);
+                     KvType kv_type, size_t threads, size_t arena_bytes, std::string* error);
 
 }  // namespace attnrt::cli

@@ -68,6 +68,13 @@ struct Model {
 // shape; a missing, extra or mis-shaped tensor is an error naming it.
 Status LoadModel(const WeightFile& file, Model* model);
 
+// Whether a forward pass multiplies a matrix stored as `type` through Linear: a layer's
+// projections, vit's patch, the output or classifier head (token embeddings are gathered, not
+// multiplied, unless a tied output reuses them as the head). A file may mix types per tensor
+// (convert --dtype q4_K_M, --dtype-for, GGUF files), and each type may run on another Linear
+// kernel (linear_kernel.h), so a report of the kernels a run used asks this per type.
+bool ModelMultipliesType(const Model& model, WeightType type);
+
 // Tokens per sequence a vit sees: one class token plus (image_size / patch_size)^2 patches.
 size_t VitTokens(const ModelConfig& config);
 
