@@ -20,7 +20,8 @@ own copy of llama.cpp's use_more_bits rule for q4_K_M), not from attnrt. Cases:
     (summary and --json) on the models/lm mix, the deep q4_K_M file and the GGUF q4_K_M files
     name every type the model multiplies through Linear (this script's table: each layer
     matrix, and the output, which in a tied model is the embedding) and no other, each with a
-    kernel, the line and the JSON alike; hwy-int8 exactly for q8 and q4_0 and only with
+    kernel, the line and the JSON alike; hwy-int8 exactly for the integer types (q8, q4_0, q4_K,
+    q6_K: activation_rounding.INTEGER_ACTIVATION_TYPES) and only with
     --activations auto (docs/cli.md); the one-kernel keys (linear_kernel, linear_isa,
     weight_dtype) null for a mix and the one pair's for a single-type file.
   - refusals, each with a non-zero exit, a message naming the problem and no output file:
@@ -43,6 +44,7 @@ from script_setup import ROOT, SKIP_RETURN_CODE, import_tools_python, skip_witho
 
 with skip_without_modules():
     import numpy as np
+    from activation_rounding import INTEGER_ACTIVATION_TYPES  # (imports torch)
 
 import_tools_python()
 import attnrt_cli  # noqa: E402
@@ -243,7 +245,8 @@ class Checks:
                 if not shown or None in shown.values():
                     continue
                 int8 = {t for t, k in shown.items() if k["kernel"] == "hwy-int8"}
-                want_int8 = types & {"q8", "q4_0"} if activations == "auto" else set()
+                want_int8 = (types & set(INTEGER_ACTIVATION_TYPES) if activations == "auto"
+                             else set())
                 self.check(int8 == want_int8, f"{what}: hwy-int8 runs {sorted(int8)}, "
                                               f"expected {sorted(want_int8)}: {shown}")
                 if len(types) == 1:
