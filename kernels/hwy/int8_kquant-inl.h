@@ -8,12 +8,12 @@
 //         (x86: the unsigned operand; the others: non-negative signed bytes). The value is
 //         step * q - offset per 32-value sub-block; linear_int8.cc scales the dot by the step
 //         and subtracts the offsets once per super-block from the activation block sums.
-//   q6_K  the stored 6-bit q (0..63) on x86, taken unsigned by vpmaddubsw, minus 32 * a in the
-//         same int16 pairs (a pair of (q - 32) a products is at most 2 * 32 * 127 = 8128 in
-//         magnitude; each maddubs is exact, so is their difference); then vpmaddwd against
-//         the pairs' sub-block scales instead of ones. Elsewhere q - 32 as signed bytes and
-//         each 16-value half's dot times its scale in int32. A block's int32 sum is at most
-//         2 * 128 * 16 * 32 * 127 = 16,646,144 < 2^24 in magnitude: exact in f32 too.
+//   q6_K  the stored 6-bit q (0..63) on x86, the unsigned operand, minus the same products of
+//         32 (on AVX2 and SSE4 in vpmaddubsw's int16 pairs: a pair of (q - 32) a products is at
+//         most 2 * 32 * 127 = 8128 in magnitude; each maddubs is exact, so is their
+//         difference). Elsewhere q - 32 as signed bytes. Where the sub-block scales multiply
+//         in int32 (DotStepQ6_K below), a block's sum is at most 2 * 128 * 16 * 32 * 127 =
+//         16,646,144 < 2^24 in magnitude: exact in f32 too.
 
 #if defined(ATTNRT_KERNELS_HWY_INT8_KQUANT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTNRT_KERNELS_HWY_INT8_KQUANT_INL_H_
@@ -161,51 +161,85 @@ HWY_INLINE WStep LoadQ6_KStep(const uint8_t* block, size_t c) {
 }
 #endif
 
-// int32 lanes whose sum over each block's lanes is that block's sum over its two 16-value
-// sub-blocks s of sc[s] * sum_j (q_j - 32) a_j (`scales`: the super-block's 16 int8 scales;
-// c = b % 8, the step's first chunk; `a`: kStepValues activations).
-#if defined(ATTNRT_I8_X86)
+// q6_K's scales of one row's super-block (Q6_KScales, LoadQ6_KScales: once per row and
+// super-block), each step's lane scales (Q6_KStepScale) and its int32 lanes (DotStepQ6_K),
+// whose products times their lanes' scales sum to the step's value: c = b % 8, the step's
+// first chunk; `a`: kStepValues activations.
+//   AVX-512: each int32 lane holds 4 products of one 16-value sub-block (vpdpbusd, or
+//     vpmaddubsw + vpmaddwd, of q with a, minus the same of 32 with a: the x row's term,
+//     computed once for a tile's rows); the lane's scale is d * sc[s] in f32 (exact: 11 + 8
+//     bits), picked per step from the super-block's 16 by one permute.
+//   Elsewhere: the sub-block scales multiply inside the int32 sum of each block (vpmaddwd
+//     against the pairs' scales on AVX2 and SSE4, an int32 multiply on NEON, Helium and in
+//     memory), and the step's lanes take d.
 #if ATTNRT_I8_X86 == 512
-HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const uint8_t* scales, size_t c) {
-  const __m512i av = _mm512_loadu_si512(a);
-  const __m512i pairs = _mm512_sub_epi16(_mm512_maddubs_epi16(w.v, av),
-                                         _mm512_maddubs_epi16(_mm512_set1_epi8(32), av));
-  // int16 lane k (value pair k of the step's 64) belongs to sub-block 2 c + k / 8.
-  const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales)));
-  const __m256i pick = _mm256_add_epi8(
-      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                       2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
-      _mm256_set1_epi8(static_cast<char>(2 * c)));
-  const __m512i sc = _mm512_cvtepi8_epi16(_mm256_shuffle_epi8(both, pick));
-  return VStepI{_mm512_madd_epi16(pairs, sc)};
+struct Q6_KScales {
+  alignas(64) float step[16];  // d * sc[s], s the 16-value sub-block
+};
+HWY_INLINE void LoadQ6_KScales(const uint8_t* block, Q6_KScales* s) {
+  const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kQ6_KScalesAt)));
+  const float d = WidenF16(LoadF16Bits(block + kQ6_KDAt));
+  _mm512_store_ps(s->step, _mm512_mul_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(sc)));
 }
-#elif ATTNRT_I8_X86 == 256
-HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const uint8_t* scales, size_t c) {
+HWY_INLINE VStep Q6_KStepScale(const Q6_KScales& s, size_t c) {
+  // int32 lane l of the step (values 4 l .. 4 l + 3 of its 64) is in sub-block 2 c + l / 4.
+  const __m512i pick = _mm512_add_epi32(
+      _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3),
+      _mm512_set1_epi32(static_cast<int>(2 * c)));
+  return VStep{_mm512_permutexvar_ps(pick, _mm512_load_ps(s.step))};
+}
+HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales&, size_t) {
+  const __m512i av = _mm512_loadu_si512(a);
+  const __m512i thirty_two = _mm512_set1_epi8(32);
+#if ATTNRT_I8_VNNI
+  // -32 * (sum of each lane's 4 activations) first: the same for every weight row of a tile.
+  const __m512i offset = _mm512_sub_epi32(
+      _mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), thirty_two, av));
+  return VStepI{_mm512_dpbusd_epi32(offset, w.v, av)};
+#else
+  const __m512i pairs = _mm512_sub_epi16(_mm512_maddubs_epi16(w.v, av),
+                                         _mm512_maddubs_epi16(thirty_two, av));
+  return VStepI{_mm512_madd_epi16(pairs, _mm512_set1_epi16(1))};
+#endif
+}
+#else
+struct Q6_KScales {
+  const uint8_t* scales;  // the super-block's 16 int8 scales
+  uint32_t d_bits;        // d in both halves, as WeightStepScale takes a step's two blocks
+};
+HWY_INLINE void LoadQ6_KScales(const uint8_t* block, Q6_KScales* s) {
+  s->scales = block + kQ6_KScalesAt;
+  s->d_bits = LoadF16Bits(block + kQ6_KDAt) * 0x10001u;
+}
+HWY_INLINE VStep Q6_KStepScale(const Q6_KScales& s, size_t) { return WeightStepScale(s.d_bits); }
+
+#if ATTNRT_I8_X86 == 256
+HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales& s, size_t c) {
   const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
   const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(w.v, av),
                                          _mm256_maddubs_epi16(_mm256_set1_epi8(32), av));
+  // int16 lane k (values 2 k, 2 k + 1 of the block's 32) is in sub-block 2 c + k / 8.
   const __m128i pick = _mm_add_epi8(_mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
                                     _mm_set1_epi8(static_cast<char>(2 * c)));
-  const __m128i sc8 = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales)), pick);
+  const __m128i sc8 = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.scales)), pick);
   return VStepI{_mm256_madd_epi16(pairs, _mm256_cvtepi8_epi16(sc8))};
 }
-#else  // 128
-HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const uint8_t* scales, size_t c) {
+#elif ATTNRT_I8_X86 == 128
+HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales& s, size_t c) {
   const __m128i a0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
   const __m128i a1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 16));
   const __m128i thirty_two = _mm_set1_epi8(32);
   const __m128i p0 = _mm_sub_epi16(_mm_maddubs_epi16(w.lo, a0), _mm_maddubs_epi16(thirty_two, a0));
   const __m128i p1 = _mm_sub_epi16(_mm_maddubs_epi16(w.hi, a1), _mm_maddubs_epi16(thirty_two, a1));
-  const __m128i s0 = _mm_set1_epi16(static_cast<int8_t>(scales[2 * c]));
-  const __m128i s1 = _mm_set1_epi16(static_cast<int8_t>(scales[2 * c + 1]));
+  const __m128i s0 = _mm_set1_epi16(static_cast<int8_t>(s.scales[2 * c]));
+  const __m128i s1 = _mm_set1_epi16(static_cast<int8_t>(s.scales[2 * c + 1]));
   return VStepI{_mm_add_epi32(_mm_madd_epi16(p0, s0), _mm_madd_epi16(p1, s1))};
 }
-#endif
 #elif defined(ATTNRT_I8_NEON)
-HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const uint8_t* scales, size_t c) {
+HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales& s, size_t c) {
   const int8x16_t a0 = vld1q_s8(a), a1 = vld1q_s8(a + 16);
-  const int32_t s0 = static_cast<int8_t>(scales[2 * c]);
-  const int32_t s1 = static_cast<int8_t>(scales[2 * c + 1]);
+  const int32_t s0 = static_cast<int8_t>(s.scales[2 * c]);
+  const int32_t s1 = static_cast<int8_t>(s.scales[2 * c + 1]);
 #if defined(__ARM_FEATURE_DOTPROD)
   const int32x4_t d0 = vdotq_s32(vdupq_n_s32(0), w.lo, a0);
   const int32x4_t d1 = vdotq_s32(vdupq_n_s32(0), w.hi, a1);
@@ -219,21 +253,22 @@ HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const uint8_t* sc
   return VStepI(vmlaq_n_s32(vmulq_n_s32(d0, s0), d1, s1));
 }
 #elif defined(ATTNRT_I8_MVE)
-HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const uint8_t* scales, size_t c) {
-  const int32_t s0 = static_cast<int8_t>(scales[2 * c]);
-  const int32_t s1 = static_cast<int8_t>(scales[2 * c + 1]);
+HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales& s, size_t c) {
+  const int32_t s0 = static_cast<int8_t>(s.scales[2 * c]);
+  const int32_t s1 = static_cast<int8_t>(s.scales[2 * c + 1]);
   return hn::Set(DStepI(), s0 * vmladavq_s8(w.lo, vld1q_s8(a)) + s1 * vmladavq_s8(w.hi, vld1q_s8(a + 16)));
 }
 #else  // memory: the whole block's sum in lane 0
-HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const uint8_t* scales, size_t c) {
+HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales& s, size_t c) {
   int32_t half[2] = {0, 0};
   for (size_t j = 0; j < kI8Block; ++j) half[j / 16] += int32_t{w.v[j]} * int32_t{a[j]};
-  const int32_t sum = static_cast<int8_t>(scales[2 * c]) * half[0] +
-                      static_cast<int8_t>(scales[2 * c + 1]) * half[1];
+  const int32_t sum = static_cast<int8_t>(s.scales[2 * c]) * half[0] +
+                      static_cast<int8_t>(s.scales[2 * c + 1]) * half[1];
   const DStepI di;
   return hn::IfThenElseZero(hn::FirstN(di, 1), hn::Set(di, sum));
 }
 #endif
+#endif  // ATTNRT_I8_X86 == 512
 
 // ------------------------------------------------------------------ q4_K scales
 // step[s] = d * sc[s] and min[s] = dmin * m[s] of the super-block at `block` for its 8

@@ -390,29 +390,25 @@ struct Q4_KRows : SuperBlockRows<WeightType::kQ4_K> {
   }
 };
 
-// q6_K (weight_q6_K.h): value = d * sc[s] * (q - 32) per sub-block s of 16; the integer
-// scales go into the dot (DotStepQ6_K), d into the step's scale.
+// q6_K (weight_q6_K.h): value = d * sc[s] * (q - 32) per sub-block s of 16; the scales
+// (int8_kquant-inl.h's Q6_KScales) in the step's lane scales (AVX-512) or in the dot.
 struct Q6_KRows : SuperBlockRows<WeightType::kQ6_K> {
   static constexpr bool kMins = false;
-  struct State {
-    const uint8_t* block;
-    uint32_t d_bits;  // d in both halves, as WeightStepScale takes a step's two blocks
-  };
+  using State = Q6_KScales;
   using SuperBlockRows::SuperBlockRows;
   HWY_INLINE void Refresh(const uint8_t* row, size_t b, State* s) const {
-    s->block = Block(row, b);
-    s->d_bits = LoadF16Bits(s->block + kQ6_KDAt) * 0x10001u;
+    LoadQ6_KScales(Block(row, b), s);
   }
   HWY_INLINE WStep Step(const uint8_t* row, size_t b) const {
     return LoadQ6_KStep(Block(row, b), b % kSuperBlocks);
   }
   HWY_INLINE WStep Tail(const uint8_t* row, size_t b) const { return Step(row, b); }
-  HWY_INLINE VStep Scale(const State& s, size_t, size_t, bool) const {
-    return WeightStepScale(s.d_bits);
+  HWY_INLINE VStep Scale(const State& s, size_t, size_t b, bool) const {
+    return Q6_KStepScale(s, b % kSuperBlocks);
   }
   HWY_INLINE VStepI Dot(const WStep& ws, const State& s, const int8_t* a, const int32_t*,
                         size_t b) const {
-    return DotStepQ6_K(ws, a, s.block + kQ6_KScalesAt, b % kSuperBlocks);
+    return DotStepQ6_K(ws, a, s, b % kSuperBlocks);
   }
 };
 
