@@ -1,4 +1,4 @@
-// q4_0 and q8 on AVX-512: the integer Linear's panels of 16 weight rows, one block at a time,
+// q4_0, q4_K and q8 on AVX-512: the integer Linear's panels of 16 weight rows, one block at a time,
 // with one output per int32 lane (linear_int8.cc's PanelColumns).
 //
 // Why: the row tiles (TileX) put one row's 64 products in a vector whose 16 lanes each hold
@@ -39,13 +39,15 @@
 #include <cstdint>
 
 #include "attnrt/kernels/weight_q4_0.h"
+#include "attnrt/kernels/weight_q4_K.h"
 #include "hwy/highway.h"
 #include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
 
 // Defined in the passes for the targets below only (this file is included once for each):
-// q4_0 panels on AVX3 and AVX3_DL, q8 panels on AVX3_DL (VNNI).
+// q4_0 and q4_K panels on AVX3 and AVX3_DL, q8 panels on AVX3_DL (VNNI).
 #undef ATTNRT_I8_Q4_0_PANELS
+#undef ATTNRT_I8_Q4_K_PANELS
 #undef ATTNRT_I8_Q8_PANELS
 
 ATTNRT_HWY_BEGIN
@@ -53,6 +55,7 @@ ATTNRT_I8_BEGIN
 
 #if ATTNRT_I8_X86 == 512
 #define ATTNRT_I8_Q4_0_PANELS 1
+#define ATTNRT_I8_Q4_K_PANELS 1
 #if ATTNRT_I8_VNNI
 #define ATTNRT_I8_Q8_PANELS 1
 #endif
@@ -67,6 +70,7 @@ struct PanelBlock {
   __m512i v[8];
   __m512 scale;
   __m512i start;
+  __m512 min;  // q4_K: each row's sub-block min, dmin * m (the others: unused)
 };
 
 // Which row of the panel each lane holds after a type's transpose (kLaneRow), and each row's
@@ -141,18 +145,13 @@ HWY_INLINE void LoadQ4_0PanelBlock(const uint8_t* const* rows, __m512i offsets, 
   out->start = _mm512_setzero_si512();
 }
 
-#if ATTNRT_I8_VNNI
-// Block b of the panel's q8 rows (rows[r]: row r's values, K of them; scale_rows[r]: its f16
-// scales; scale_offsets: PanelOffsets(scale_rows, kQ8LaneRow)). Each row's 32 bytes are one
-// 256-bit load (masked for a short last block: nothing past K is read), two rows per vector,
-// so z[k]'s 128-bit lanes are words 0-3 and 4-7 of row 2k, then of row 2k + 1. The in-lane
-// transposes of z[0..3] and z[4..7] leave word g and word 4 + g of 4 rows in alternate
+// v[g], lane order kQ8LaneRow: word g of the 32 bytes at rows[r] + at (the bytes `live`
+// selects, zeros for the others). Each row's 32 bytes are one 256-bit load, two rows per
+// vector, so z[k]'s 128-bit lanes are words 0-3 and 4-7 of row 2k, then of row 2k + 1. The
+// in-lane transposes of z[0..3] and z[4..7] leave word g and word 4 + g of 4 rows in alternate
 // 128-bit lanes; one shuffle of 128-bit lanes per word gathers the 16 rows' word g.
-HWY_INLINE void LoadQ8PanelBlock(const uint8_t* const* rows, const uint16_t* const* scale_rows,
-                                 __m512i scale_offsets, size_t K, size_t b, PanelBlock* out) {
-  const size_t at = b * kI8Block;
-  const size_t n = HWY_MIN(kI8Block, K - at);
-  const __mmask32 live = n == kI8Block ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+HWY_INLINE void LoadRowWords32(const uint8_t* const* rows, size_t at, __mmask32 live,
+                               __m512i* v) {
   __m512i z[8];
   for (size_t k = 0; k < 8; ++k) {
     const __m256i lo = _mm256_maskz_loadu_epi8(live, rows[2 * k] + at);
@@ -163,9 +162,69 @@ HWY_INLINE void LoadQ8PanelBlock(const uint8_t* const* rows, const uint16_t* con
   TransposeWords(z, first);
   TransposeWords(z + 4, second);
   for (size_t k = 0; k < 4; ++k) {
-    out->v[k] = _mm512_shuffle_i32x4(first[k], second[k], _MM_SHUFFLE(2, 0, 2, 0));
-    out->v[k + 4] = _mm512_shuffle_i32x4(first[k], second[k], _MM_SHUFFLE(3, 1, 3, 1));
+    v[k] = _mm512_shuffle_i32x4(first[k], second[k], _MM_SHUFFLE(2, 0, 2, 0));
+    v[k + 4] = _mm512_shuffle_i32x4(first[k], second[k], _MM_SHUFFLE(3, 1, 3, 1));
   }
+}
+
+// q4_K's panel scales: the 16 rows' 12 scale bytes of one super-block as three 32-bit words
+// per lane (weight_q4_K.h's packing, unpacked lane-wise per block: Q4_KScaleMinBytes's word
+// operations on 16 rows at once) and their d and dmin. Gathered once per panel and super-block.
+struct Q4_KPanelScales {
+  __m512i w0, w1, w2;
+  __m512 d, dmin;
+};
+
+// rows[0]'s super-block at `block_at` bytes into the row, the others at `offsets` (lane order)
+// from it.
+HWY_INLINE void GatherQ4_KPanelScales(const uint8_t* row0, __m512i offsets, size_t block_at,
+                                      Q4_KPanelScales* s) {
+  const uint8_t* base = row0 + block_at;
+  const __m512i dd = _mm512_i32gather_epi32(offsets, base + kQ4_KDAt, 1);
+  s->w0 = _mm512_i32gather_epi32(offsets, base + kQ4_KScalesAt, 1);
+  s->w1 = _mm512_i32gather_epi32(offsets, base + kQ4_KScalesAt + 4, 1);
+  s->w2 = _mm512_i32gather_epi32(offsets, base + kQ4_KScalesAt + 8, 1);
+  s->d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(dd));
+  s->dmin = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(dd, 16)));
+}
+
+// Chunk c (0..7) of the panel's q4_K super-block: its 32 nibbles per row (the low or high ones
+// of the 32 bytes at `at`), each row's step d * sc[c] and min dmin * m[c] (exact in f32).
+HWY_INLINE void LoadQ4_KPanelBlock(const uint8_t* const* rows, size_t at, size_t c,
+                                   const Q4_KPanelScales& s, PanelBlock* out) {
+  LoadRowWords32(rows, at, ~__mmask32{0}, out->v);
+  const __m512i low4 = _mm512_set1_epi8(0x0F);
+  for (size_t g = 0; g < 8; ++g) {
+    out->v[g] = _mm512_and_si512(c % 2 == 0 ? out->v[g] : _mm512_srli_epi32(out->v[g], 4), low4);
+  }
+  const auto field = [](__m512i w, size_t shift, int mask) {
+    return _mm512_and_si512(_mm512_srl_epi32(w, _mm_cvtsi32_si128(static_cast<int>(shift))),
+                            _mm512_set1_epi32(mask));
+  };
+  __m512i sc, m;
+  if (c < 4) {
+    sc = field(s.w0, 8 * c, 63);
+    m = field(s.w1, 8 * c, 63);
+  } else {
+    const size_t k = 8 * (c - 4);
+    sc = _mm512_or_si512(field(s.w2, k, 15), _mm512_slli_epi32(field(s.w0, k + 6, 3), 4));
+    m = _mm512_or_si512(field(s.w2, k + 4, 15), _mm512_slli_epi32(field(s.w1, k + 6, 3), 4));
+  }
+  out->scale = _mm512_mul_ps(s.d, _mm512_cvtepi32_ps(sc));
+  out->min = _mm512_mul_ps(s.dmin, _mm512_cvtepi32_ps(m));
+  out->start = _mm512_setzero_si512();
+}
+
+#if ATTNRT_I8_VNNI
+// Block b of the panel's q8 rows (rows[r]: row r's values, K of them; scale_rows[r]: its f16
+// scales; scale_offsets: PanelOffsets(scale_rows, kQ8LaneRow)): LoadRowWords32, masked for
+// a short last block (nothing past K is read).
+HWY_INLINE void LoadQ8PanelBlock(const uint8_t* const* rows, const uint16_t* const* scale_rows,
+                                 __m512i scale_offsets, size_t K, size_t b, PanelBlock* out) {
+  const size_t at = b * kI8Block;
+  const size_t n = HWY_MIN(kI8Block, K - at);
+  const __mmask32 live = n == kI8Block ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+  LoadRowWords32(rows, at, live, out->v);
   const __m512i ones = _mm512_set1_epi8(1);
   __m512i sum[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
   for (size_t g = 0; g < 8; ++g) sum[g / 4] = _mm512_dpbusd_epi32(sum[g / 4], ones, out->v[g]);

@@ -93,12 +93,15 @@ constexpr size_t kPrefetchTiles = 4;
 // super-block's kMinLanes floats, the first 8 of them the blocks' sums. A super-block's
 // first block zeros them all: the padding lanes, and the slots of blocks past the row's
 // last (a short row's last super-block).
+HWY_INLINE size_t BlockSumIndex(size_t b) {
+  return b / int8_linear::kBlocksPerSuper * int8_linear::kMinLanes +
+         b % int8_linear::kBlocksPerSuper;
+}
 HWY_INLINE float* BlockSumAt(float* sums, size_t b) {
-  float* super = sums + b / int8_linear::kBlocksPerSuper * int8_linear::kMinLanes;
   if (b % int8_linear::kBlocksPerSuper == 0) {
-    for (size_t j = 0; j < int8_linear::kMinLanes; ++j) super[j] = 0.0f;
+    for (size_t j = 0; j < int8_linear::kMinLanes; ++j) sums[BlockSumIndex(b) + j] = 0.0f;
   }
-  return super + b % int8_linear::kBlocksPerSuper;
+  return sums + BlockSumIndex(b);
 }
 
 // One row of K floats into `blocks` activation blocks (q, d): activation_blocks.h's rule,
@@ -343,11 +346,13 @@ struct SuperBlockRows {
   static constexpr const WeightTypeInfo& kInfo = *FindWeightType(kType);
   const uint8_t* base;
   size_t row_bytes;
+  size_t blocks;  // activation blocks of a row (a panel's blocks)
   size_t steps;
 
   explicit SuperBlockRows(const LinearParams& p)
       : base(static_cast<const uint8_t*>(p.w)),
         row_bytes(WeightBlocksPerRow(kInfo, p.in) * kInfo.bytes),
+        blocks(ActivationBlocks(p.in)),
         steps(int8_linear::DivCeil(ActivationBlocks(p.in), kStepBlocks)) {}
   HWY_INLINE const uint8_t* Row(size_t n) const { return base + n * row_bytes; }
   HWY_INLINE const uint8_t* Block(const uint8_t* row, size_t b) const {
@@ -697,6 +702,7 @@ constexpr size_t kPrefetchPanels = 2;
 // One panel of each type: its rows' pointers, how a block loads and what its dots start from.
 struct Q4_0Panel {
   static constexpr bool kWeightsUnsigned = true;
+  static constexpr bool kMins = false;
   const Q4_0Rows& w;
   const uint8_t* rows[kPanelRows];
   __m512i offsets;
@@ -720,9 +726,44 @@ struct Q4_0Panel {
   }
 };
 
+#if defined(ATTNRT_I8_Q4_K_PANELS)
+// q4_K: each block's 32 nibbles per row are 32 bytes (the low or high nibbles), transposed as
+// q8's are; the rows' scales and mins gathered once per super-block (Q4_KPanelScales) and
+// unpacked per block; the mins' term per block and x row, min * (d_a * sum of a).
+struct Q4_KPanel {
+  static constexpr bool kWeightsUnsigned = true;
+  static constexpr bool kMins = true;
+  const Q4_KRows& w;
+  const uint8_t* rows[kPanelRows];
+  __m512i offsets;
+  Q4_KPanelScales scales;
+
+  Q4_KPanel(const Q4_KRows& weights, size_t n, size_t count) : w(weights) {
+    for (size_t r = 0; r < kPanelRows; ++r) rows[r] = w.Row(n + HWY_MIN(r, count - 1));
+    offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kQ8LaneRow);
+  }
+  static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ8RowLane); }
+  HWY_INLINE void Load(size_t b, PanelBlock* out) {
+    const size_t block_at = b / kSuperBlocks * kQ4_KBlockBytes;
+    const size_t c = b % kSuperBlocks;
+    if (c == 0) GatherQ4_KPanelScales(rows[0], offsets, block_at, &scales);
+    LoadQ4_KPanelBlock(rows, block_at + kQ4_KNibblesAt + c / 2 * 32, c, scales, out);
+  }
+  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const { return block.start; }
+  // A panel's rows are contiguous in W: its 16 * row_bytes, walked at the pace of the blocks
+  // (16 * 18 bytes a block for whole super-blocks; more where a short row pads its last).
+  HWY_INLINE void Prefetch(size_t n, size_t b) const {
+    const size_t per_block = int8_linear::DivCeil(kPanelRows * w.row_bytes, w.blocks);
+    const uint8_t* at = w.Row(n) + b * per_block;
+    for (size_t i = 0; i < per_block; i += 64) PrefetchToL2(at + i);
+  }
+};
+#endif
+
 #if defined(ATTNRT_I8_Q8_PANELS)
 struct Q8Panel {
   static constexpr bool kWeightsUnsigned = false;
+  static constexpr bool kMins = false;
   const Q8Rows& w;
   const uint8_t* rows[kPanelRows];
   const uint16_t* scale_rows[kPanelRows];
@@ -756,11 +797,13 @@ struct Q8Panel {
 #endif
 
 template <size_t X, class Panel>
-HWY_INLINE void PanelRows(const LinearParams& p, const Panel& panel, size_t blocks,
+HWY_INLINE void PanelRows(const LinearParams& p, Panel& panel, size_t blocks,
                           const Layout& l, size_t m0, size_t n, size_t count, float* scratch) {
   const int8_t* q = reinterpret_cast<const int8_t*>(scratch + l.q);
   const float* d = scratch + l.d;
   const int32_t* o = reinterpret_cast<const int32_t*>(scratch + l.o);
+  const float* f = scratch + l.f;
+  const size_t f_stride = l.supers * int8_linear::kMinLanes;
   const bool prefetch = n + (kPrefetchPanels + 1) * kPanelRows <= p.out;
   const size_t ahead = n + kPrefetchPanels * kPanelRows;
   __m512 acc[X];
@@ -773,6 +816,10 @@ HWY_INLINE void PanelRows(const LinearParams& p, const Panel& panel, size_t bloc
       const size_t at = j * l.blocks + b;
       acc[j] = PanelBlockDot<Panel::kWeightsUnsigned>(block, q + at * kI8Block,
                                                       panel.Start(block, o + at), d[at], acc[j]);
+      if constexpr (Panel::kMins) {
+        const float sum = f[j * f_stride + BlockSumIndex(b)];
+        acc[j] = _mm512_fnmadd_ps(block.min, _mm512_set1_ps(sum), acc[j]);
+      }
     }
   }
   const __mmask16 live = static_cast<__mmask16>((1u << count) - 1);
@@ -791,7 +838,7 @@ void PanelColumns(const LinearParams& p, const Weights& w, const Layout& l, size
   static_assert(kChunkRows == 8, "one case per chunk row count below");
   for (size_t n = n0; n < n1; n += kPanelRows) {
     const size_t count = HWY_MIN(kPanelRows, n1 - n);
-    const Panel panel(w, n, count);
+    Panel panel(w, n, count);
     switch (rows) {
       case 8: PanelRows<8>(p, panel, w.blocks, l, m0, n, count, scratch); break;
       case 7: PanelRows<7>(p, panel, w.blocks, l, m0, n, count, scratch); break;
@@ -843,7 +890,17 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
     item += g1 - g0;
     // The k-quants in row tiles on every target (Helium's included: its tile is for the
     // types with one f16 scale per block).
+    // q4_K in panels on chunks of 2 rows or more (prefill of 64 at dim 512 / hidden 1536 on
+    // the Zen 4: 35-41 -> 20-22 ms); a decode step's one row in the row tiles, which stream
+    // W faster (the token benchmark: 0.8-1.0 ms against the panels' 3.0-3.8). As for q8, the
+    // two differ only in rounding (the mins' term per block against per super-block).
     if (p.w_type == WeightType::kQ4_K) {
+#if defined(ATTNRT_I8_Q4_K_PANELS)
+      if (rows >= 2) {
+        PanelColumns<Q4_KPanel>(p, Q4_KRows(p), l, m0, rows, n0, n1, scratch);
+        continue;
+      }
+#endif
       Columns(p, Q4_KRows(p), l, m0, rows, n0, n1, scratch);
       continue;
     }
