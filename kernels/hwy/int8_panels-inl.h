@@ -40,14 +40,16 @@
 
 #include "attnrt/kernels/weight_q4_0.h"
 #include "attnrt/kernels/weight_q4_K.h"
+#include "attnrt/kernels/weight_q6_K.h"
 #include "hwy/highway.h"
 #include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
 
 // Defined in the passes for the targets below only (this file is included once for each):
-// q4_0 and q4_K panels on AVX3 and AVX3_DL, q8 panels on AVX3_DL (VNNI).
+// q4_0 and q4_K panels on AVX3 and AVX3_DL, q8 and q6_K panels on AVX3_DL (VNNI).
 #undef ATTNRT_I8_Q4_0_PANELS
 #undef ATTNRT_I8_Q4_K_PANELS
+#undef ATTNRT_I8_Q6_K_PANELS
 #undef ATTNRT_I8_Q8_PANELS
 
 ATTNRT_HWY_BEGIN
@@ -58,6 +60,7 @@ ATTNRT_I8_BEGIN
 #define ATTNRT_I8_Q4_K_PANELS 1
 #if ATTNRT_I8_VNNI
 #define ATTNRT_I8_Q8_PANELS 1
+#define ATTNRT_I8_Q6_K_PANELS 1
 #endif
 
 constexpr size_t kPanelRows = 16;
@@ -71,6 +74,10 @@ struct PanelBlock {
   __m512 scale;
   __m512i start;
   __m512 min;  // q4_K: each row's sub-block min, dmin * m (the others: unused)
+  // q6_K: words 4-7 (the block's second 16-value sub-block) have their own scale and start;
+  // scale and start above are words 0-3's.
+  __m512 scale_hi;
+  __m512i start_hi;
 };
 
 // Which row of the panel each lane holds after a type's transpose (kLaneRow), and each row's
@@ -266,6 +273,71 @@ HWY_INLINE __m512 PanelBlockDot(const PanelBlock& w, const int8_t* a, __m512i st
   return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(w.scale, _mm512_set1_ps(s)),
                          acc);
 }
+
+#if ATTNRT_I8_VNNI
+// q6_K's panel scales: the 16 rows' 16 int8 sub-block scales of one super-block as four 32-bit
+// words per lane, and their d. Gathered once per panel and super-block.
+struct Q6_KPanelScales {
+  __m512i sc[4];
+  __m512 d;
+};
+
+HWY_INLINE void GatherQ6_KPanelScales(const uint8_t* row0, __m512i offsets, size_t block_at,
+                                      Q6_KPanelScales* s) {
+  const uint8_t* base = row0 + block_at;
+  for (size_t k = 0; k < 4; ++k) {
+    s->sc[k] = _mm512_i32gather_epi32(offsets, base + kQ6_KScalesAt + 4 * k, 1);
+  }
+  // d is the block's last 2 bytes: the word that ends with them (nothing past the block read).
+  const __m512i dd = _mm512_i32gather_epi32(offsets, base + kQ6_KDAt - 2, 1);
+  s->d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(dd, 16)));
+}
+
+// Chunk c (0..7) of the panel's q6_K super-block: q - 32 per row as signed bytes (ql's low or
+// high nibbles at ql_at, qh's bit pair 2 (c % 4) at qh_at), each dot's start -128 * (sum of
+// the half's q - 32) for the activations' + 128 (q8's form), and the halves' scales d * sc.
+HWY_INLINE void LoadQ6_KPanelBlock(const uint8_t* const* rows, size_t ql_at, size_t qh_at,
+                                   size_t c, const Q6_KPanelScales& s, PanelBlock* out) {
+  __m512i high[8];
+  LoadRowWords32(rows, ql_at, ~__mmask32{0}, out->v);
+  LoadRowWords32(rows, qh_at, ~__mmask32{0}, high);
+  const size_t cc = c % 4;
+  const __m128i high_shift = _mm_cvtsi32_si128(static_cast<int>(2 * cc));
+  const __m512i low4 = _mm512_set1_epi8(0x0F), two = _mm512_set1_epi8(3);
+  const __m512i thirty_two = _mm512_set1_epi8(32), ones = _mm512_set1_epi8(1);
+  __m512i sum[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (size_t g = 0; g < 8; ++g) {
+    const __m512i low = _mm512_and_si512(cc < 2 ? out->v[g] : _mm512_srli_epi32(out->v[g], 4), low4);
+    const __m512i hb = _mm512_and_si512(_mm512_srl_epi32(high[g], high_shift), two);
+    out->v[g] = _mm512_sub_epi8(_mm512_or_si512(low, _mm512_slli_epi32(hb, 4)), thirty_two);
+    sum[g / 4] = _mm512_dpbusd_epi32(sum[g / 4], ones, out->v[g]);
+  }
+  out->start = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum[0], 7));
+  out->start_hi = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum[1], 7));
+  // Sub-blocks 2 c and 2 c + 1: bytes 2 (c % 2) and 2 (c % 2) + 1 of scale word c / 2,
+  // sign-extended.
+  const __m512i word = s.sc[c / 2];
+  const int byte = static_cast<int>(2 * (c % 2));
+  const __m512i sc_lo = _mm512_srai_epi32(_mm512_sll_epi32(word, _mm_cvtsi32_si128(24 - 8 * byte)), 24);
+  const __m512i sc_hi = _mm512_srai_epi32(_mm512_sll_epi32(word, _mm_cvtsi32_si128(16 - 8 * byte)), 24);
+  out->scale = _mm512_mul_ps(s.d, _mm512_cvtepi32_ps(sc_lo));
+  out->scale_hi = _mm512_mul_ps(s.d, _mm512_cvtepi32_ps(sc_hi));
+}
+
+// acc + a q6_K panel block against one x row (a: its 32 values + 128; s: its scale): the two
+// halves' dots each from its start, each times its own scale.
+HWY_INLINE __m512 PanelBlockDotHalves(const PanelBlock& w, const int8_t* a, float s, __m512 acc) {
+  __m512i dot[2] = {w.start, w.start_hi};
+  for (size_t g = 0; g < 8; ++g) {
+    int32_t word;
+    __builtin_memcpy(&word, a + 4 * g, sizeof(word));
+    dot[g / 4] = _mm512_dpbusd_epi32(dot[g / 4], _mm512_set1_epi32(word), w.v[g]);
+  }
+  const __m512 as = _mm512_set1_ps(s);
+  acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[0]), _mm512_mul_ps(w.scale, as), acc);
+  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[1]), _mm512_mul_ps(w.scale_hi, as), acc);
+}
+#endif  // ATTNRT_I8_VNNI
 
 #endif  // ATTNRT_I8_X86 == 512
 

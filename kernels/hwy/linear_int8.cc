@@ -701,7 +701,6 @@ constexpr size_t kPrefetchPanels = 2;
 
 // One panel of each type: its rows' pointers, how a block loads and what its dots start from.
 struct Q4_0Panel {
-  static constexpr bool kWeightsUnsigned = true;
   static constexpr bool kMins = false;
   const Q4_0Rows& w;
   const uint8_t* rows[kPanelRows];
@@ -713,6 +712,10 @@ struct Q4_0Panel {
   }
   // The permutation of the sums back to row order (the q4_0 lane map is its own inverse).
   static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ4_0LaneRow); }
+  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
+                               __m512 acc) {
+    return PanelBlockDot<true>(block, a, start, s, acc);
+  }
   HWY_INLINE void Load(size_t b, PanelBlock* out) const {
     LoadQ4_0PanelBlock(rows, offsets, b, out);
   }
@@ -726,12 +729,21 @@ struct Q4_0Panel {
   }
 };
 
+// A super-block panel's rows are contiguous in W: its 16 * row_bytes, walked at the pace of
+// the blocks (16 * 18 bytes a block for q4_K's whole super-blocks; more where a short row
+// pads its last).
+template <class Weights>
+HWY_INLINE void PrefetchSuperBlockPanel(const Weights& w, size_t n, size_t b) {
+  const size_t per_block = int8_linear::DivCeil(kPanelRows * w.row_bytes, w.blocks);
+  const uint8_t* at = w.Row(n) + b * per_block;
+  for (size_t i = 0; i < per_block; i += 64) PrefetchToL2(at + i);
+}
+
 #if defined(ATTNRT_I8_Q4_K_PANELS)
 // q4_K: each block's 32 nibbles per row are 32 bytes (the low or high nibbles), transposed as
 // q8's are; the rows' scales and mins gathered once per super-block (Q4_KPanelScales) and
 // unpacked per block; the mins' term per block and x row, min * (d_a * sum of a).
 struct Q4_KPanel {
-  static constexpr bool kWeightsUnsigned = true;
   static constexpr bool kMins = true;
   const Q4_KRows& w;
   const uint8_t* rows[kPanelRows];
@@ -743,6 +755,10 @@ struct Q4_KPanel {
     offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kQ8LaneRow);
   }
   static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ8RowLane); }
+  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
+                               __m512 acc) {
+    return PanelBlockDot<true>(block, a, start, s, acc);
+  }
   HWY_INLINE void Load(size_t b, PanelBlock* out) {
     const size_t block_at = b / kSuperBlocks * kQ4_KBlockBytes;
     const size_t c = b % kSuperBlocks;
@@ -750,19 +766,44 @@ struct Q4_KPanel {
     LoadQ4_KPanelBlock(rows, block_at + kQ4_KNibblesAt + c / 2 * 32, c, scales, out);
   }
   HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const { return block.start; }
-  // A panel's rows are contiguous in W: its 16 * row_bytes, walked at the pace of the blocks
-  // (16 * 18 bytes a block for whole super-blocks; more where a short row pads its last).
-  HWY_INLINE void Prefetch(size_t n, size_t b) const {
-    const size_t per_block = int8_linear::DivCeil(kPanelRows * w.row_bytes, w.blocks);
-    const uint8_t* at = w.Row(n) + b * per_block;
-    for (size_t i = 0; i < per_block; i += 64) PrefetchToL2(at + i);
+  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchSuperBlockPanel(w, n, b); }
+};
+#endif
+
+#if defined(ATTNRT_I8_Q6_K_PANELS)
+// q6_K (VNNI): each block's ql and qh bytes per row transposed as q8's are, joined into q - 32
+// (signed), against the activations + 128 with q8's start per half; the halves' scales
+// gathered once per super-block.
+struct Q6_KPanel {
+  static constexpr bool kMins = false;
+  const Q6_KRows& w;
+  const uint8_t* rows[kPanelRows];
+  __m512i offsets;
+  Q6_KPanelScales scales;
+
+  Q6_KPanel(const Q6_KRows& weights, size_t n, size_t count) : w(weights) {
+    for (size_t r = 0; r < kPanelRows; ++r) rows[r] = w.Row(n + HWY_MIN(r, count - 1));
+    offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kQ8LaneRow);
   }
+  static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ8RowLane); }
+  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i, float s,
+                               __m512 acc) {
+    return PanelBlockDotHalves(block, a, s, acc);
+  }
+  HWY_INLINE void Load(size_t b, PanelBlock* out) {
+    const size_t block_at = b / kSuperBlocks * kQ6_KBlockBytes;
+    const size_t c = b % kSuperBlocks, h = c / 4;
+    if (c == 0) GatherQ6_KPanelScales(rows[0], offsets, block_at, &scales);
+    LoadQ6_KPanelBlock(rows, block_at + kQ6_KQlAt + 64 * h + 32 * (c % 2),
+                       block_at + kQ6_KQhAt + 32 * h, c, scales, out);
+  }
+  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const { return block.start; }
+  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchSuperBlockPanel(w, n, b); }
 };
 #endif
 
 #if defined(ATTNRT_I8_Q8_PANELS)
 struct Q8Panel {
-  static constexpr bool kWeightsUnsigned = false;
   static constexpr bool kMins = false;
   const Q8Rows& w;
   const uint8_t* rows[kPanelRows];
@@ -778,6 +819,10 @@ struct Q8Panel {
     scale_offsets = PanelOffsets(reinterpret_cast<const void* const*>(scale_rows), kQ8LaneRow);
   }
   static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ8RowLane); }
+  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
+                               __m512 acc) {
+    return PanelBlockDot<false>(block, a, start, s, acc);
+  }
   HWY_INLINE void Load(size_t b, PanelBlock* out) const {
     LoadQ8PanelBlock(rows, scale_rows, scale_offsets, w.K, b, out);
   }
@@ -814,8 +859,7 @@ HWY_INLINE void PanelRows(const LinearParams& p, Panel& panel, size_t blocks,
     panel.Load(b, &block);
     for (size_t j = 0; j < X; ++j) {
       const size_t at = j * l.blocks + b;
-      acc[j] = PanelBlockDot<Panel::kWeightsUnsigned>(block, q + at * kI8Block,
-                                                      panel.Start(block, o + at), d[at], acc[j]);
+      acc[j] = Panel::Dot(block, q + at * kI8Block, panel.Start(block, o + at), d[at], acc[j]);
       if constexpr (Panel::kMins) {
         const float sum = f[j * f_stride + BlockSumIndex(b)];
         acc[j] = _mm512_fnmadd_ps(block.min, _mm512_set1_ps(sum), acc[j]);
@@ -877,12 +921,17 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
 #else
     const bool q8_panels = false;
 #endif
+#if defined(ATTNRT_I8_Q6_K_PANELS)
+    const bool q6_k_panels = p.w_type == WeightType::kQ6_K && rows >= 2;
+#else
+    const bool q6_k_panels = false;
+#endif
     for (size_t m = 0; m < rows; ++m) {
       QuantizeRow(p.x + (m0 + m) * p.x_stride, p.in, l.blocks,
                   reinterpret_cast<int8_t*>(scratch + l.q) + m * l.blocks * kI8Block,
                   scratch + l.d + m * l.blocks,
                   nibbles ? reinterpret_cast<int32_t*>(scratch + l.o) + m * l.blocks : nullptr,
-                  q8_panels,
+                  q8_panels || q6_k_panels,  // their panels take the activations + 128
                   l.supers != 0 ? scratch + l.f + m * l.supers * int8_linear::kMinLanes : nullptr);
     }
     const size_t n0 = g0 * int8_linear::kGroupRows;
@@ -905,6 +954,12 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
       continue;
     }
     if (p.w_type == WeightType::kQ6_K) {
+#if defined(ATTNRT_I8_Q6_K_PANELS)
+      if (q6_k_panels) {
+        PanelColumns<Q6_KPanel>(p, Q6_KRows(p), l, m0, rows, n0, n1, scratch);
+        continue;
+      }
+#endif
       Columns(p, Q6_KRows(p), l, m0, rows, n0, n1, scratch);
       continue;
     }
