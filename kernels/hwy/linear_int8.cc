@@ -972,15 +972,7 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
 #else
     if (p.w_type == WeightType::kQ4_0) {
 #if defined(ATTNRT_I8_Q4_0_PANELS)
-      // Panels for chunks of 2 rows or more; a decode step's one row in the row tiles, which
-      // stream W from DRAM faster (SmolLM2-135M on the Zen 4, 3 alternating rounds: 5.5-7.3
-      // ms, 1.55-1.70x the read, against the panels' 7.1-7.2 ms, 1.66-2.11x), though the
-      // panels are faster from cache (token benchmark 0.56 against 0.72 ms).
-      if (rows >= 2) {
-        PanelColumns<Q4_0Panel>(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
-      } else {
-        Columns(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
-      }
+      PanelColumns<Q4_0Panel>(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
 #else
       Columns(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
 #endif
