@@ -45,6 +45,9 @@
 #if ATTNRT_HELIUM
 #include <arm_mve.h>
 #endif
+#if defined(__ARM_FEATURE_SIMD32)
+#include <arm_acle.h>  // __smlad, __sxtb16, __ssub8 (the scalar target's DotBytes, LoadQ4_0)
+#endif
 
 // Per target (this file is included once for each): which intrinsics below apply, and
 // ATTNRT_I8_BEGIN / ATTNRT_I8_END, which every file calling DotStep puts inside its
@@ -202,10 +205,23 @@ HWY_INLINE WStep LoadQ8(const int8_t* p) {
 }
 HWY_INLINE WStep LoadQ4_0(const uint8_t* block) {
   WStep w;
+#if defined(__ARM_FEATURE_SIMD32)
+  // A word of nibble bytes at a time: its low and high nibbles masked, 8 taken off each byte
+  // by one SSUB8 (no borrow between bytes).
+  for (size_t j = 0; j < kI8Block / 2; j += 4) {
+    uint32_t x;
+    std::memcpy(&x, block + 2 + j, 4);
+    const uint32_t low = __ssub8(x & 0x0F0F0F0Fu, 0x08080808u);
+    const uint32_t high = __ssub8((x >> 4) & 0x0F0F0F0Fu, 0x08080808u);
+    std::memcpy(w.v + j, &low, 4);
+    std::memcpy(w.v + j + kI8Block / 2, &high, 4);
+  }
+#else
   for (size_t j = 0; j < kI8Block / 2; ++j) {
     w.v[j] = static_cast<int8_t>((block[2 + j] & 15) - 8);
     w.v[j + kI8Block / 2] = static_cast<int8_t>((block[2 + j] >> 4) - 8);
   }
+#endif
   return w;
 }
 
@@ -345,10 +361,29 @@ HWY_INLINE int32x4_t Dot4Mve(const WStep& w0, const WStep& w1, const WStep& w2,
 
 #elif HWY_TARGET == HWY_SCALAR
 
-HWY_INLINE VStepI DotStep(const WStep& w, const int8_t* a) {
+// sum_j w[j] * a[j] over n bytes (a multiple of 4). With the DSP extension (Cortex-M4, M7,
+// M33; armhf too): per 4 bytes, SXTB16 sign-extends bytes 0 and 2 (then, rotated by 8, 1 and 3) of each
+// word into two 16-bit halves and SMLAD adds both halves' products: 6 instructions and two
+// word loads for 4 products, where byte loads and MLA took 12.
+HWY_INLINE int32_t DotBytes(const int8_t* w, const int8_t* a, size_t n) {
   int32_t sum = 0;
-  for (size_t j = 0; j < kI8Block; ++j) sum += int32_t{w.v[j]} * int32_t{a[j]};
-  return hn::Set(DStepI(), sum);
+#if defined(__ARM_FEATURE_SIMD32)
+  for (size_t j = 0; j < n; j += 4) {
+    uint32_t wv, av;
+    std::memcpy(&wv, w + j, 4);
+    std::memcpy(&av, a + j, 4);
+    sum = __smlad(__sxtb16(wv), __sxtb16(av), sum);
+    // (x >> 8 | x << 24: GCC folds the rotation into SXTB16's ROR #8)
+    sum = __smlad(__sxtb16(wv >> 8 | wv << 24), __sxtb16(av >> 8 | av << 24), sum);
+  }
+#else
+  for (size_t j = 0; j < n; ++j) sum += int32_t{w[j]} * int32_t{a[j]};
+#endif
+  return sum;
+}
+
+HWY_INLINE VStepI DotStep(const WStep& w, const int8_t* a) {
+  return hn::Set(DStepI(), DotBytes(w.v, a, kI8Block));
 }
 
 #elif HWY_HAVE_SCALABLE && (HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || \

@@ -260,8 +260,12 @@ HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales&
 }
 #else  // memory: the whole block's sum in lane 0
 HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales& s, size_t c) {
+#if HWY_TARGET == HWY_SCALAR
+  const int32_t half[2] = {DotBytes(w.v, a, 16), DotBytes(w.v + 16, a + 16, 16)};
+#else
   int32_t half[2] = {0, 0};
   for (size_t j = 0; j < kI8Block; ++j) half[j / 16] += int32_t{w.v[j]} * int32_t{a[j]};
+#endif
   const int32_t sum = static_cast<int8_t>(s.scales[2 * c]) * half[0] +
                       static_cast<int8_t>(s.scales[2 * c + 1]) * half[1];
   const DStepI di;
