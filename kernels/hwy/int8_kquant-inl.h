@@ -203,9 +203,9 @@ HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales&
 #endif
 }
 #else
-struct Q6_KScales {
-  const uint8_t* scales;  // the super-block's 16 int8 scales
-  uint32_t d_bits;        // d in both halves, as WeightStepScale takes a step's two blocks
+struct Q6_KScales {  // (initialized: GCC cannot see that a tile refreshes before its first step)
+  const uint8_t* scales = nullptr;  // the super-block's 16 int8 scales
+  uint32_t d_bits = 0;              // d in both halves, as WeightStepScale takes a step's two blocks
 };
 HWY_INLINE void LoadQ6_KScales(const uint8_t* block, Q6_KScales* s) {
   s->scales = block + kQ6_KScalesAt;
@@ -257,6 +257,22 @@ HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales&
   const int32_t s0 = static_cast<int8_t>(s.scales[2 * c]);
   const int32_t s1 = static_cast<int8_t>(s.scales[2 * c + 1]);
   return hn::Set(DStepI(), s0 * vmladavq_s8(w.lo, vld1q_s8(a)) + s1 * vmladavq_s8(w.hi, vld1q_s8(a + 16)));
+}
+#elif HWY_HAVE_SCALABLE && (HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || \
+                            HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128)
+// SVE: each 16-value half by svdot (one pass from 128-bit vectors up, its lanes past the half
+// loaded as zeros), times its scale.
+HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales& s, size_t c) {
+  svint32_t sum = svdup_n_s32(0);
+  for (size_t h = 0; h < 2; ++h) {
+    svint32_t half = svdup_n_s32(0);
+    for (size_t j = 16 * h; j < 16 * (h + 1); j += svcntb()) {
+      const svbool_t live = svwhilelt_b8(static_cast<uint64_t>(j), uint64_t{16 * (h + 1)});
+      half = svdot_s32(half, svld1_s8(live, w.v + j), svld1_s8(live, a + j));
+    }
+    sum = svmla_n_s32_x(svptrue_b32(), sum, half, static_cast<int8_t>(s.scales[2 * c + h]));
+  }
+  return sum;
 }
 #else  // memory: the whole block's sum in lane 0
 HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales& s, size_t c) {
