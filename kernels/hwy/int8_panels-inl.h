@@ -91,6 +91,16 @@ constexpr int32_t kQ8RowLane[kPanelRows] = {0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13
 
 HWY_INLINE __m512i LoadLanes(const int32_t* lanes) { return _mm512_loadu_si512(lanes); }
 
+// What linear_int8.cc's panel code names at every panel width (int8_panels256-inl.h: AVX2).
+using PanelI = __m512i;
+using PanelF = __m512;
+// v's lanes in row order, from a type's row -> lane map (its own inverse for q4_0; kQ8RowLane
+// for kQ8LaneRow).
+HWY_INLINE __m512 PanelRowOrder(__m512 v, const int32_t* row_lane) {
+  return _mm512_permutexvar_ps(LoadLanes(row_lane), v);
+}
+HWY_INLINE __m512i PanelSetI(int32_t v) { return _mm512_set1_epi32(v); }
+
 // Byte offsets of p[lane_row[lane]] from p[0], in lane order (gather offsets). Once per panel.
 HWY_INLINE __m512i PanelOffsets(const void* const* p, const int32_t* lane_row) {
   alignas(64) int32_t off[kPanelRows];
@@ -272,6 +282,11 @@ HWY_INLINE __m512 PanelBlockDot(const PanelBlock& w, const int8_t* a, __m512i st
   const __m512i sum = _mm512_add_epi32(dot[0], dot[1]);
   return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(w.scale, _mm512_set1_ps(s)),
                          acc);
+}
+// The nibble types' dot (q4_0, q4_K), under the name the AVX2 panels give theirs.
+HWY_INLINE __m512 PanelBlockDotNibbles(const PanelBlock& w, const int8_t* a, __m512i start,
+                                       float s, __m512 acc) {
+  return PanelBlockDot<true>(w, a, start, s, acc);
 }
 
 #if ATTNRT_I8_VNNI

@@ -71,6 +71,7 @@
 #include "kernels/hwy/int8_dot-inl.h"
 #include "kernels/hwy/int8_kquant-inl.h"
 #include "kernels/hwy/int8_panels-inl.h"
+#include "kernels/hwy/int8_panels256-inl.h"
 #include "kernels/hwy/integer_sum-inl.h"
 #include "kernels/hwy/linear_int8.h"
 #include "kernels/hwy/prefetch.h"
@@ -692,7 +693,8 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
 }
 
 #if defined(ATTNRT_I8_Q4_0_PANELS)
-// AVX-512: output columns [n0, n1) in panels of kPanelRows weight rows (int8_panels-inl.h),
+// AVX-512 and AVX2: output columns [n0, n1) in panels of kPanelRows weight rows (16, 8:
+// int8_panels-inl.h, int8_panels256-inl.h),
 // each block transposed once for the chunk's x rows. A last panel of fewer rows repeats its
 // last row (only the real columns are stored). The first x rows' pass prefetches the panel
 // kPrefetchPanels on, in its memory order at the pace of the blocks (a panel's rows, and
@@ -704,23 +706,23 @@ struct Q4_0Panel {
   static constexpr bool kMins = false;
   const Q4_0Rows& w;
   const uint8_t* rows[kPanelRows];
-  __m512i offsets;
+  PanelI offsets;
 
   Q4_0Panel(const Q4_0Rows& weights, size_t n, size_t count) : w(weights) {
     for (size_t r = 0; r < kPanelRows; ++r) rows[r] = w.Row(n + HWY_MIN(r, count - 1));
     offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kQ4_0LaneRow);
   }
-  // The permutation of the sums back to row order (the q4_0 lane map is its own inverse).
-  static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ4_0LaneRow); }
-  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
-                               __m512 acc) {
-    return PanelBlockDot<true>(block, a, start, s, acc);
+  // The sums in row order (the q4_0 lane map is its own inverse).
+  static HWY_INLINE PanelF RowOrder(PanelF v) { return PanelRowOrder(v, kQ4_0LaneRow); }
+  static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelI start, float s,
+                               PanelF acc) {
+    return PanelBlockDotNibbles(block, a, start, s, acc);
   }
   HWY_INLINE void Load(size_t b, PanelBlock* out) const {
     LoadQ4_0PanelBlock(rows, offsets, b, out);
   }
-  HWY_INLINE __m512i Start(const PanelBlock&, const int32_t* offset) const {
-    return _mm512_set1_epi32(*offset);
+  HWY_INLINE PanelI Start(const PanelBlock&, const int32_t* offset) const {
+    return PanelSetI(*offset);
   }
   HWY_INLINE void Prefetch(size_t n, size_t b) const {
     constexpr size_t kPerBlock = kPanelRows * kQ4_0BlockBytes;
@@ -747,17 +749,17 @@ struct Q4_KPanel {
   static constexpr bool kMins = true;
   const Q4_KRows& w;
   const uint8_t* rows[kPanelRows];
-  __m512i offsets;
+  PanelI offsets;
   Q4_KPanelScales scales;
 
   Q4_KPanel(const Q4_KRows& weights, size_t n, size_t count) : w(weights) {
     for (size_t r = 0; r < kPanelRows; ++r) rows[r] = w.Row(n + HWY_MIN(r, count - 1));
     offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kQ8LaneRow);
   }
-  static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ8RowLane); }
-  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
-                               __m512 acc) {
-    return PanelBlockDot<true>(block, a, start, s, acc);
+  static HWY_INLINE PanelF RowOrder(PanelF v) { return PanelRowOrder(v, kQ8RowLane); }
+  static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelI start, float s,
+                               PanelF acc) {
+    return PanelBlockDotNibbles(block, a, start, s, acc);
   }
   HWY_INLINE void Load(size_t b, PanelBlock* out) {
     const size_t block_at = b / kSuperBlocks * kQ4_KBlockBytes;
@@ -765,7 +767,7 @@ struct Q4_KPanel {
     if (c == 0) GatherQ4_KPanelScales(rows[0], offsets, block_at, &scales);
     LoadQ4_KPanelBlock(rows, block_at + kQ4_KNibblesAt + c / 2 * 32, c, scales, out);
   }
-  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const { return block.start; }
+  HWY_INLINE PanelI Start(const PanelBlock& block, const int32_t*) const { return block.start; }
   HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchSuperBlockPanel(w, n, b); }
 };
 #endif
@@ -785,7 +787,7 @@ struct Q6_KPanel {
     for (size_t r = 0; r < kPanelRows; ++r) rows[r] = w.Row(n + HWY_MIN(r, count - 1));
     offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kQ8LaneRow);
   }
-  static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ8RowLane); }
+  static HWY_INLINE PanelF RowOrder(PanelF v) { return PanelRowOrder(v, kQ8RowLane); }
   static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i, float s,
                                __m512 acc) {
     return PanelBlockDotHalves(block, a, s, acc);
@@ -818,7 +820,7 @@ struct Q8Panel {
     }
     scale_offsets = PanelOffsets(reinterpret_cast<const void* const*>(scale_rows), kQ8LaneRow);
   }
-  static HWY_INLINE __m512i RowLanes() { return LoadLanes(kQ8RowLane); }
+  static HWY_INLINE PanelF RowOrder(PanelF v) { return PanelRowOrder(v, kQ8RowLane); }
   static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
                                __m512 acc) {
     return PanelBlockDot<false>(block, a, start, s, acc);
@@ -851,27 +853,31 @@ HWY_INLINE void PanelRows(const LinearParams& p, Panel& panel, size_t blocks,
   const size_t f_stride = l.supers * int8_linear::kMinLanes;
   const bool prefetch = n + (kPrefetchPanels + 1) * kPanelRows <= p.out;
   const size_t ahead = n + kPrefetchPanels * kPanelRows;
-  __m512 acc[X];
-  for (size_t j = 0; j < X; ++j) acc[j] = _mm512_setzero_ps();
+  // The panel's float vectors as Highway's (kPanelRows lanes: AVX-512 or AVX2).
+  const hn::CappedTag<float, kPanelRows> df;
+  using V = hn::Vec<decltype(df)>;
+  static_assert(sizeof(V) == sizeof(PanelF), "one panel row per lane");
+  V acc[X];
+  for (size_t j = 0; j < X; ++j) acc[j] = hn::Zero(df);
   for (size_t b = 0; b < blocks; ++b) {
     if (prefetch) panel.Prefetch(ahead, b);
     PanelBlock block;
     panel.Load(b, &block);
     for (size_t j = 0; j < X; ++j) {
       const size_t at = j * l.blocks + b;
-      acc[j] = Panel::Dot(block, q + at * kI8Block, panel.Start(block, o + at), d[at], acc[j]);
+      acc[j] = V{Panel::Dot(block, q + at * kI8Block, panel.Start(block, o + at), d[at],
+                            acc[j].raw)};
       if constexpr (Panel::kMins) {
         const float sum = f[j * f_stride + BlockSumIndex(b)];
-        acc[j] = _mm512_fnmadd_ps(block.min, _mm512_set1_ps(sum), acc[j]);
+        acc[j] = hn::NegMulAdd(V{block.min}, hn::Set(df, sum), acc[j]);
       }
     }
   }
-  const __mmask16 live = static_cast<__mmask16>((1u << count) - 1);
-  const __m512 bias =
-      p.bias != nullptr ? _mm512_maskz_loadu_ps(live, p.bias + n) : _mm512_setzero_ps();
+  const auto live = hn::FirstN(df, count);
+  const V bias = p.bias != nullptr ? hn::MaskedLoad(live, df, p.bias + n) : hn::Zero(df);
   for (size_t j = 0; j < X; ++j) {
-    const __m512 sums = _mm512_permutexvar_ps(Panel::RowLanes(), acc[j]);
-    _mm512_mask_storeu_ps(p.y + (m0 + j) * p.y_stride + n, live, _mm512_add_ps(sums, bias));
+    const V sums = V{Panel::RowOrder(acc[j].raw)};
+    hn::BlendedStore(hn::Add(sums, bias), live, df, p.y + (m0 + j) * p.y_stride + n);
   }
 }
 

@@ -1,0 +1,200 @@
+// q4_0 and q4_K on AVX2: int8_panels-inl.h's panels at half the width, 8 weight rows with one
+// output per int32 lane, for linear_int8.cc's PanelColumns (the same panel structs over these
+// functions, which keep int8_panels-inl.h's names and take 256-bit vectors).
+//
+// Why: on AVX2 the row tiles pay, per 32 weights of a row and x row, vpmaddubsw, vpmaddwd, a
+// conversion, a scale product and an FMA; a prefill ran slower than the f32-activation kernel
+// (prefill bench 256x288x768, Zen 4 running AVX2 code: q4_0 1.92 ms, f16 1.10 ms). In a panel a
+// block against one x row is 8 vpmaddubsw with broadcast activation words, their int16 pairs
+// summed, one vpmaddwd, and one conversion, scale product and FMA for 8 outputs.
+//
+// Exactness: the weights are nibbles (0..15, vpmaddubsw's unsigned operand) and |a| <= 127, so
+// a pair is at most 2 * 15 * 127 = 3810 and the 8 words' pairs of one int16 lane sum to at
+// most 30480 < 2^15: no saturation. q4_0's -8 is the x row's block offset, as on AVX-512.
+//
+// Lane order: row r in lane r for both types (4 x 4 word transposes in each 128-bit lane of
+// two rows per vector for q4_0's 16 bytes; an 8 x 8 word transpose for q4_K's 32).
+
+#if defined(ATTNRT_KERNELS_HWY_INT8_PANELS256_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ATTNRT_KERNELS_HWY_INT8_PANELS256_INL_H_
+#undef ATTNRT_KERNELS_HWY_INT8_PANELS256_INL_H_
+#else
+#define ATTNRT_KERNELS_HWY_INT8_PANELS256_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attnrt/kernels/weight_q4_0.h"
+#include "attnrt/kernels/weight_q4_K.h"
+#include "hwy/highway.h"
+#include "kernels/hwy/hwy_namespace.h"
+#include "kernels/hwy/int8_dot-inl.h"
+#include "kernels/hwy/int8_panels-inl.h"
+
+ATTNRT_HWY_BEGIN
+ATTNRT_I8_BEGIN
+
+#if ATTNRT_I8_X86 == 256
+#define ATTNRT_I8_Q4_0_PANELS 1
+#define ATTNRT_I8_Q4_K_PANELS 1
+
+constexpr size_t kPanelRows = 8;
+using PanelI = __m256i;
+using PanelF = __m256;
+
+struct PanelBlock {
+  __m256i v[8];
+  __m256 scale;
+  __m256i start;
+  __m256 min;  // q4_K: each row's sub-block min (q4_0: unused)
+};
+
+// Row r in lane r for both types (no permutation back).
+constexpr int32_t kQ4_0LaneRow[kPanelRows] = {0, 1, 2, 3, 4, 5, 6, 7};
+constexpr int32_t kQ8LaneRow[kPanelRows] = {0, 1, 2, 3, 4, 5, 6, 7};
+constexpr int32_t kQ8RowLane[kPanelRows] = {0, 1, 2, 3, 4, 5, 6, 7};
+
+HWY_INLINE __m256 PanelRowOrder(__m256 v, const int32_t*) { return v; }
+HWY_INLINE __m256i PanelSetI(int32_t v) { return _mm256_set1_epi32(v); }
+
+HWY_INLINE __m256i PanelOffsets(const void* const* p, const int32_t* lane_row) {
+  alignas(32) int32_t off[kPanelRows];
+  const char* first = static_cast<const char*>(p[0]);
+  for (size_t lane = 0; lane < kPanelRows; ++lane) {
+    off[lane] = static_cast<int32_t>(static_cast<const char*>(p[lane_row[lane]]) - first);
+  }
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(off));
+}
+
+// The low 16 bits of each 32-bit lane, as 8 f16 widened to f32.
+HWY_INLINE __m256 WidenLowHalves(__m256i words) {
+  const __m256i pick = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1,
+                                        0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i packed = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(words, pick), 0x08);
+  return _mm256_cvtph_ps(_mm256_castsi256_si128(packed));
+}
+
+// words[k], lane 4 l + a: 32-bit word k of the 16 bytes z[a] holds in its 128-bit lane l.
+HWY_INLINE void TransposeWords(const __m256i* z, __m256i* words) {
+  const __m256i t0 = _mm256_unpacklo_epi32(z[0], z[1]);
+  const __m256i t1 = _mm256_unpackhi_epi32(z[0], z[1]);
+  const __m256i t2 = _mm256_unpacklo_epi32(z[2], z[3]);
+  const __m256i t3 = _mm256_unpackhi_epi32(z[2], z[3]);
+  words[0] = _mm256_unpacklo_epi64(t0, t2);
+  words[1] = _mm256_unpackhi_epi64(t0, t2);
+  words[2] = _mm256_unpacklo_epi64(t1, t3);
+  words[3] = _mm256_unpackhi_epi64(t1, t3);
+}
+
+// Block b of the panel's q4_0 rows: z[a] holds rows a and 4 + a, so lane 4 l + a is row 4 l + a.
+HWY_INLINE void LoadQ4_0PanelBlock(const uint8_t* const* rows, __m256i offsets, size_t b,
+                                   PanelBlock* out) {
+  const size_t at = b * kQ4_0BlockBytes;
+  __m256i z[4], words[4];
+  for (size_t a = 0; a < 4; ++a) {
+    const auto bytes = [&](size_t r) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[r] + at + 2));
+    };
+    z[a] = _mm256_inserti128_si256(_mm256_castsi128_si256(bytes(a)), bytes(a + 4), 1);
+  }
+  TransposeWords(z, words);
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  for (size_t k = 0; k < 4; ++k) {
+    out->v[k] = _mm256_and_si256(words[k], low4);
+    out->v[k + 4] = _mm256_and_si256(_mm256_srli_epi32(words[k], 4), low4);
+  }
+  out->scale = WidenLowHalves(_mm256_i32gather_epi32(
+      reinterpret_cast<const int*>(rows[0] + at), offsets, 1));
+  out->start = _mm256_setzero_si256();
+}
+
+// v[g], lane r: word g of the 32 bytes at rows[r] + at (an 8 x 8 transpose of 32-bit words).
+HWY_INLINE void LoadRowWords32(const uint8_t* const* rows, size_t at, __m256i* v) {
+  __m256i r[8], t[8], u[8];
+  for (size_t i = 0; i < 8; ++i) {
+    r[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[i] + at));
+  }
+  for (size_t i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  for (size_t i = 0; i < 8; i += 4) {  // u[i + k]: word k (lane 0) and 4 + k (lane 1) of rows i..i+3
+    u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
+    u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+    u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+    u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  for (size_t k = 0; k < 4; ++k) {
+    v[k] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x20);
+    v[k + 4] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x31);
+  }
+}
+
+struct Q4_KPanelScales {
+  __m256i w0, w1, w2;
+  __m256 d, dmin;
+};
+
+HWY_INLINE void GatherQ4_KPanelScales(const uint8_t* row0, __m256i offsets, size_t block_at,
+                                      Q4_KPanelScales* s) {
+  const uint8_t* base = row0 + block_at;
+  const auto gather = [&](size_t at) {
+    return _mm256_i32gather_epi32(reinterpret_cast<const int*>(base + at), offsets, 1);
+  };
+  const __m256i dd = gather(kQ4_KDAt);
+  s->w0 = gather(kQ4_KScalesAt);
+  s->w1 = gather(kQ4_KScalesAt + 4);
+  s->w2 = gather(kQ4_KScalesAt + 8);
+  s->d = WidenLowHalves(dd);
+  s->dmin = WidenLowHalves(_mm256_srli_epi32(dd, 16));
+}
+
+HWY_INLINE void LoadQ4_KPanelBlock(const uint8_t* const* rows, size_t at, size_t c,
+                                   const Q4_KPanelScales& s, PanelBlock* out) {
+  LoadRowWords32(rows, at, out->v);
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  for (size_t g = 0; g < 8; ++g) {
+    out->v[g] = _mm256_and_si256(c % 2 == 0 ? out->v[g] : _mm256_srli_epi32(out->v[g], 4), low4);
+  }
+  const auto field = [](__m256i w, size_t shift, int mask) {
+    return _mm256_and_si256(_mm256_srl_epi32(w, _mm_cvtsi32_si128(static_cast<int>(shift))),
+                            _mm256_set1_epi32(mask));
+  };
+  __m256i sc, m;
+  if (c < 4) {
+    sc = field(s.w0, 8 * c, 63);
+    m = field(s.w1, 8 * c, 63);
+  } else {
+    const size_t k = 8 * (c - 4);
+    sc = _mm256_or_si256(field(s.w2, k, 15), _mm256_slli_epi32(field(s.w0, k + 6, 3), 4));
+    m = _mm256_or_si256(field(s.w2, k + 4, 15), _mm256_slli_epi32(field(s.w1, k + 6, 3), 4));
+  }
+  out->scale = _mm256_mul_ps(s.d, _mm256_cvtepi32_ps(sc));
+  out->min = _mm256_mul_ps(s.dmin, _mm256_cvtepi32_ps(m));
+  out->start = _mm256_setzero_si256();
+}
+
+// acc + the panel's block against one x row's block (a: its 32 8-bit values; start: the x
+// row's q4_0 offset or 0; s: its scale). Two chains of 4 words, each summed in int16.
+HWY_INLINE __m256 PanelBlockDotNibbles(const PanelBlock& w, const int8_t* a, __m256i start,
+                                       float s, __m256 acc) {
+  __m256i pairs[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  for (size_t g = 0; g < 8; ++g) {
+    int32_t word;
+    __builtin_memcpy(&word, a + 4 * g, sizeof(word));
+    pairs[g / 4] = _mm256_add_epi16(pairs[g / 4],
+                                    _mm256_maddubs_epi16(w.v[g], _mm256_set1_epi32(word)));
+  }
+  const __m256i dot = _mm256_add_epi32(
+      start, _mm256_madd_epi16(_mm256_add_epi16(pairs[0], pairs[1]), _mm256_set1_epi16(1)));
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(w.scale, _mm256_set1_ps(s)),
+                         acc);
+}
+
+#endif  // ATTNRT_I8_X86 == 256
+
+ATTNRT_I8_END
+ATTNRT_HWY_END
+
+#endif  // ATTNRT_KERNELS_HWY_INT8_PANELS256_INL_H_
