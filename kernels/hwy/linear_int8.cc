@@ -37,15 +37,16 @@
 // Decode at dim 512 / hidden 1536, 8 layers on the Zen 4, 1 thread: q4_K 7.18 -> 1.85 ms per
 // token, q6_K 7.97 -> 2.45 ms (from the f32-activation path).
 //
-// AVX-512 (int8_panels-inl.h): q4_0, and q8 on chunks of two x rows or more with VNNI, run
-// in panels of 16 weight rows transposed in registers, one output per int32 lane: a block
-// against an x row is 8 vpdpbusd and one conversion, scale product and FMA for 16 outputs
-// (prefill of 64 tokens at SmolLM2-135M's shape on the Zen 4: q4_0 168 -> 68 ms, q8 142 ->
-// 79 ms). Weights are read as the file stores them; nothing is repacked.
+// AVX-512 (int8_panels-inl.h): q4_0, q4_K on chunks of two x rows or more, and q8 and q6_K on
+// such chunks with VNNI, run in panels of 16 weight rows transposed in registers, one output
+// per int32 lane: a block against an x row is 8 vpdpbusd and one conversion, scale product
+// and FMA for 16 outputs (prefill of 64 tokens at SmolLM2-135M's shape on the Zen 4: q4_0 168
+// -> 68 ms, q8 142 -> 79 ms). AVX2 (int8_panels256-inl.h): q4_0 and q4_K the same way in
+// panels of 8 rows. Weights are read as the file stores them; nothing is repacked.
 //
-// Every output's summation order depends only on K, the type and the target (and for q8 on
-// AVX3_DL whether its chunk has one x row), never on the tile or item it falls in, so any
-// split of the items gives bit-identical results.
+// Every output's summation order depends only on K, the type and the target (and, for the
+// types whose panels take only chunks of two rows or more, whether its chunk has one x row),
+// never on the tile or item it falls in, so any split of the items gives bit-identical results.
 //
 // Compiled with -ffp-contract=off (kernels/CMakeLists.txt): the activations' rounding
 // (x * (127 / amax), then to nearest even) must not be fused into one FMA, or a target would
