@@ -948,8 +948,9 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
     // types with one f16 scale per block).
     // q4_K in panels on chunks of 2 rows or more (prefill of 64 at dim 512 / hidden 1536 on
     // the Zen 4: 35-41 -> 20-22 ms); a decode step's one row in the row tiles, which stream
-    // W faster (the token benchmark: 0.8-1.0 ms against the panels' 3.0-3.8). As for q8, the
-    // two differ only in rounding (the mins' term per block against per super-block).
+    // W faster (kquant_512 decode, 3 alternating rounds: 1.77-1.91 ms against the panels'
+    // 2.1-3.1 ms; level from cache). As for q8, the two differ only in rounding (the mins'
+    // term per block against per super-block).
     if (p.w_type == WeightType::kQ4_K) {
 #if defined(ATTNRT_I8_Q4_K_PANELS)
       if (rows >= 2) {
