@@ -55,6 +55,106 @@
 ATTNRT_HWY_BEGIN
 ATTNRT_I8_BEGIN
 
+// ---- shared by the panel widths (AVX-512 below, AVX2 in int8_panels256-inl.h)
+#if ATTNRT_I8_X86 >= 256
+
+// Byte offsets of p[lane_row[lane]] from p[0] in lane order (gather offsets), for a panel of
+// kRows rows. Once per panel.
+template <size_t kRows>
+HWY_INLINE hn::Vec<hn::CappedTag<int32_t, kRows>> PanelOffsetsOf(const void* const* p,
+                                                                 const int32_t* lane_row) {
+  alignas(64) int32_t off[kRows];
+  const char* first = static_cast<const char*>(p[0]);
+  for (size_t lane = 0; lane < kRows; ++lane) {
+    off[lane] = static_cast<int32_t>(static_cast<const char*>(p[lane_row[lane]]) - first);
+  }
+  return hn::Load(hn::CappedTag<int32_t, kRows>(), off);
+}
+
+// q4_K's step d * sc[c] and min dmin * m[c] of chunk c in every lane, from the lanes' three
+// scale words w0..w2 (bytes 4-15 of their super-blocks) and d, dmin: Q4_KScaleMinBytes's word
+// operations, lane-wise (exact in f32). Raw vectors of the panel's width in and out.
+template <class DF, class RawI, class RawF>
+HWY_INLINE void Q4_KLaneStepMin(DF df, RawI w0, RawI w1, RawI w2, RawF d, RawF dmin, size_t c,
+                                RawF* step, RawF* min) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  using VU = hn::Vec<decltype(du)>;
+  using VF = hn::Vec<DF>;
+  const auto field = [&](RawI w, size_t shift, uint32_t mask) {
+    return hn::And(hn::ShiftRightSame(VU{w}, static_cast<int>(shift)), hn::Set(du, mask));
+  };
+  VU sc, m;
+  if (c < 4) {
+    sc = field(w0, 8 * c, 63);
+    m = field(w1, 8 * c, 63);
+  } else {
+    const size_t k = 8 * (c - 4);
+    sc = hn::Or(field(w2, k, 15), hn::ShiftLeft<4>(field(w0, k + 6, 3)));
+    m = hn::Or(field(w2, k + 4, 15), hn::ShiftLeft<4>(field(w1, k + 6, 3)));
+  }
+  *step = hn::Mul(VF{d}, hn::ConvertTo(df, hn::BitCast(di, sc))).raw;
+  *min = hn::Mul(VF{dmin}, hn::ConvertTo(df, hn::BitCast(di, m))).raw;
+}
+
+// words[k], lane 4 l + a: 32-bit word k of the 16 bytes z[a] holds in its 128-bit lane l
+// (raw vectors of kLanes 32-bit lanes; the interleaves work within 128-bit blocks).
+template <size_t kLanes, class RawI>
+HWY_INLINE void TransposeWords(const RawI* z, RawI* words) {
+  const hn::CappedTag<uint32_t, kLanes> d32;
+  const hn::Repartition<uint64_t, decltype(d32)> d64;
+  using V = hn::Vec<decltype(d32)>;
+  const V t0 = hn::InterleaveLower(d32, V{z[0]}, V{z[1]});
+  const V t1 = hn::InterleaveUpper(d32, V{z[0]}, V{z[1]});
+  const V t2 = hn::InterleaveLower(d32, V{z[2]}, V{z[3]});
+  const V t3 = hn::InterleaveUpper(d32, V{z[2]}, V{z[3]});
+  const auto low = [&](V a, V b) {
+    return hn::InterleaveLower(d64, hn::BitCast(d64, a), hn::BitCast(d64, b)).raw;
+  };
+  const auto high = [&](V a, V b) {
+    return hn::InterleaveUpper(d64, hn::BitCast(d64, a), hn::BitCast(d64, b)).raw;
+  };
+  words[0] = low(t0, t2);
+  words[1] = high(t0, t2);
+  words[2] = low(t1, t3);
+  words[3] = high(t1, t3);
+}
+
+// q4_K's panel scales: the rows' 12 scale bytes of one super-block as three 32-bit words per
+// lane (unpacked lane-wise per block by Q4_KLaneStepMin) and their d and dmin, gathered once
+// per panel and super-block: rows[0]'s super-block at `block_at` bytes into the row, the
+// others at `offsets` (lane order) from it.
+template <class RawI, class RawF>
+struct Q4_KPanelScalesOf {
+  RawI w0, w1, w2;
+  RawF d, dmin;
+};
+template <size_t kLanes, class RawI, class RawF>
+HWY_INLINE void GatherQ4_KPanelScales(const uint8_t* row0, RawI offsets, size_t block_at,
+                                      Q4_KPanelScalesOf<RawI, RawF>* s) {
+  const hn::CappedTag<int32_t, kLanes> di;
+  const hn::Rebind<float, decltype(di)> df;
+  const hn::Rebind<uint16_t, decltype(di)> du16;
+  const hn::Rebind<hwy::float16_t, decltype(di)> df16;
+  using VI = hn::Vec<decltype(di)>;
+  const uint8_t* base = row0 + block_at;
+  const auto gather = [&](size_t at) {
+    return hn::GatherOffset(di, reinterpret_cast<const int32_t*>(base + at), VI{offsets});
+  };
+  const auto widen_low_half = [&](VI words) {
+    const auto bits = hn::DemoteTo(du16, hn::And(words, hn::Set(di, 0xFFFF)));
+    return hn::PromoteTo(df, hn::BitCast(df16, bits)).raw;
+  };
+  const VI dd = gather(kQ4_KDAt);
+  s->w0 = gather(kQ4_KScalesAt).raw;
+  s->w1 = gather(kQ4_KScalesAt + 4).raw;
+  s->w2 = gather(kQ4_KScalesAt + 8).raw;
+  s->d = widen_low_half(dd);
+  s->dmin = widen_low_half(hn::ShiftRight<16>(dd));
+}
+
+#endif  // ATTNRT_I8_X86 >= 256
+
 #if ATTNRT_I8_X86 == 512
 #define ATTNRT_I8_Q4_0_PANELS 1
 #define ATTNRT_I8_Q4_K_PANELS 1
@@ -101,27 +201,10 @@ HWY_INLINE __m512 PanelRowOrder(__m512 v, const int32_t* row_lane) {
 }
 HWY_INLINE __m512i PanelSetI(int32_t v) { return _mm512_set1_epi32(v); }
 
-// Byte offsets of p[lane_row[lane]] from p[0], in lane order (gather offsets). Once per panel.
 HWY_INLINE __m512i PanelOffsets(const void* const* p, const int32_t* lane_row) {
-  alignas(64) int32_t off[kPanelRows];
-  const char* first = static_cast<const char*>(p[0]);
-  for (size_t lane = 0; lane < kPanelRows; ++lane) {
-    off[lane] = static_cast<int32_t>(static_cast<const char*>(p[lane_row[lane]]) - first);
-  }
-  return _mm512_load_si512(off);
+  return PanelOffsetsOf<kPanelRows>(p, lane_row).raw;
 }
 
-// words[k], lane 4 l + a: 32-bit word k of the 16 bytes z[a] holds in its 128-bit lane l.
-HWY_INLINE void TransposeWords(const __m512i* z, __m512i* words) {
-  const __m512i t0 = _mm512_unpacklo_epi32(z[0], z[1]);
-  const __m512i t1 = _mm512_unpackhi_epi32(z[0], z[1]);
-  const __m512i t2 = _mm512_unpacklo_epi32(z[2], z[3]);
-  const __m512i t3 = _mm512_unpackhi_epi32(z[2], z[3]);
-  words[0] = _mm512_unpacklo_epi64(t0, t2);
-  words[1] = _mm512_unpackhi_epi64(t0, t2);
-  words[2] = _mm512_unpacklo_epi64(t1, t3);
-  words[3] = _mm512_unpackhi_epi64(t1, t3);
-}
 
 // 16 bytes at rows[r] + at for each row, row 4 a + l in 128-bit lane l of z[a]; `count`
 // bytes of each (at most 16), zeros after (a q8 row's short last block: nothing past it read).
@@ -151,7 +234,7 @@ HWY_INLINE void LoadQ4_0PanelBlock(const uint8_t* const* rows, __m512i offsets, 
   const size_t at = b * kQ4_0BlockBytes;
   __m512i z[4], words[4];
   LoadRowBytes(rows, at + 2, 16, z);
-  TransposeWords(z, words);
+  TransposeWords<kPanelRows>(z, words);
   const __m512i low4 = _mm512_set1_epi8(0x0F);
   for (size_t k = 0; k < 4; ++k) {
     out->v[k] = _mm512_and_si512(words[k], low4);
@@ -176,34 +259,15 @@ HWY_INLINE void LoadRowWords32(const uint8_t* const* rows, size_t at, __mmask32 
     z[k] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
   }
   __m512i first[4], second[4];  // rows 0-7, rows 8-15
-  TransposeWords(z, first);
-  TransposeWords(z + 4, second);
+  TransposeWords<kPanelRows>(z, first);
+  TransposeWords<kPanelRows>(z + 4, second);
   for (size_t k = 0; k < 4; ++k) {
     v[k] = _mm512_shuffle_i32x4(first[k], second[k], _MM_SHUFFLE(2, 0, 2, 0));
     v[k + 4] = _mm512_shuffle_i32x4(first[k], second[k], _MM_SHUFFLE(3, 1, 3, 1));
   }
 }
 
-// q4_K's panel scales: the 16 rows' 12 scale bytes of one super-block as three 32-bit words
-// per lane (weight_q4_K.h's packing, unpacked lane-wise per block: Q4_KScaleMinBytes's word
-// operations on 16 rows at once) and their d and dmin. Gathered once per panel and super-block.
-struct Q4_KPanelScales {
-  __m512i w0, w1, w2;
-  __m512 d, dmin;
-};
-
-// rows[0]'s super-block at `block_at` bytes into the row, the others at `offsets` (lane order)
-// from it.
-HWY_INLINE void GatherQ4_KPanelScales(const uint8_t* row0, __m512i offsets, size_t block_at,
-                                      Q4_KPanelScales* s) {
-  const uint8_t* base = row0 + block_at;
-  const __m512i dd = _mm512_i32gather_epi32(offsets, base + kQ4_KDAt, 1);
-  s->w0 = _mm512_i32gather_epi32(offsets, base + kQ4_KScalesAt, 1);
-  s->w1 = _mm512_i32gather_epi32(offsets, base + kQ4_KScalesAt + 4, 1);
-  s->w2 = _mm512_i32gather_epi32(offsets, base + kQ4_KScalesAt + 8, 1);
-  s->d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(dd));
-  s->dmin = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(dd, 16)));
-}
+using Q4_KPanelScales = Q4_KPanelScalesOf<__m512i, __m512>;
 
 // Chunk c (0..7) of the panel's q4_K super-block: its 32 nibbles per row (the low or high ones
 // of the 32 bytes at `at`), each row's step d * sc[c] and min dmin * m[c] (exact in f32).
@@ -214,21 +278,8 @@ HWY_INLINE void LoadQ4_KPanelBlock(const uint8_t* const* rows, size_t at, size_t
   for (size_t g = 0; g < 8; ++g) {
     out->v[g] = _mm512_and_si512(c % 2 == 0 ? out->v[g] : _mm512_srli_epi32(out->v[g], 4), low4);
   }
-  const auto field = [](__m512i w, size_t shift, int mask) {
-    return _mm512_and_si512(_mm512_srl_epi32(w, _mm_cvtsi32_si128(static_cast<int>(shift))),
-                            _mm512_set1_epi32(mask));
-  };
-  __m512i sc, m;
-  if (c < 4) {
-    sc = field(s.w0, 8 * c, 63);
-    m = field(s.w1, 8 * c, 63);
-  } else {
-    const size_t k = 8 * (c - 4);
-    sc = _mm512_or_si512(field(s.w2, k, 15), _mm512_slli_epi32(field(s.w0, k + 6, 3), 4));
-    m = _mm512_or_si512(field(s.w2, k + 4, 15), _mm512_slli_epi32(field(s.w1, k + 6, 3), 4));
-  }
-  out->scale = _mm512_mul_ps(s.d, _mm512_cvtepi32_ps(sc));
-  out->min = _mm512_mul_ps(s.dmin, _mm512_cvtepi32_ps(m));
+  Q4_KLaneStepMin(hn::CappedTag<float, kPanelRows>(), s.w0, s.w1, s.w2, s.d, s.dmin, c,
+                  &out->scale, &out->min);
   out->start = _mm512_setzero_si512();
 }
 

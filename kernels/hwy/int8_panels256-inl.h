@@ -59,12 +59,7 @@ HWY_INLINE __m256 PanelRowOrder(__m256 v, const int32_t*) { return v; }
 HWY_INLINE __m256i PanelSetI(int32_t v) { return _mm256_set1_epi32(v); }
 
 HWY_INLINE __m256i PanelOffsets(const void* const* p, const int32_t* lane_row) {
-  alignas(32) int32_t off[kPanelRows];
-  const char* first = static_cast<const char*>(p[0]);
-  for (size_t lane = 0; lane < kPanelRows; ++lane) {
-    off[lane] = static_cast<int32_t>(static_cast<const char*>(p[lane_row[lane]]) - first);
-  }
-  return _mm256_load_si256(reinterpret_cast<const __m256i*>(off));
+  return PanelOffsetsOf<kPanelRows>(p, lane_row).raw;
 }
 
 // The low 16 bits of each 32-bit lane, as 8 f16 widened to f32.
@@ -75,17 +70,6 @@ HWY_INLINE __m256 WidenLowHalves(__m256i words) {
   return _mm256_cvtph_ps(_mm256_castsi256_si128(packed));
 }
 
-// words[k], lane 4 l + a: 32-bit word k of the 16 bytes z[a] holds in its 128-bit lane l.
-HWY_INLINE void TransposeWords(const __m256i* z, __m256i* words) {
-  const __m256i t0 = _mm256_unpacklo_epi32(z[0], z[1]);
-  const __m256i t1 = _mm256_unpackhi_epi32(z[0], z[1]);
-  const __m256i t2 = _mm256_unpacklo_epi32(z[2], z[3]);
-  const __m256i t3 = _mm256_unpackhi_epi32(z[2], z[3]);
-  words[0] = _mm256_unpacklo_epi64(t0, t2);
-  words[1] = _mm256_unpackhi_epi64(t0, t2);
-  words[2] = _mm256_unpacklo_epi64(t1, t3);
-  words[3] = _mm256_unpackhi_epi64(t1, t3);
-}
 
 // Block b of the panel's q4_0 rows: z[a] holds rows a and 4 + a, so lane 4 l + a is row 4 l + a.
 HWY_INLINE void LoadQ4_0PanelBlock(const uint8_t* const* rows, __m256i offsets, size_t b,
@@ -98,7 +82,7 @@ HWY_INLINE void LoadQ4_0PanelBlock(const uint8_t* const* rows, __m256i offsets, 
     };
     z[a] = _mm256_inserti128_si256(_mm256_castsi128_si256(bytes(a)), bytes(a + 4), 1);
   }
-  TransposeWords(z, words);
+  TransposeWords<kPanelRows>(z, words);
   const __m256i low4 = _mm256_set1_epi8(0x0F);
   for (size_t k = 0; k < 4; ++k) {
     out->v[k] = _mm256_and_si256(words[k], low4);
@@ -131,24 +115,7 @@ HWY_INLINE void LoadRowWords32(const uint8_t* const* rows, size_t at, __m256i* v
   }
 }
 
-struct Q4_KPanelScales {
-  __m256i w0, w1, w2;
-  __m256 d, dmin;
-};
-
-HWY_INLINE void GatherQ4_KPanelScales(const uint8_t* row0, __m256i offsets, size_t block_at,
-                                      Q4_KPanelScales* s) {
-  const uint8_t* base = row0 + block_at;
-  const auto gather = [&](size_t at) {
-    return _mm256_i32gather_epi32(reinterpret_cast<const int*>(base + at), offsets, 1);
-  };
-  const __m256i dd = gather(kQ4_KDAt);
-  s->w0 = gather(kQ4_KScalesAt);
-  s->w1 = gather(kQ4_KScalesAt + 4);
-  s->w2 = gather(kQ4_KScalesAt + 8);
-  s->d = WidenLowHalves(dd);
-  s->dmin = WidenLowHalves(_mm256_srli_epi32(dd, 16));
-}
+using Q4_KPanelScales = Q4_KPanelScalesOf<__m256i, __m256>;
 
 HWY_INLINE void LoadQ4_KPanelBlock(const uint8_t* const* rows, size_t at, size_t c,
                                    const Q4_KPanelScales& s, PanelBlock* out) {
@@ -157,21 +124,8 @@ HWY_INLINE void LoadQ4_KPanelBlock(const uint8_t* const* rows, size_t at, size_t
   for (size_t g = 0; g < 8; ++g) {
     out->v[g] = _mm256_and_si256(c % 2 == 0 ? out->v[g] : _mm256_srli_epi32(out->v[g], 4), low4);
   }
-  const auto field = [](__m256i w, size_t shift, int mask) {
-    return _mm256_and_si256(_mm256_srl_epi32(w, _mm_cvtsi32_si128(static_cast<int>(shift))),
-                            _mm256_set1_epi32(mask));
-  };
-  __m256i sc, m;
-  if (c < 4) {
-    sc = field(s.w0, 8 * c, 63);
-    m = field(s.w1, 8 * c, 63);
-  } else {
-    const size_t k = 8 * (c - 4);
-    sc = _mm256_or_si256(field(s.w2, k, 15), _mm256_slli_epi32(field(s.w0, k + 6, 3), 4));
-    m = _mm256_or_si256(field(s.w2, k + 4, 15), _mm256_slli_epi32(field(s.w1, k + 6, 3), 4));
-  }
-  out->scale = _mm256_mul_ps(s.d, _mm256_cvtepi32_ps(sc));
-  out->min = _mm256_mul_ps(s.dmin, _mm256_cvtepi32_ps(m));
+  Q4_KLaneStepMin(hn::CappedTag<float, kPanelRows>(), s.w0, s.w1, s.w2, s.d, s.dmin, c,
+                  &out->scale, &out->min);
   out->start = _mm256_setzero_si256();
 }
 

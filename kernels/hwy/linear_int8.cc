@@ -702,19 +702,26 @@ void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0
 // their q8 scales, are contiguous in W).
 constexpr size_t kPrefetchPanels = 2;
 
-// One panel of each type: its rows' pointers, how a block loads and what its dots start from.
-struct Q4_0Panel {
-  static constexpr bool kMins = false;
-  const Q4_0Rows& w;
+// One panel of each type: its rows' pointers and their gather offsets in the type's lane
+// order (kLaneRow), the sums put back in row order (kRowLane), how a block loads and what
+// its dots start from.
+template <class Rows, const int32_t* kLaneRow, const int32_t* kRowLane>
+struct PanelOf {
+  const Rows& w;
   const uint8_t* rows[kPanelRows];
   PanelI offsets;
 
-  Q4_0Panel(const Q4_0Rows& weights, size_t n, size_t count) : w(weights) {
+  PanelOf(const Rows& weights, size_t n, size_t count) : w(weights) {
     for (size_t r = 0; r < kPanelRows; ++r) rows[r] = w.Row(n + HWY_MIN(r, count - 1));
-    offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kQ4_0LaneRow);
+    offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kLaneRow);
   }
-  // The sums in row order (the q4_0 lane map is its own inverse).
-  static HWY_INLINE PanelF RowOrder(PanelF v) { return PanelRowOrder(v, kQ4_0LaneRow); }
+  static HWY_INLINE PanelF RowOrder(PanelF v) { return PanelRowOrder(v, kRowLane); }
+};
+
+// (The q4_0 lane map is its own inverse.)
+struct Q4_0Panel : PanelOf<Q4_0Rows, kQ4_0LaneRow, kQ4_0LaneRow> {
+  static constexpr bool kMins = false;
+  using PanelOf::PanelOf;
   static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelI start, float s,
                                PanelF acc) {
     return PanelBlockDotNibbles(block, a, start, s, acc);
@@ -742,22 +749,25 @@ HWY_INLINE void PrefetchSuperBlockPanel(const Weights& w, size_t n, size_t b) {
   for (size_t i = 0; i < per_block; i += 64) PrefetchToL2(at + i);
 }
 
+// What the k-quant panels share: rows of whole super-blocks, transposed 32 bytes at a time as
+// q8's rows are (kQ8LaneRow), each block's dots starting from block.start, and the
+// prefetch of the panel 2 on.
+template <class Rows>
+struct SuperBlockPanel : PanelOf<Rows, kQ8LaneRow, kQ8RowLane> {
+  using PanelOf<Rows, kQ8LaneRow, kQ8RowLane>::PanelOf;
+  HWY_INLINE PanelI Start(const PanelBlock& block, const int32_t*) const { return block.start; }
+  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchSuperBlockPanel(this->w, n, b); }
+};
+
 #if defined(ATTNRT_I8_Q4_K_PANELS)
-// q4_K: each block's 32 nibbles per row are 32 bytes (the low or high nibbles), transposed as
-// q8's are; the rows' scales and mins gathered once per super-block (Q4_KPanelScales) and
-// unpacked per block; the mins' term per block and x row, min * (d_a * sum of a).
-struct Q4_KPanel {
+// q4_K: each block's 32 nibbles per row are 32 bytes (the low or high nibbles); the rows'
+// scales and mins gathered once per super-block (Q4_KPanelScales) and unpacked per block; the
+// mins' term per block and x row, min * (d_a * sum of a).
+struct Q4_KPanel : SuperBlockPanel<Q4_KRows> {
   static constexpr bool kMins = true;
-  const Q4_KRows& w;
-  const uint8_t* rows[kPanelRows];
-  PanelI offsets;
   Q4_KPanelScales scales;
 
-  Q4_KPanel(const Q4_KRows& weights, size_t n, size_t count) : w(weights) {
-    for (size_t r = 0; r < kPanelRows; ++r) rows[r] = w.Row(n + HWY_MIN(r, count - 1));
-    offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kQ8LaneRow);
-  }
-  static HWY_INLINE PanelF RowOrder(PanelF v) { return PanelRowOrder(v, kQ8RowLane); }
+  using SuperBlockPanel::SuperBlockPanel;
   static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelI start, float s,
                                PanelF acc) {
     return PanelBlockDotNibbles(block, a, start, s, acc);
@@ -765,30 +775,21 @@ struct Q4_KPanel {
   HWY_INLINE void Load(size_t b, PanelBlock* out) {
     const size_t block_at = b / kSuperBlocks * kQ4_KBlockBytes;
     const size_t c = b % kSuperBlocks;
-    if (c == 0) GatherQ4_KPanelScales(rows[0], offsets, block_at, &scales);
+    if (c == 0) GatherQ4_KPanelScales<kPanelRows>(rows[0], offsets, block_at, &scales);
     LoadQ4_KPanelBlock(rows, block_at + kQ4_KNibblesAt + c / 2 * 32, c, scales, out);
   }
-  HWY_INLINE PanelI Start(const PanelBlock& block, const int32_t*) const { return block.start; }
-  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchSuperBlockPanel(w, n, b); }
 };
 #endif
 
 #if defined(ATTNRT_I8_Q6_K_PANELS)
-// q6_K (VNNI): each block's ql and qh bytes per row transposed as q8's are, joined into q - 32
-// (signed), against the activations + 128 with q8's start per half; the halves' scales
-// gathered once per super-block.
-struct Q6_KPanel {
+// q6_K (VNNI): each block's ql and qh bytes per row, joined into q - 32 (signed), against the
+// activations + 128 with q8's start per half; the halves' scales gathered once per
+// super-block.
+struct Q6_KPanel : SuperBlockPanel<Q6_KRows> {
   static constexpr bool kMins = false;
-  const Q6_KRows& w;
-  const uint8_t* rows[kPanelRows];
-  __m512i offsets;
   Q6_KPanelScales scales;
 
-  Q6_KPanel(const Q6_KRows& weights, size_t n, size_t count) : w(weights) {
-    for (size_t r = 0; r < kPanelRows; ++r) rows[r] = w.Row(n + HWY_MIN(r, count - 1));
-    offsets = PanelOffsets(reinterpret_cast<const void* const*>(rows), kQ8LaneRow);
-  }
-  static HWY_INLINE PanelF RowOrder(PanelF v) { return PanelRowOrder(v, kQ8RowLane); }
+  using SuperBlockPanel::SuperBlockPanel;
   static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i, float s,
                                __m512 acc) {
     return PanelBlockDotHalves(block, a, s, acc);
@@ -800,8 +801,6 @@ struct Q6_KPanel {
     LoadQ6_KPanelBlock(rows, block_at + kQ6_KQlAt + 64 * h + 32 * (c % 2),
                        block_at + kQ6_KQhAt + 32 * h, c, scales, out);
   }
-  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const { return block.start; }
-  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchSuperBlockPanel(w, n, b); }
 };
 #endif
 
