@@ -30,6 +30,7 @@
 #include "hwy/highway.h"
 #include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
+#include "kernels/hwy/linear_int8.h"  // int8_linear::kMinLanes
 
 ATTNRT_HWY_BEGIN
 ATTNRT_I8_BEGIN
@@ -296,7 +297,8 @@ HWY_INLINE VStepI DotStepQ6_K(const WStep& w, const int8_t* a, const Q6_KScales&
 // (zeros past 8 where a vector of 16 lanes reads them: AVX-512, SVE). Written with
 // vector stores as wide as linear_int8.cc's loads of them, so every load is forwarded from
 // one store (a vector load of several narrower stores waits for them to retire).
-constexpr size_t kQ4_KScaleLanes = 16;
+// The f region's lanes per super-block (linear_int8.h): mins and block sums line up.
+constexpr size_t kQ4_KScaleLanes = int8_linear::kMinLanes;
 
 HWY_INLINE void UnpackQ4_KScales(const uint8_t* block, float* HWY_RESTRICT step,
                                  float* HWY_RESTRICT min) {

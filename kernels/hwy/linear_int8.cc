@@ -349,18 +349,16 @@ struct SuperBlockRows {
   const uint8_t* base;
   size_t row_bytes;
   size_t blocks;  // activation blocks of a row (a panel's blocks)
-  size_t steps;
 
   explicit SuperBlockRows(const LinearParams& p)
       : base(static_cast<const uint8_t*>(p.w)),
         row_bytes(WeightBlocksPerRow(kInfo, p.in) * kInfo.bytes),
-        blocks(ActivationBlocks(p.in)),
-        steps(int8_linear::DivCeil(ActivationBlocks(p.in), kStepBlocks)) {}
+        blocks(ActivationBlocks(p.in)) {}
   HWY_INLINE const uint8_t* Row(size_t n) const { return base + n * row_bytes; }
   HWY_INLINE const uint8_t* Block(const uint8_t* row, size_t b) const {
     return row + b / kSuperBlocks * kInfo.bytes;
   }
-  HWY_INLINE size_t FullSteps() const { return steps; }
+  HWY_INLINE size_t FullSteps() const { return int8_linear::DivCeil(blocks, kStepBlocks); }
   HWY_INLINE bool HasTail() const { return false; }
   // The lines of row n's super-block, when block b starts it.
   HWY_INLINE void PrefetchStep(size_t n, size_t b) const {
@@ -447,7 +445,6 @@ HWY_INLINE VStep SubtractMins(const float* HWY_RESTRICT min, const float* HWY_RE
   return acc;
 }
 static_assert(int8_linear::kBlocksPerSuper == kSuperBlocks, "one f slot per block");
-static_assert(int8_linear::kMinLanes == kQ4_KScaleLanes, "min and f vectors line up");
 
 #if !HWY_HAVE_SCALABLE
 // One step (blocks b, b + 1 on AVX-512) of a tile of kTileRows weight rows against X x rows:
@@ -907,6 +904,43 @@ size_t Int8ScratchFloats(const LinearParams& p) {
   return int8_linear::MakeLayout(p.in, p.w_type).total;
 }
 
+// Whether a chunk of `rows` x rows of this type runs in panels on this target (else in the
+// row tiles). q4_0: every chunk (tiles for its decode were tried, level from DRAM and slower
+// from cache). q8, q4_K and q6_K: chunks of 2 rows or more; a decode step's one row in the
+// row tiles, which stream W faster (SmolLM2-135M q8 decode on Zen 4: 7.3 ms against the
+// panels' 9.5 ms; q4_K at kquant_512, 3 alternating rounds: 1.77-1.91 ms against 2.1-3.1 ms,
+// level from cache), while prefill gains (q4_K prefill of 64 at dim 512 / hidden 1536:
+// 35-41 -> 20-22 ms). The two shapes differ only in rounding (partial sums per lane against
+// whole-block dots per lane; q4_K's mins per block against per super-block).
+HWY_INLINE bool UsesPanels(WeightType type, size_t rows) {
+  switch (type) {
+#if defined(ATTNRT_I8_Q4_0_PANELS)
+    case WeightType::kQ4_0: return true;
+#endif
+#if defined(ATTNRT_I8_Q4_K_PANELS)
+    case WeightType::kQ4_K: return rows >= 2;
+#endif
+#if defined(ATTNRT_I8_Q6_K_PANELS)
+    case WeightType::kQ6_K: return rows >= 2;
+#endif
+#if defined(ATTNRT_I8_Q8_PANELS)
+    case WeightType::kQ8: return rows >= 2;
+#endif
+    default: return false;
+  }
+}
+
+// The row tiles of the types with one f16 scale per block (q8, q4_0): Helium's on the M55.
+template <class Weights>
+HWY_INLINE void BlockScaleColumns(const LinearParams& p, const Weights& w, const Layout& l,
+                                  size_t m0, size_t rows, size_t n0, size_t n1, float* scratch) {
+#if defined(ATTNRT_I8_MVE)
+  ColumnsMve(p, w, l, m0, rows, n0, n1, scratch);
+#else
+  Columns(p, w, l, m0, rows, n0, n1, scratch);
+#endif
+}
+
 void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   const size_t groups = int8_linear::Groups(p);
   end = HWY_MIN(end, int8_linear::WorkItems(p));  // 0 for a type this kernel does not read
@@ -919,80 +953,63 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
     const size_t g1 = HWY_MIN(groups, g0 + (end - item));
     const size_t m0 = chunk * kChunkRows;
     const size_t rows = HWY_MIN(kChunkRows, p.rows - m0);
-    // q8 panels on chunks of 2 rows or more: for one row (a decode step) the row tiles read
-    // DRAM faster (SmolLM2-135M q8 decode on Zen 4: 7.3 ms against the panels' 9.5 ms). The
-    // two differ only in rounding (partial sums per lane against whole-block dots per lane).
-#if defined(ATTNRT_I8_Q8_PANELS)
-    const bool q8_panels = p.w_type == WeightType::kQ8 && rows >= 2;
-#else
-    const bool q8_panels = false;
-#endif
-#if defined(ATTNRT_I8_Q6_K_PANELS)
-    const bool q6_k_panels = p.w_type == WeightType::kQ6_K && rows >= 2;
-#else
-    const bool q6_k_panels = false;
-#endif
+    const bool panels = UsesPanels(p.w_type, rows);
+    // q8's and q6_K's panels take the activations + 128 (vpdpbusd's unsigned operand; their
+    // weights are signed), q4_0's and q4_K's nibbles are the unsigned operand.
+    const bool unsigned_activations =
+        panels && (p.w_type == WeightType::kQ8 || p.w_type == WeightType::kQ6_K);
     for (size_t m = 0; m < rows; ++m) {
       QuantizeRow(p.x + (m0 + m) * p.x_stride, p.in, l.blocks,
                   reinterpret_cast<int8_t*>(scratch + l.q) + m * l.blocks * kI8Block,
                   scratch + l.d + m * l.blocks,
                   nibbles ? reinterpret_cast<int32_t*>(scratch + l.o) + m * l.blocks : nullptr,
-                  q8_panels || q6_k_panels,  // their panels take the activations + 128
+                  unsigned_activations,
                   l.supers != 0 ? scratch + l.f + m * l.supers * int8_linear::kMinLanes : nullptr);
     }
     const size_t n0 = g0 * int8_linear::kGroupRows;
     const size_t n1 = HWY_MIN(p.out, g1 * int8_linear::kGroupRows);
     item += g1 - g0;
-    // The k-quants in row tiles on every target (Helium's included: its tile is for the
-    // types with one f16 scale per block).
-    // q4_K in panels on chunks of 2 rows or more (prefill of 64 at dim 512 / hidden 1536 on
-    // the Zen 4: 35-41 -> 20-22 ms); a decode step's one row in the row tiles, which stream
-    // W faster (kquant_512 decode, 3 alternating rounds: 1.77-1.91 ms against the panels'
-    // 2.1-3.1 ms; level from cache). As for q8, the two differ only in rounding (the mins'
-    // term per block against per super-block).
-    if (p.w_type == WeightType::kQ4_K) {
-#if defined(ATTNRT_I8_Q4_K_PANELS)
-      if (rows >= 2) {
-        PanelColumns<Q4_KPanel>(p, Q4_KRows(p), l, m0, rows, n0, n1, scratch);
-        continue;
-      }
-#endif
-      Columns(p, Q4_KRows(p), l, m0, rows, n0, n1, scratch);
-      continue;
-    }
-    if (p.w_type == WeightType::kQ6_K) {
-#if defined(ATTNRT_I8_Q6_K_PANELS)
-      if (q6_k_panels) {
-        PanelColumns<Q6_KPanel>(p, Q6_KRows(p), l, m0, rows, n0, n1, scratch);
-        continue;
-      }
-#endif
-      Columns(p, Q6_KRows(p), l, m0, rows, n0, n1, scratch);
-      continue;
-    }
-#if defined(ATTNRT_I8_MVE)
-    if (p.w_type == WeightType::kQ4_0) {
-      ColumnsMve(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
-    } else {
-      ColumnsMve(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
-    }
-#else
-    if (p.w_type == WeightType::kQ4_0) {
+    // Each type in the panels where UsesPanels says so (the #if: whether this target has
+    // them), else in the row tiles. The k-quants' tiles are the generic ones on every
+    // target (Helium's tile is for the types with one f16 scale per block).
+    switch (p.w_type) {
+      case WeightType::kQ4_0:
 #if defined(ATTNRT_I8_Q4_0_PANELS)
-      PanelColumns<Q4_0Panel>(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
-#else
-      Columns(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
+        if (panels) {
+          PanelColumns<Q4_0Panel>(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
+          break;
+        }
 #endif
-    } else {
+        BlockScaleColumns(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
+        break;
+      case WeightType::kQ4_K:
+#if defined(ATTNRT_I8_Q4_K_PANELS)
+        if (panels) {
+          PanelColumns<Q4_KPanel>(p, Q4_KRows(p), l, m0, rows, n0, n1, scratch);
+          break;
+        }
+#endif
+        Columns(p, Q4_KRows(p), l, m0, rows, n0, n1, scratch);
+        break;
+      case WeightType::kQ6_K:
+#if defined(ATTNRT_I8_Q6_K_PANELS)
+        if (panels) {
+          PanelColumns<Q6_KPanel>(p, Q6_KRows(p), l, m0, rows, n0, n1, scratch);
+          break;
+        }
+#endif
+        Columns(p, Q6_KRows(p), l, m0, rows, n0, n1, scratch);
+        break;
+      default:  // q8 (WorkItems is 0 for a type this kernel does not read)
 #if defined(ATTNRT_I8_Q8_PANELS)
-      if (q8_panels) {
-        PanelColumns<Q8Panel>(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
-        continue;
-      }
+        if (panels) {
+          PanelColumns<Q8Panel>(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
+          break;
+        }
 #endif
-      Columns(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
+        BlockScaleColumns(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
+        break;
     }
-#endif
   }
 }
 
