@@ -2,7 +2,9 @@
 // type (f32, f16, bf16, q8, q4_0), one thread, on the best Highway target (or every
 // target this CPU supports with --attnrt_isa=all). The integer types run twice: as
 // `auto` runs them (8-bit activations, the integer kernel: <type>) and with f32
-// activations (the exact path: <type>-f32act).
+// activations (the exact path: <type>-f32act). Where the kernel reads a packed copy of the
+// weights (LinearParams::w_packed: q4_0's panels on AVX2 and AVX-512), <type> runs from it,
+// as a model run does, and <type>-stored from the weights as stored.
 //
 // Shapes are llama2.c's stories15M (dim 288, hidden 768, 6 layers, vocab 32000):
 //   linear/<type>/<isa>/<N>x<K>        decode GEMV, rows = 1: 288x288 (wq, wk, wv,
@@ -78,8 +80,10 @@ struct LinearCall {
   std::vector<float> x, y;
   LinearParams p{};
 
+  std::unique_ptr<AlignedBuffer> packed;  // the kernel's packed copy of w, if it reads one
+
   LinearCall(WeightType type, const Shape& s, size_t rows, std::mt19937* rng,
-             LinearActivations activations)
+             LinearActivations activations, bool pack)
       : w(RandomWeights(type, s, rng)), x(rows * s.in), y(rows * s.out) {
     std::normal_distribution<float> normal(0.0f, 1.0f);
     for (float& v : x) v = normal(*rng);
@@ -94,6 +98,12 @@ struct LinearCall {
     p.y = y.data();
     p.y_stride = s.out;
     p.activations = activations;
+    const size_t packed_bytes = pack ? LinearPackedBytes(p) : 0;
+    if (packed_bytes != 0) {
+      packed = std::make_unique<AlignedBuffer>(packed_bytes);
+      PackLinearWeights(p, packed->data());
+      p.w_packed = packed->data();
+    }
   }
 };
 
@@ -141,13 +151,14 @@ void TimeCalls(benchmark::State& state, std::vector<LinearCall>& calls) {
 struct Variant {
   WeightType type;
   LinearActivations activations;
+  bool packed = true;  // from the kernel's packed copy of the weights, where it reads one
 };
 
 // One call of shape `s` on `rows` rows of input.
 std::vector<LinearCall> OneCall(Variant v, Shape s, size_t rows) {
   std::mt19937 rng(1);
   std::vector<LinearCall> calls;
-  calls.emplace_back(v.type, s, rows, &rng, v.activations);
+  calls.emplace_back(v.type, s, rows, &rng, v.activations, v.packed);
   return calls;
 }
 
@@ -167,9 +178,11 @@ std::vector<LinearCall> TokenCalls(Variant v) {
   std::mt19937 rng(1);
   std::vector<LinearCall> calls;
   for (size_t l = 0; l < kLayers; ++l) {
-    for (const Shape& s : kLayerShapes) calls.emplace_back(v.type, s, 1, &rng, v.activations);
+    for (const Shape& s : kLayerShapes) {
+      calls.emplace_back(v.type, s, 1, &rng, v.activations, v.packed);
+    }
   }
-  calls.emplace_back(v.type, kClassifier, 1, &rng, v.activations);
+  calls.emplace_back(v.type, kClassifier, 1, &rng, v.activations, v.packed);
   return calls;
 }
 
@@ -211,6 +224,14 @@ void RegisterAll(bool all_isas) {
     std::vector<Variant> variants;
     for (const WeightTypeInfo& info : kWeightTypes) {  // every type of weight_types.inc
       variants.push_back({info.type, LinearActivations::kAuto});
+      LinearParams probe{};
+      probe.in = kClassifier.in;
+      probe.out = kClassifier.out;
+      probe.w_type = info.type;
+      ForcedTarget forced(target);
+      if (LinearPackedBytes(probe) != 0) {
+        variants.push_back({info.type, LinearActivations::kAuto, false});
+      }
       if (AutoLinearKernel(info.type).quantizes_activations) {
         variants.push_back({info.type, LinearActivations::kF32});
       }
@@ -221,7 +242,8 @@ void RegisterAll(bool all_isas) {
         ForcedTarget forced(target);
         isa = AutoLinearKernel(v.type, v.activations).isa();
       }
-      const char* mode = v.activations == LinearActivations::kF32 ? "-f32act" : "";
+      const char* mode =
+          v.activations == LinearActivations::kF32 ? "-f32act" : (v.packed ? "" : "-stored");
       const std::string suffix = std::string(WeightTypeName(v.type)) + mode + "/" + isa;
       for (const Shape& s : kGemvShapes) {
         benchmark::RegisterBenchmark(("linear/" + suffix + "/" + ShapeName(s)).c_str(), BenchGemv,

@@ -58,5 +58,13 @@ void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch) 
   AutoLinearKernel(p.w_type, p.activations).run(p, begin, end, scratch);
 }
 const char* LinearIsa() { return AutoLinearKernel(WeightType::kF32).isa(); }
+size_t LinearPackedBytes(const LinearParams& p) {
+  const LinearKernel& k = AutoLinearKernel(p.w_type, p.activations);
+  return k.packed_bytes != nullptr ? k.packed_bytes(p) : 0;
+}
+void PackLinearWeights(const LinearParams& p, void* dst) {
+  const LinearKernel& k = AutoLinearKernel(p.w_type, p.activations);
+  if (k.pack != nullptr && k.packed_bytes(p) != 0) k.pack(p, dst);
+}
 
 }  // namespace attnrt

@@ -4,8 +4,9 @@
 // Why: the row tiles (TileX) put one row's 64 products in a vector whose 16 lanes each hold
 // a partial sum, so every 64 multiply-adds pay an int32 -> f32 conversion, a scale product
 // and an FMA, and in decode also the row's unpacking and scale widening. Here the 16 rows of
-// a panel are transposed in registers (no repacked copy: the weights stay as the file stores
-// them) so that vector g holds the 4 values [4g, 4g + 4) of the block of each of the 16 rows,
+// a panel are transposed in registers (the weights as the file stores them; q4_0 reads its
+// panel copy, already in this order, when the caller packed one: LoadQ4_0PackedBlock) so
+// that vector g holds the 4 values [4g, 4g + 4) of the block of each of the 16 rows,
 // one row per int32 lane. Against one x row a block is then 8 vpdpbusd with the x row's 4
 // activation bytes broadcast, and one conversion, scale product and FMA for 16 outputs.
 //
@@ -242,6 +243,22 @@ HWY_INLINE void LoadQ4_0PanelBlock(const uint8_t* const* rows, __m512i offsets, 
   }
   // Each row's f16 scale: the low half of the 32-bit word at its block's start.
   out->scale = GatherScales(rows[0], offsets, at);
+  out->start = _mm512_setzero_si512();
+}
+
+// A panel block of q4_0's panel copy (weight_q4_0.h's PackQ4_0Panels), lanes in row order:
+// `scales` the 16 rows' f16 scales, `words` their word 0 of the block's nibble bytes (word k
+// kQ4_0PanelWordBytes on). Five loads, where the rows as stored take 16, a transpose and a
+// gather (LoadQ4_0PanelBlock).
+HWY_INLINE void LoadQ4_0PackedBlock(const uint8_t* scales, const uint8_t* words,
+                                    PanelBlock* out) {
+  const __m512i low4 = _mm512_set1_epi8(0x0F);
+  for (size_t k = 0; k < 4; ++k) {
+    const __m512i w = _mm512_loadu_si512(words + k * kQ4_0PanelWordBytes);
+    out->v[k] = _mm512_and_si512(w, low4);
+    out->v[k + 4] = _mm512_and_si512(_mm512_srli_epi32(w, 4), low4);
+  }
+  out->scale = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(scales)));
   out->start = _mm512_setzero_si512();
 }
 

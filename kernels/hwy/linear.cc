@@ -311,7 +311,8 @@ bool HwySupports(WeightType t) { return IsKnownWeightType(static_cast<uint8_t>(t
 // and q4_0 unless a call asks for f32 activations, and the Cortex-M55's Helium Linear
 // outranks it there (Highway 1.0.3 has no MVE target and would run SCALAR code).
 extern const LinearKernel kLinearHwy = {"hwy",        1,      HwySupports, HwyScratchFloats,
-                                        HwyWorkItems, HwyRun, HwyIsa, false};
+                                        HwyWorkItems, HwyRun, HwyIsa, false,
+                                        nullptr,      nullptr};
 
 }  // namespace attnrt
 #endif  // HWY_ONCE

@@ -73,7 +73,8 @@ const char* ReferenceIsa() { return "scalar"; }
 // linear_variants.inc. Rank 0: `auto` takes it only for a type no other kernel reads.
 extern const LinearKernel kLinearReference = {"reference",  0, ReferenceSupports,
                                               ReferenceScratchFloats, ReferenceWorkItems,
-                                              ReferenceRun, ReferenceIsa, false};
+                                              ReferenceRun, ReferenceIsa, false,
+                                              nullptr, nullptr};
 
 void ReferenceLayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n,
                             const float* gamma, const float* beta, float eps, float* y,

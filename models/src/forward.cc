@@ -108,6 +108,7 @@ Status Forward::Linear(const LinearWeights& w, const float* x, size_t x_stride, 
   p.w = w.weight;
   p.w_type = w.type;
   p.w_scales = w.scale_plane;
+  p.w_packed = w.packed;
   p.bias = w.bias;
   p.y = y;
   p.y_stride = y_stride;

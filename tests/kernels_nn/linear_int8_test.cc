@@ -22,8 +22,10 @@
 #include "attnrt/kernels/activation_blocks.h"
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/linear_kernel.h"
+#include "attnrt/kernels/weight_q4_0.h"
 #include "attnrt/kernels/weight_q4_K.h"
 #include "common/steerable_targets.h"
+#include "host/aligned_buffer.h"
 #include "hwy/tests/hwy_gtest.h"
 #include "kernels_nn/linear_test_inputs.h"
 #include "kernels_nn/nn_test_buffers.h"
@@ -107,10 +109,13 @@ class Int8Tester : public LinearInputs {
   }
 
   // Runs the kernel (split at `cuts`) and checks every output against the reference within
-  // Tolerance, and the exact product (f32 activations) within ActivationError.
-  void ExpectMatchesReference(const std::vector<size_t>& cuts = {}) const {
+  // Tolerance, and the exact product (f32 activations) within ActivationError; where this
+  // target reads a packed copy of the weights (q4_0's panels), a run from that copy must
+  // give the same bits.
+  void ExpectMatchesReference(const std::vector<size_t>& cuts = {}) {
     GuardedFloats got = NewOutput(), want = NewOutput(), exact = NewOutput();
     ASSERT_EQ(Run(cuts, &got), "") << c_.Describe();
+    ASSERT_NO_FATAL_FAILURE(ExpectPackedCopyGivesSameBits(cuts, got));
     ReferenceLinearQ8Activations(Params(&want));
     ReferenceLinear(Params(&exact));
     const size_t ys = c_.N + c_.y_pad;
@@ -130,6 +135,22 @@ class Int8Tester : public LinearInputs {
             << "m=" << m << " n=" << j << " " << c_.Describe();
       }
     }
+  }
+
+  // A run from the packed copy (exactly LinearPackedBytes, so ASan sees a read past it)
+  // gives `got`'s bits.
+  void ExpectPackedCopyGivesSameBits(const std::vector<size_t>& cuts, const GuardedFloats& got) {
+    GuardedFloats y = NewOutput();
+    const LinearParams p = Params(&y);
+    const size_t bytes = LinearPackedBytes(p);
+    if (bytes == 0) return;
+    AlignedBuffer packed(bytes);
+    PackLinearWeights(p, packed.data());
+    UsePacked(packed.data());
+    const std::string ran = Run(cuts, &y);
+    UsePacked(nullptr);
+    ASSERT_EQ(ran, "") << "from the packed copy: " << c_.Describe();
+    EXPECT_TRUE(y.SameBitsAs(got)) << "the packed copy gave other bits: " << c_.Describe();
   }
 
  private:
@@ -158,6 +179,25 @@ TEST(LinearInt8, AutoRunsIntegerTypesHereAndF32ActivationsElsewhere) {
   for (WeightType t : {WeightType::kF32, WeightType::kF16, WeightType::kBF16}) {
     EXPECT_FALSE(Int8Kernel().supports(t)) << WeightTypeName(t);
     EXPECT_FALSE(AutoLinearKernel(t).quantizes_activations) << WeightTypeName(t);
+  }
+}
+
+// A packed copy of the weights (LinearParams::w_packed) is offered for q4_0 where the target
+// has q4_0 panels (AVX2 and the AVX-512 targets: weight_q4_0.h's panel layout), for no other
+// type, and not for f32 activations; so ExpectMatchesReference's comparison of its bits runs
+// on those targets.
+TEST_P(LinearInt8Test, PackedCopyOnlyForQ4_0WhereThePanelsReadIt) {
+  const std::string isa = Int8Kernel().isa();
+  const bool panels = isa == "AVX2" || isa.rfind("AVX3", 0) == 0;
+  for (WeightType t : kIntegerTypes) {
+    LinearParams p{};
+    p.in = 300;
+    p.out = 37;
+    p.w_type = t;
+    const size_t want = t == WeightType::kQ4_0 && panels ? 3 * 10 * kQ4_0PanelBlockBytes : 0;
+    EXPECT_EQ(LinearPackedBytes(p), want) << isa << " " << WeightTypeName(t);
+    p.activations = LinearActivations::kF32;
+    EXPECT_EQ(LinearPackedBytes(p), 0u) << isa << " " << WeightTypeName(t);
   }
 }
 

@@ -86,8 +86,13 @@ class LinearInputs {
     p.y = y->data();
     p.y_stride = c_.N + c_.y_pad;
     p.activations = a;
+    p.w_packed = typed ? packed_ : nullptr;
     return p;
   }
+
+  // Runs from here on read the weights' packed copy at `packed` (LinearParams::w_packed;
+  // nullptr: the weights as stored).
+  void UsePacked(const void* packed) { packed_ = packed; }
 
   GuardedFloats NewOutput() const {
     return GuardedFloats::Filled(c_.M * (c_.N + c_.y_pad), c_.misalign, kUntouched);
@@ -157,6 +162,7 @@ class LinearInputs {
   LinearActivations activations_;
   GuardedFloats x_, w_, bias_;
   std::unique_ptr<TypedMatrix> typed_;
+  const void* packed_ = nullptr;
 };
 
 // Random x (M x K), weight values (N x K) and bias (N) from `normal`, and outputs got and want

@@ -60,6 +60,7 @@ struct BenchModel {
   std::vector<uint8_t> bytes;  // the in-memory weight file of a config's random model
   WeightFile file;
   Model model;
+  std::unique_ptr<AlignedBuffer> packed;  // the Linear kernels' packed weight copies
 };
 
 bool EndsWith(const std::string& s, const std::string& tail) {
@@ -188,7 +189,10 @@ int RunBenchLm(const BenchLmOptions& o) {
   const char* cmd = "bench lm";
   std::string error;
   BenchModel bm;
-  if (!OpenBenchModel(o.model, o.seed, o.dtype, &bm, &error)) return ReportError(cmd, error);
+  if (!OpenBenchModel(o.model, o.seed, o.dtype, &bm, &error) ||
+      !PackForKernels(&bm.model, ActivationsFromName(o.activations), &bm.packed, &error)) {
+    return ReportError(cmd, error);
+  }
   const Model& model = bm.model;
   const ModelConfig& c = model.config;
   if (!ArchitectureIsLanguageModel(c.arch)) {
@@ -297,6 +301,8 @@ int RunBenchLm(const BenchLmOptions& o) {
   j["isa"] = LinearIsa();
   AddLinearUsesJson(linear, &j);
   j["activations"] = o.activations;
+  // Memory outside the arena: the Linear kernels' packed weight copies (model.h).
+  j["packed_weight_bytes"] = bm.packed != nullptr ? bm.packed->size() : 0;
   j["kv_dtype"] = o.kv_dtype;
   j["prompt_tokens"] = prompt_len;
   j["prefill_ms"] = prefill_time.median_ms;

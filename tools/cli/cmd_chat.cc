@@ -90,7 +90,9 @@ int ChatCommand(const ChatOptions& o) {
   const char* cmd = "chat";
   std::string error;
   OpenedModel m;
-  if (!OpenModel(o.model, &m, &error)) return ReportError(cmd, error);
+  if (!OpenModel(o.model, &m, &error, ActivationsFromName(o.activations))) {
+    return ReportError(cmd, error);
+  }
   const ModelConfig& c = m.model.config;
   if (!ArchitectureIsLanguageModel(c.arch)) {
     return ReportError(cmd, std::string(ArchitectureName(c.arch)) + " is not a language model");

@@ -85,7 +85,7 @@ int DemoCommand(const DemoOptions& o) {
   const char* cmd = "demo";
   std::string error;
   OpenedModel m;
-  if (!OpenModel(o.model, &m, &error)) {
+  if (!OpenModel(o.model, &m, &error, LinearActivations::kAuto)) {
     return ReportError(cmd, error + " (the build converts models/demo into it: cmake --build --preset release)");
   }
   const ModelConfig& c = m.model.config;

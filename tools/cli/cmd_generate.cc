@@ -134,7 +134,7 @@ int GenerateCommand(const GenerateOptions& o) {
   // Without a model argument: the bundled byte-level model this build converted.
   const std::string path = o.model.empty() ? ATTNRT_LM_MODEL : o.model;
   OpenedModel m;
-  if (!OpenModel(path, &m, &error)) {
+  if (!OpenModel(path, &m, &error, ActivationsFromName(o.activations))) {
     return ReportError(cmd, o.model.empty() ? error + " (the bundled model is converted by the "
                                                       "build; give a model file)"
                                             : error);

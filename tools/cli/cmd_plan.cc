@@ -42,13 +42,25 @@ struct PlanSdpaOptions {
 
 // What every model plan ends with: the weights line under the table and, for --json,
 // the fields that describe the model (after the plan's own byte counts).
-void PrintWeightBytes(std::FILE* prose, const OpenedModel& m) {
+// The Linear kernels' packed copies of the weights the commands that run the model allocate
+// beside the arena (model.h's ModelPackedBytes; 0 if the sum overflows, which a run refuses).
+size_t PackedWeightBytes(const OpenedModel& m, LinearActivations activations) {
+  size_t bytes = 0;
+  return ModelPackedBytes(m.model, activations, &bytes).ok() ? bytes : 0;
+}
+void PrintWeightBytes(std::FILE* prose, const OpenedModel& m, LinearActivations activations) {
   std::fprintf(prose, "  weights     %12zu bytes (read in place, not in the arena)\n",
                m.file.file_size());
+  const size_t packed = PackedWeightBytes(m, activations);
+  if (packed != 0) {
+    std::fprintf(prose, "  packed      %12zu bytes (the Linear kernels' copies of weights, "
+                        "not in the arena: model.h)\n", packed);
+  }
 }
 void AddModelFields(nlohmann::ordered_json* j, const OpenedModel& m, size_t batch,
                     LinearActivations activations) {
   (*j)["weight_file_bytes"] = m.file.file_size();
+  (*j)["packed_weight_bytes"] = PackedWeightBytes(m, activations);
   // What `embed --plan-from` checks: a firmware session runs auto.
   (*j)["activations"] = ActivationsName(activations);
   AddLinearUsesJson(ModelLinearUses(m.model, activations), j);
@@ -91,7 +103,7 @@ int PlanLanguageModel(const PlanModelOptions& o, const OpenedModel& m) {
                  c.sliding_window, plan.cache_rows, shape.max_seq);
   }
   std::fprintf(prose, "%s", LmPlanText(plan).c_str());
-  PrintWeightBytes(prose, m);
+  PrintWeightBytes(prose, m, shape.linear_activations);
   if (o.json) {
     nlohmann::ordered_json j;
     j["arena_bytes"] = plan.arena_bytes;
@@ -157,7 +169,7 @@ int PlanModelCommand(const PlanModelOptions& o) {
   }
   std::fprintf(prose, "  activations %12zu bytes\n  scratch     %12zu bytes\n  arena       %12zu bytes\n",
                plan.activation_bytes, plan.scratch_bytes, plan.arena_bytes);
-  PrintWeightBytes(prose, m);
+  PrintWeightBytes(prose, m, activations);
   if (o.json) {
     nlohmann::ordered_json j;
     j["arena_bytes"] = plan.arena_bytes;

@@ -138,7 +138,9 @@ int RunModelCommand(const RunOptions& o) {
     return ReportError(cmd, error);
   }
   OpenedModel m;
-  if (!OpenModel(o.model, &m, &error)) return ReportError(cmd, error);
+  if (!OpenModel(o.model, &m, &error, ActivationsFromName(o.activations))) {
+    return ReportError(cmd, error);
+  }
   const ModelConfig& c = m.model.config;
   if (ArchitectureIsLanguageModel(c.arch)) return RunLanguageModel(o, m.model);
   if (o.chunk != 0 || o.kv_dtype != "f32") {

@@ -47,6 +47,10 @@ struct LinearParams {
   // plane here.
   const void* w_scales = nullptr;
   LinearActivations activations = LinearActivations::kAuto;
+  // Optional: a copy of w in the layout the `auto` kernel reads fastest, written by
+  // PackLinearWeights (LinearPackedBytes bytes, 64-byte aligned); nullptr = w as stored.
+  // A kernel that has no such layout reads w.
+  const void* w_packed = nullptr;
 };
 
 // The f16 scale plane of a kF16Plane weight (q8): w_scales, or the plane of a whole
@@ -78,6 +82,14 @@ size_t LinearWorkItems(const LinearParams& p);
 void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch);
 // Instruction set LinearRun uses on this machine (e.g. "AVX3", "NEON").
 const char* LinearIsa();
+
+// Bytes of the copy of p.w in the layout the `auto` kernel for p reads fastest (today the
+// integer kernel's q4_0 panels on AVX2 and AVX-512: weight_q4_0.h), or 0 when it reads the
+// weights as stored. Depends on p.w_type, p.in, p.out and p.activations only.
+size_t LinearPackedBytes(const LinearParams& p);
+// Writes that copy of p.w to dst (LinearPackedBytes(p) bytes, 64-byte aligned), for
+// p.w_packed. Nothing when LinearPackedBytes(p) is 0.
+void PackLinearWeights(const LinearParams& p, void* dst);
 
 // Scalar oracle for tests: double accumulation, whole call at once.
 void ReferenceLinear(const LinearParams& p);

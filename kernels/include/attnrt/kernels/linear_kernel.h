@@ -30,6 +30,10 @@ struct LinearKernel {
   // True when the kernel rounds activations to 8-bit blocks (activation_blocks.h): a call
   // with LinearActivations::kF32 never runs it.
   bool quantizes_activations;
+  // Optional (nullptr: none): the bytes of a copy of p.w in a layout this kernel reads
+  // faster (0: none for this call), and the function that writes it (LinearParams::w_packed).
+  size_t (*packed_bytes)(const LinearParams& p);
+  void (*pack)(const LinearParams& p, void* dst);
 };
 
 size_t LinearKernelCount();

@@ -91,4 +91,51 @@ inline void QuantizeQ4_0Row(const float* x, size_t cols, uint8_t* dst) {
   }
 }
 
+// ---- q4_0 in panels: a copy of a matrix for the integer kernel's panels (LinearParams::w_packed)
+// The same bytes as the rows, reordered so that a panel of 16 rows at one block is 5 aligned
+// vector loads with one row per 32-bit lane, where the rows as stored take 16 row loads, a
+// transpose and a gather of the scales (kernels/hwy/int8_panels-inl.h). Rows in groups of
+// kQ4_0PanelRows (a last short group repeats its last row); per group, block after block,
+// kQ4_0PanelBlockBytes: the 16 rows' f16 scales (32 bytes, row order), then for k = 0..3 the
+// 16 rows' 32-bit word k of the block's 16 nibble bytes (64 bytes each, row order).
+constexpr size_t kQ4_0PanelRows = 16;
+constexpr size_t kQ4_0PanelScalesBytes = 2 * kQ4_0PanelRows;
+constexpr size_t kQ4_0PanelWordBytes = 4 * kQ4_0PanelRows;  // one word of each row
+constexpr size_t kQ4_0PanelBlockBytes = kQ4_0PanelRows * kQ4_0BlockBytes;
+static_assert(kQ4_0PanelBlockBytes == kQ4_0PanelScalesBytes + 4 * kQ4_0PanelWordBytes,
+              "a panel block holds the rows' bytes, no more");
+
+// Bytes of the panel copy of a (rows x cols) q4_0 matrix; 0 if that overflows size_t.
+inline size_t Q4_0PanelBytes(size_t rows, size_t cols) {
+  const size_t groups = rows / kQ4_0PanelRows + (rows % kQ4_0PanelRows != 0);
+  size_t bytes;
+  if (__builtin_mul_overflow(groups, WeightBlocksPerRow(kQ4_0Info, cols), &bytes) ||
+      __builtin_mul_overflow(bytes, kQ4_0PanelBlockBytes, &bytes)) {
+    return 0;
+  }
+  return bytes;
+}
+
+// Writes the panel copy of the (rows x cols) q4_0 matrix w to dst (Q4_0PanelBytes(rows,
+// cols) bytes).
+inline void PackQ4_0Panels(const uint8_t* w, size_t rows, size_t cols, uint8_t* dst) {
+  const size_t blocks = WeightBlocksPerRow(kQ4_0Info, cols);
+  const size_t row_bytes = blocks * kQ4_0BlockBytes;
+  for (size_t n0 = 0; n0 < rows; n0 += kQ4_0PanelRows) {
+    for (size_t b = 0; b < blocks; ++b, dst += kQ4_0PanelBlockBytes) {
+      for (size_t r = 0; r < kQ4_0PanelRows; ++r) {
+        const size_t n = n0 + r < rows ? n0 + r : rows - 1;
+        const uint8_t* block = w + n * row_bytes + b * kQ4_0BlockBytes;
+        dst[2 * r] = block[0];
+        dst[2 * r + 1] = block[1];
+        for (size_t k = 0; k < 4; ++k) {
+          for (size_t i = 0; i < 4; ++i) {
+            dst[kQ4_0PanelScalesBytes + k * kQ4_0PanelWordBytes + 4 * r + i] = block[2 + 4 * k + i];
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace attnrt

@@ -33,6 +33,8 @@ struct LinearWeights {
   const float* bias = nullptr;
   size_t in = 0;
   size_t out = 0;
+  // The Linear kernel's packed copy of weight (PackModelWeights), or nullptr: read weight.
+  const void* packed = nullptr;
 };
 
 // One attention (+ feed-forward) layer. Architectures without a feed-forward
@@ -74,6 +76,19 @@ Status LoadModel(const WeightFile& file, Model* model);
 // (convert --dtype q4_K_M, --dtype-for, GGUF files), and each type may run on another Linear
 // kernel (linear_kernel.h), so a report of the kernels a run used asks this per type.
 bool ModelMultipliesType(const Model& model, WeightType type);
+
+// Packed copies of the weights (LinearParams::w_packed): the layouts the `auto` Linear
+// kernels for `activations` read fastest (today q4_0's panels on AVX2 and AVX-512 x86;
+// nothing elsewhere). They cost memory outside the arena (as much again as those matrices
+// take in the file) and a pass over them at load, and make those matrices' decode 1.5-2x
+// faster where compute bounds it (docs/performance.md). Bytes of all of them
+// (kPackedAlignment-aligned each); 0 when no matrix has one.
+constexpr size_t kPackedAlignment = 64;
+Status ModelPackedBytes(const Model& model, LinearActivations activations, size_t* bytes);
+// Writes them to `buffer` (kPackedAlignment-aligned, at least ModelPackedBytes bytes, to
+// outlive the model's use) and points each matrix's `packed` at its copy.
+Status PackModelWeights(Model* model, LinearActivations activations, void* buffer,
+                        size_t bytes);
 
 // Tokens per sequence a vit sees: one class token plus (image_size / patch_size)^2 patches.
 size_t VitTokens(const ModelConfig& config);
