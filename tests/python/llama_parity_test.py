@@ -35,17 +35,25 @@ prompt + max_new_tokens past max_seq_len (generate: refused before any work, not
 exactly max_seq_len is accepted); float tokens.npy; a tokens.npy that is not (batch, T).
 
 Weight types (--dtype): f16 and bf16 against torch on the f32 weights (attnrt_cli.DTYPE_TOLERANCE).
-q8 and q4_0, which attnrt runs on 8-bit activations (issue 32), against torch in float64 on the
-weights as the converted file stores them (read back by tests/weight_file/weight_files.py) with
-every Linear input rounded as activation_blocks.h rounds it: max|attnrt - ref| <= 2e-3 *
-max(1, max|ref|), where the activations within 1e-4 steps of a half (near ties, which attnrt's
-float32 values may round either way) are rounded as attnrt's logits show it rounded them,
-position by position (matched_reference; activation_rounding.py says why).
+q8, q4_0, q4_K and q6_K, which attnrt runs on 8-bit activations (issue 32), against torch in
+float64 on the weights as the converted file stores them (read back by
+tests/weight_file/weight_files.py) with every Linear input rounded as activation_blocks.h rounds
+it: max|attnrt - ref| <= 2e-3 * max(1, max|ref|), where the activations within 1e-4 steps of a
+half (near ties, which attnrt's float32 values may round either way) are rounded as attnrt's
+logits show it rounded them, position by position (matched_reference; activation_rounding.py
+says why).
 With --activations f32 every attnrt command gets `--activations f32` (the exact path: the
-stored weights widened, f32 activations) and the reference for q8 and q4_0 is torch in float64
-on the stored weights with the activations NOT rounded, within the f32 weights' 1e-4; each
-`generate` report line must name the kernel that ran: hwy-int8 exactly when the weights are
-q8 or q4_0 and the activations auto.
+stored weights widened, f32 activations) and the reference for those four types is torch in
+float64 on the stored weights with the activations NOT rounded, within the f32 weights' 1e-4;
+each `generate` report line must name the kernel that ran: hwy-int8 exactly when the weights
+are one of them and the activations auto.
+q4_K and q6_K (GGUF's k-quants) store rows of whole 256-value super-blocks only, and a matrix's
+rows are its input dimension (dim: the embedding, the output layer, wq/wk/wv/wo, w1/w3;
+hidden_dim: w2), so they run the models whose dim and hidden_dim are multiples of 256:
+SUPER_BLOCK_SHAPES (GQA, dim 256, hidden 512, both rope styles, tied and untied) and
+SUPER_BLOCK_WINDOW_SHAPES (MQA, dim 256, window 6), which only they run; every other config is
+skipped, and models/lm (dim 96) must be refused by convert naming the type and the 256-value
+blocks.
 
 Usage: llama_parity_test.py --attnrt PATH [--threads N] [--dtype T] [--activations auto|f32].
 Exits 77 (CTest skip) without torch.
@@ -118,6 +126,39 @@ SHAPES = [
     ("mqa", {"dim": 48, "n_layers": 2, "n_heads": 4, "n_kv_heads": 1, "vocab_size": 97,
              "hidden_dim": 80, "max_seq_len": 64}, 20, 3),
 ]
+
+# q4_K and q6_K store rows of whole super-blocks (weight_files.SUPER_BLOCK values): none of the
+# shapes above can be stored in them. These are the smallest llamas that can (dim and hidden_dim
+# multiples of 256), run for those two types only (the others cover the same code on the
+# shapes above, and decoding a file of ~1M stored weights in weight_files.py takes seconds).
+SUPER_BLOCK_TYPES = tuple(weight_files.SUPER_BLOCK_BYTES)
+SUPER_BLOCK_SHAPES = [
+    ("gqa256", {"dim": 256, "n_layers": 2, "n_heads": 4, "n_kv_heads": 2, "vocab_size": 150,
+                "hidden_dim": 512, "max_seq_len": 48, "rope_theta": 500.0}, 12, 6),
+]
+SUPER_BLOCK_WINDOW_SHAPES = [
+    ("window6_mqa256", {"dim": 256, "n_layers": 2, "n_heads": 4, "n_kv_heads": 1,
+                        "vocab_size": 70, "hidden_dim": 256, "max_seq_len": 40,
+                        "sliding_window": 6},
+     "interleaved", False, 26, 9, 25),
+]
+
+
+def storable(config):
+    """Whether DTYPE can hold every matrix of a llama of this config: a matrix's rows are its
+    input dimension (dim for the embedding, the output layer, wq/wk/wv/wo and w1/w3, hidden_dim
+    for w2), and convert refuses q4_K / q6_K rows that are not whole super-blocks."""
+    return DTYPE not in SUPER_BLOCK_TYPES or \
+        all(config[key] % weight_files.SUPER_BLOCK == 0 for key in ("dim", "hidden_dim"))
+
+
+def shapes_of_type(shapes, super_block_shapes):
+    """(the shapes this run's DTYPE runs, how many of both lists it cannot store): the
+    super-block shapes run for q4_K and q6_K only."""
+    if DTYPE not in SUPER_BLOCK_TYPES:
+        return shapes, 0
+    kept = [s for s in shapes + super_block_shapes if storable(s[1])]
+    return kept, len(shapes) + len(super_block_shapes) - len(kept)
 
 
 Failure = attnrt_cli.Failure
@@ -543,6 +584,14 @@ def trained_case(ctx, stats):
     d = ctx.new_dir("models_lm")
     proc, model_file = attnrt_cli.convert_model(ctx.attnrt, src, os.path.join(d, "lm.attnrt"),
                                                 dtype=DTYPE)
+    if not storable(resolved):
+        expect_refusal(proc, f"convert models/lm (dim {resolved['dim']}, hidden_dim "
+                       f"{resolved['hidden_dim']}) --dtype {DTYPE}",
+                       [DTYPE, str(weight_files.SUPER_BLOCK),
+                        f"rows of {resolved['dim']} values"])
+        stats.refusals += 1
+        return (f"refused by convert: rows of {resolved['dim']} values are not whole {DTYPE} "
+                f"super-blocks")
     expect_ok(proc, "attnrt convert models/lm")
     tensors = read_safetensors(os.path.join(src, "model.safetensors"))
     tied = "output.weight" not in tensors
@@ -659,6 +708,13 @@ def tie_summary(stats):
             f"{stats.flipped} rounded the other way)")
 
 
+def skipped_summary(skipped, skipped_windows):
+    if not skipped + skipped_windows:
+        return ""
+    return (f"; {skipped} model and {skipped_windows} window configs skipped ({DTYPE} rows "
+            f"must be whole {weight_files.SUPER_BLOCK}-value super-blocks)")
+
+
 def main():
     args = attnrt_cli.parse_parity_arguments(lambda ap: ap.add_argument(
         "--activations", choices=("auto", "f32"), default="auto",
@@ -675,7 +731,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="attnrt_llama_") as workdir:
         ctx = attnrt_cli.CaseContext(args.attnrt, args.threads, workdir)
         checks, index, first = [], 0, {}
-        for label, config, seq, prompt_len in SHAPES:
+        shapes, skipped = shapes_of_type(SHAPES, SUPER_BLOCK_SHAPES)
+        window_shapes, skipped_windows = shapes_of_type(WINDOW_SHAPES, SUPER_BLOCK_WINDOW_SHAPES)
+        for label, config, seq, prompt_len in shapes:
             for rope_style in tm.ROPE_STYLES:
                 for tied in (False, True):
                     index += 1
@@ -685,7 +743,7 @@ def main():
                                                    prompt_len):
                                    first.setdefault("model", random_case(ctx, stats, *a))))
         windowed = {}
-        for label, config, rope_style, tied, seq, prompt_len, new_tokens in WINDOW_SHAPES:
+        for label, config, rope_style, tied, seq, prompt_len, new_tokens in window_shapes:
             index += 1
             desc = (f"{label} rope {rope_style} {'tied' if tied else 'untied'} "
                     f"{json.dumps(config)}")
@@ -721,7 +779,8 @@ def main():
           f"{TOLERANCE}){tie_summary(stats)}; "
           f"{attnrt_cli.greedy_summary(stats, os.path.basename)}; "
           f"sliding window: {stats.window_runs} runs, {stats.window_plans} exact plans; "
-          f"{stats.refusals} refusals checked ({time.monotonic() - started:.1f} s)")
+          f"{stats.refusals} refusals checked"
+          f"{skipped_summary(skipped, skipped_windows)} ({time.monotonic() - started:.1f} s)")
     return attnrt_cli.passed_failed(stats)
 
 
