@@ -5,7 +5,7 @@
 // a partial sum, so every 64 multiply-adds pay an int32 -> f32 conversion, a scale product
 // and an FMA, and in decode also the row's unpacking and scale widening. Here the 16 rows of
 // a panel are transposed in registers (the weights as the file stores them; q4_0 reads its
-// panel copy, already in this order, when the caller packed one: LoadQ4_0PackedBlock) so
+// panel copy, already in this order, when the caller packed one: LoadQ4_0CopyBlock) so
 // that vector g holds the 4 values [4g, 4g + 4) of the block of each of the 16 rows,
 // one row per int32 lane. Against one x row a block is then 8 vpdpbusd with the x row's 4
 // activation bytes broadcast, and one conversion, scale product and FMA for 16 outputs.
@@ -42,6 +42,7 @@
 #include "attnrt/kernels/weight_q4_0.h"
 #include "attnrt/kernels/weight_q4_K.h"
 #include "attnrt/kernels/weight_q6_K.h"
+#include "attnrt/kernels/weight_panels.h"
 #include "hwy/highway.h"
 #include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
@@ -154,6 +155,64 @@ HWY_INLINE void GatherQ4_KPanelScales(const uint8_t* row0, RawI offsets, size_t 
   s->dmin = widen_low_half(hn::ShiftRight<16>(dd));
 }
 
+// ---- the panel copies (weight_panels.h; LinearParams::w_packed), at either width: kRows
+// rows from row `first` of their group, one per lane in row order, each field one load.
+template <size_t kRows>
+HWY_INLINE hn::Vec<hn::CappedTag<uint32_t, kRows>> PanelCopyWords(const uint8_t* block,
+                                                                  size_t o, size_t first) {
+  const hn::CappedTag<uint32_t, kRows> du;
+  return hn::LoadU(du, reinterpret_cast<const uint32_t*>(block + PanelCopyFieldAt(o) + 4 * first));
+}
+template <size_t kRows>
+HWY_INLINE hn::Vec<hn::CappedTag<float, kRows>> PanelCopyF16(const uint8_t* block, size_t o,
+                                                             size_t first) {
+  const hn::CappedTag<float, kRows> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const auto* at = reinterpret_cast<const hwy::float16_t*>(block + PanelCopyFieldAt(o) + 2 * first);
+  return hn::PromoteTo(df, hn::LoadU(dh, at));
+}
+
+// A q4_0 panel block from the copy: words k = 0..3 of the nibbles give values 4k.. (low
+// nibbles, v[k]) and 16 + 4k.. (high, v[k + 4]), as LoadQ4_0PanelBlock's transpose does.
+template <size_t kRows, class Block>
+HWY_INLINE void LoadQ4_0CopyBlock(const uint8_t* block, size_t first, Block* out) {
+  const hn::CappedTag<uint32_t, kRows> du;
+  const auto low4 = hn::Set(du, 0x0F0F0F0Fu);
+  for (size_t k = 0; k < 4; ++k) {
+    const auto w = PanelCopyWords<kRows>(block, 2 + 4 * k, first);
+    out->v[k] = hn::And(w, low4).raw;
+    out->v[k + 4] = hn::And(hn::ShiftRight<4>(w), low4).raw;
+  }
+  out->scale = PanelCopyF16<kRows>(block, 0, first).raw;
+  out->start = hn::Zero(du).raw;
+}
+
+// A q4_K super-block's scale words and d, dmin from the copy (GatherQ4_KPanelScales's).
+template <size_t kRows, class Scales>
+HWY_INLINE void LoadQ4_KCopyScales(const uint8_t* super, size_t first, Scales* s) {
+  s->w0 = PanelCopyWords<kRows>(super, kQ4_KScalesAt, first).raw;
+  s->w1 = PanelCopyWords<kRows>(super, kQ4_KScalesAt + 4, first).raw;
+  s->w2 = PanelCopyWords<kRows>(super, kQ4_KScalesAt + 8, first).raw;
+  s->d = PanelCopyF16<kRows>(super, kQ4_KDAt, first).raw;
+  s->dmin = PanelCopyF16<kRows>(super, kQ4_KDminAt, first).raw;
+}
+
+// Chunk c (0..7) of a q4_K super-block from the copy: the low or high nibbles of its 8
+// words (LoadQ4_KPanelBlock's), each row's step and min.
+template <size_t kRows, class Block, class Scales>
+HWY_INLINE void LoadQ4_KCopyBlock(const uint8_t* super, size_t first, size_t c, const Scales& s,
+                                  Block* out) {
+  const hn::CappedTag<uint32_t, kRows> du;
+  const auto low4 = hn::Set(du, 0x0F0F0F0Fu);
+  for (size_t g = 0; g < 8; ++g) {
+    const auto w = PanelCopyWords<kRows>(super, kQ4_KNibblesAt + c / 2 * 32 + 4 * g, first);
+    out->v[g] = hn::And(c % 2 == 0 ? w : hn::ShiftRight<4>(w), low4).raw;
+  }
+  Q4_KLaneStepMin(hn::CappedTag<float, kRows>(), s.w0, s.w1, s.w2, s.d, s.dmin, c, &out->scale,
+                  &out->min);
+  out->start = hn::Zero(du).raw;
+}
+
 #endif  // ATTNRT_I8_X86 >= 256
 
 #if ATTNRT_I8_X86 == 512
@@ -243,22 +302,6 @@ HWY_INLINE void LoadQ4_0PanelBlock(const uint8_t* const* rows, __m512i offsets, 
   }
   // Each row's f16 scale: the low half of the 32-bit word at its block's start.
   out->scale = GatherScales(rows[0], offsets, at);
-  out->start = _mm512_setzero_si512();
-}
-
-// A panel block of q4_0's panel copy (weight_q4_0.h's PackQ4_0Panels), lanes in row order:
-// `scales` the 16 rows' f16 scales, `words` their word 0 of the block's nibble bytes (word k
-// kQ4_0PanelWordBytes on). Five loads, where the rows as stored take 16, a transpose and a
-// gather (LoadQ4_0PanelBlock).
-HWY_INLINE void LoadQ4_0PackedBlock(const uint8_t* scales, const uint8_t* words,
-                                    PanelBlock* out) {
-  const __m512i low4 = _mm512_set1_epi8(0x0F);
-  for (size_t k = 0; k < 4; ++k) {
-    const __m512i w = _mm512_loadu_si512(words + k * kQ4_0PanelWordBytes);
-    out->v[k] = _mm512_and_si512(w, low4);
-    out->v[k + 4] = _mm512_and_si512(_mm512_srli_epi32(w, 4), low4);
-  }
-  out->scale = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(scales)));
   out->start = _mm512_setzero_si512();
 }
 

@@ -93,21 +93,6 @@ HWY_INLINE void LoadQ4_0PanelBlock(const uint8_t* const* rows, __m256i offsets, 
   out->start = _mm256_setzero_si256();
 }
 
-// A panel block of q4_0's panel copy (weight_q4_0.h), 8 rows of a group of 16: `scales`
-// their f16 scales, `words` their word 0 (word k kQ4_0PanelWordBytes on); lane r is row r.
-HWY_INLINE void LoadQ4_0PackedBlock(const uint8_t* scales, const uint8_t* words,
-                                    PanelBlock* out) {
-  const __m256i low4 = _mm256_set1_epi8(0x0F);
-  for (size_t k = 0; k < 4; ++k) {
-    const __m256i w =
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + k * kQ4_0PanelWordBytes));
-    out->v[k] = _mm256_and_si256(w, low4);
-    out->v[k + 4] = _mm256_and_si256(_mm256_srli_epi32(w, 4), low4);
-  }
-  out->scale = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales)));
-  out->start = _mm256_setzero_si256();
-}
-
 // v[g], lane r: word g of the 32 bytes at rows[r] + at (an 8 x 8 transpose of 32-bit words).
 HWY_INLINE void LoadRowWords32(const uint8_t* const* rows, size_t at, __m256i* v) {
   __m256i r[8], t[8], u[8];

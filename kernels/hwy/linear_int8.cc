@@ -43,10 +43,11 @@
 // and FMA for 16 outputs (prefill of 64 tokens at SmolLM2-135M's shape on the Zen 4: q4_0 168
 // -> 68 ms, q8 142 -> 79 ms). AVX2 (int8_panels256-inl.h): q4_0 and q4_K the same way in
 // panels of 8 rows. Weights are read as the file stores them, except q4_0's when the caller
-// gives the panel copy this kernel asks for (LinearParams::w_packed, weight_q4_0.h: the CLI
-// makes it at load, model.h's PackModelWeights): a panel block is then 5 vector loads in
-// place of 16 row loads, a transpose and a gather of the scales, the same arithmetic in the
-// same order (bit-identical), and a q4_0 GEMV from cache 2.3-4.6x faster on the Zen 4.
+// gives the panel copy this kernel asks for (LinearParams::w_packed, weight_panels.h: the CLI
+// makes it at load, model.h's PackModelWeights), and q4_K's likewise: a q4_0 panel block is
+// then 5 vector loads in place of 16 row loads, a transpose and a gather of the scales, the
+// same arithmetic in the same order (bit-identical), and a q4_0 GEMV from cache 2.3-4.6x
+// faster on the Zen 4.
 //
 // Every output's summation order depends only on K, the type and the target (and, for the
 // types whose panels take only chunks of two rows or more, whether its chunk has one x row),
@@ -67,6 +68,7 @@
 #include "attnrt/kernels/activation_blocks.h"
 #include "attnrt/kernels/linear.h"
 #include "attnrt/kernels/linear_kernel.h"
+#include "attnrt/kernels/weight_panels.h"
 #include "attnrt/kernels/weight_q4_0.h"
 #include "attnrt/kernels/weight_q4_K.h"
 #include "attnrt/kernels/weight_q6_K.h"
@@ -740,52 +742,6 @@ struct Q4_0Panel : PanelOf<Q4_0Rows, kQ4_0LaneRow, kQ4_0LaneRow> {
   }
 };
 
-// q4_0's panel copy (LinearParams::w_packed; weight_q4_0.h's PackQ4_0Panels): per group of
-// kQ4_0PanelRows rows, block after block, so a panel's bytes and then the next panel's are
-// one stream. A panel of kPanelRows is a group (AVX-512) or half of one (AVX2); lanes hold
-// its rows in order.
-struct Q4_0PackedRows {
-  const uint8_t* base;
-  size_t blocks;
-
-  explicit Q4_0PackedRows(const LinearParams& p)
-      : base(static_cast<const uint8_t*>(p.w_packed)),
-        blocks(WeightBlocksPerRow(kQ4_0Info, p.in)) {}
-  // Block b of the group that holds row n.
-  HWY_INLINE const uint8_t* GroupBlock(size_t n, size_t b) const {
-    return base + (n / kQ4_0PanelRows * blocks + b) * kQ4_0PanelBlockBytes;
-  }
-};
-static_assert(kQ4_0PanelRows % kPanelRows == 0, "a panel is a group or part of one");
-
-struct Q4_0PackedPanel {
-  static constexpr bool kMins = false;
-  const Q4_0PackedRows& w;
-  const uint8_t* group;  // the panel's group at block 0
-  size_t first;          // the panel's first row within its group
-
-  Q4_0PackedPanel(const Q4_0PackedRows& weights, size_t n, size_t)
-      : w(weights), group(weights.GroupBlock(n, 0)), first(n % kQ4_0PanelRows) {}
-  static HWY_INLINE PanelF RowOrder(PanelF v) { return v; }
-  static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelI start, float s,
-                               PanelF acc) {
-    return PanelBlockDotNibbles(block, a, start, s, acc);
-  }
-  HWY_INLINE void Load(size_t b, PanelBlock* out) const {
-    const uint8_t* at = group + b * kQ4_0PanelBlockBytes;
-    LoadQ4_0PackedBlock(at + 2 * first, at + kQ4_0PanelScalesBytes + 4 * first, out);
-  }
-  HWY_INLINE PanelI Start(const PanelBlock&, const int32_t* offset) const {
-    return PanelSetI(*offset);
-  }
-  // The group of row n at block b (once per group: AVX2's second half panel skips it).
-  HWY_INLINE void Prefetch(size_t n, size_t b) const {
-    if (n % kQ4_0PanelRows != 0) return;
-    const uint8_t* at = w.GroupBlock(n, b);
-    for (size_t i = 0; i < kQ4_0PanelBlockBytes; i += 64) PrefetchToL2(at + i);
-  }
-};
-
 // A super-block panel's rows are contiguous in W: its 16 * row_bytes, walked at the pace of
 // the blocks (16 * 18 bytes a block for q4_K's whole super-blocks; more where a short row
 // pads its last).
@@ -824,6 +780,83 @@ struct Q4_KPanel : SuperBlockPanel<Q4_KRows> {
     const size_t c = b % kSuperBlocks;
     if (c == 0) GatherQ4_KPanelScales<kPanelRows>(rows[0], offsets, block_at, &scales);
     LoadQ4_KPanelBlock(rows, block_at + kQ4_KNibblesAt + c / 2 * 32, c, scales, out);
+  }
+};
+#endif
+
+// The panel copies (LinearParams::w_packed, weight_panels.h): per group of kPanelCopyRows
+// rows, block after block, so one panel's bytes and then the next panel's are one stream. A
+// panel of kPanelRows is a group (AVX-512) or half of one (AVX2); lanes hold its rows in
+// order, so its sums need no permutation.
+struct PanelCopyRows {
+  const uint8_t* base;
+  size_t blocks;       // activation blocks of a row (a panel's blocks)
+  size_t row_blocks;   // the type's blocks of a row: q4_0 blocks (as many), q4_K super-blocks
+  size_t block_bytes;  // a group's copy of one: kPanelCopyRows * the type's block bytes
+
+  PanelCopyRows(const LinearParams& p, const WeightTypeInfo& type)
+      : base(static_cast<const uint8_t*>(p.w_packed)),
+        blocks(ActivationBlocks(p.in)),
+        row_blocks(WeightBlocksPerRow(type, p.in)),
+        block_bytes(kPanelCopyRows * type.bytes) {}
+  // The type's block b of the group that holds row n.
+  HWY_INLINE const uint8_t* GroupBlock(size_t n, size_t b) const {
+    return base + (n / kPanelCopyRows * row_blocks + b) * block_bytes;
+  }
+};
+static_assert(kPanelCopyRows % kPanelRows == 0, "a panel is a group or part of one");
+
+struct PanelCopyOf {
+  const PanelCopyRows& w;
+  const uint8_t* group;  // the panel's group at block 0
+  size_t first;          // the panel's first row within its group
+
+  PanelCopyOf(const PanelCopyRows& weights, size_t n, size_t)
+      : w(weights), group(weights.GroupBlock(n, 0)), first(n % kPanelCopyRows) {}
+  static HWY_INLINE PanelF RowOrder(PanelF v) { return v; }
+  static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelI start, float s,
+                               PanelF acc) {
+    return PanelBlockDotNibbles(block, a, start, s, acc);
+  }
+  // The group of row n at the copy block that holds activation block b (once per group:
+  // AVX2's second half panel skips it).
+  HWY_INLINE void PrefetchCopy(size_t n, size_t copy_block) const {
+    if (n % kPanelCopyRows != 0) return;
+    const uint8_t* at = w.GroupBlock(n, copy_block);
+    for (size_t i = 0; i < w.block_bytes; i += 64) PrefetchToL2(at + i);
+  }
+};
+
+// q4_0 from its copy: a block is 5 loads (LoadQ4_0CopyBlock), the dots start from the x
+// row's offsets as Q4_0Panel's do.
+struct Q4_0CopyPanel : PanelCopyOf {
+  static constexpr bool kMins = false;
+  using PanelCopyOf::PanelCopyOf;
+  HWY_INLINE void Load(size_t b, PanelBlock* out) const {
+    LoadQ4_0CopyBlock<kPanelRows>(group + b * w.block_bytes, first, out);
+  }
+  HWY_INLINE PanelI Start(const PanelBlock&, const int32_t* offset) const {
+    return PanelSetI(*offset);
+  }
+  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchCopy(n, b); }
+};
+
+#if defined(ATTNRT_I8_Q4_K_PANELS)
+// q4_K from its copy: the scale words and d, dmin loaded once per super-block, a chunk's
+// nibbles 8 loads (LoadQ4_KCopyBlock); the mins' term as Q4_KPanel's.
+struct Q4_KCopyPanel : PanelCopyOf {
+  static constexpr bool kMins = true;
+  Q4_KPanelScales scales;
+  using PanelCopyOf::PanelCopyOf;
+  HWY_INLINE void Load(size_t b, PanelBlock* out) {
+    const uint8_t* super = group + b / kSuperBlocks * w.block_bytes;
+    const size_t c = b % kSuperBlocks;
+    if (c == 0) LoadQ4_KCopyScales<kPanelRows>(super, first, &scales);
+    LoadQ4_KCopyBlock<kPanelRows>(super, first, c, scales, out);
+  }
+  HWY_INLINE PanelI Start(const PanelBlock& block, const int32_t*) const { return block.start; }
+  HWY_INLINE void Prefetch(size_t n, size_t b) const {
+    if (b % kSuperBlocks == 0) PrefetchCopy(n, b / kSuperBlocks);
   }
 };
 #endif
@@ -962,13 +995,13 @@ size_t Int8ScratchFloats(const LinearParams& p) {
 // level from cache), while prefill gains (q4_K prefill of 64 at dim 512 / hidden 1536:
 // 35-41 -> 20-22 ms). The two shapes differ only in rounding (partial sums per lane against
 // whole-block dots per lane; q4_K's mins per block against per super-block).
-HWY_INLINE bool UsesPanels(WeightType type, size_t rows) {
+HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
   switch (type) {
 #if defined(ATTNRT_I8_Q4_0_PANELS)
     case WeightType::kQ4_0: return true;
 #endif
 #if defined(ATTNRT_I8_Q4_K_PANELS)
-    case WeightType::kQ4_K: return rows >= 2;
+    case WeightType::kQ4_K: return rows >= 2 || copy;
 #endif
 #if defined(ATTNRT_I8_Q6_K_PANELS)
     case WeightType::kQ6_K: return rows >= 2;
@@ -1003,7 +1036,7 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
     const size_t g1 = HWY_MIN(groups, g0 + (end - item));
     const size_t m0 = chunk * kChunkRows;
     const size_t rows = HWY_MIN(kChunkRows, p.rows - m0);
-    const bool panels = UsesPanels(p.w_type, rows);
+    const bool panels = UsesPanels(p.w_type, rows, p.w_packed != nullptr);
     // q8's and q6_K's panels take the activations + 128 (vpdpbusd's unsigned operand; their
     // weights are signed), q4_0's and q4_K's nibbles are the unsigned operand.
     const bool unsigned_activations =
@@ -1026,7 +1059,8 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
       case WeightType::kQ4_0:
 #if defined(ATTNRT_I8_Q4_0_PANELS)
         if (panels && p.w_packed != nullptr) {
-          PanelColumns<Q4_0PackedPanel>(p, Q4_0PackedRows(p), l, m0, rows, n0, n1, scratch);
+          PanelColumns<Q4_0CopyPanel>(p, PanelCopyRows(p, kQ4_0Info), l, m0, rows, n0, n1,
+                                      scratch);
           break;
         }
         if (panels) {
@@ -1038,6 +1072,11 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
         break;
       case WeightType::kQ4_K:
 #if defined(ATTNRT_I8_Q4_K_PANELS)
+        if (panels && p.w_packed != nullptr) {
+          PanelColumns<Q4_KCopyPanel>(p, PanelCopyRows(p, kQ4_KInfo), l, m0, rows, n0, n1,
+                                      scratch);
+          break;
+        }
         if (panels) {
           PanelColumns<Q4_KPanel>(p, Q4_KRows(p), l, m0, rows, n0, n1, scratch);
           break;
@@ -1067,12 +1106,21 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   }
 }
 
-// The panel copy this target reads (LinearParams::w_packed): q4_0's where it has q4_0 panels.
+// The panel copy this target reads (LinearParams::w_packed, weight_panels.h): q4_0's and
+// q4_K's where it has their panels.
 size_t Int8PackedBytes(const LinearParams& p) {
+  switch (p.w_type) {
 #if defined(ATTNRT_I8_Q4_0_PANELS)
-  if (p.w_type == WeightType::kQ4_0) return Q4_0PanelBytes(p.out, p.in);
+    case WeightType::kQ4_0:
+      return PanelCopyBytes(p.out, WeightBlocksPerRow(kQ4_0Info, p.in), kQ4_0Info.bytes);
 #endif
-  return 0;
+#if defined(ATTNRT_I8_Q4_K_PANELS)
+    case WeightType::kQ4_K:
+      return PanelCopyBytes(p.out, WeightBlocksPerRow(kQ4_KInfo, p.in), kQ4_KInfo.bytes);
+#endif
+    default:
+      return 0;
+  }
 }
 
 const char* Int8Isa() { return hwy::TargetName(HWY_TARGET); }
@@ -1096,8 +1144,12 @@ void Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
 }
 const char* Isa() { return HWY_DYNAMIC_DISPATCH(Int8Isa)(); }
 size_t PackedBytes(const LinearParams& p) { return HWY_DYNAMIC_DISPATCH(Int8PackedBytes)(p); }
+// The f16 fields that lead each type's block (weight_panels.h): q4_0's d; q4_K's d, dmin.
 void Pack(const LinearParams& p, void* dst) {
-  PackQ4_0Panels(static_cast<const uint8_t*>(p.w), p.out, p.in, static_cast<uint8_t*>(dst));
+  const WeightTypeInfo& type = *FindWeightType(p.w_type);
+  const size_t f16_fields = p.w_type == WeightType::kQ4_K ? 2 : 1;
+  PackPanelCopy(static_cast<const uint8_t*>(p.w), p.out, WeightBlocksPerRow(type, p.in),
+                type.bytes, f16_fields, static_cast<uint8_t*>(dst));
 }
 
 }  // namespace
@@ -1107,7 +1159,7 @@ void Pack(const LinearParams& p, void* dst) {
 // it also beats Helium's widening q8 kernel: 0.59 M instructions per LM token against 0.95 M);
 // a call that asks for f32 activations (LinearActivations::kF32) skips it
 // (quantizes_activations).
-// Its packed layout: q4_0's panel copy on the targets with q4_0 panels (AVX2, AVX-512).
+// Its packed layout: the panel copies of q4_0 and q4_K on AVX2 and AVX-512.
 extern const LinearKernel kLinearHwyInt8 = {"hwy-int8",  3,         int8_linear::ReadsWeightType,
                                             ScratchFloats, WorkItems, Run,
                                             Isa,         true,      PackedBytes,

@@ -1,0 +1,62 @@
+// Panel copies of block-quantized matrices (LinearParams::w_packed): what the integer
+// kernel's panels (kernels/hwy/int8_panels-inl.h) read with one weight row per 32-bit lane,
+// 16 or 8 rows per vector, by plain loads. The rows as stored take a load per row, a
+// transpose and a gather of the scales per block; this copy has the same bytes, reordered
+// once at load.
+//
+// Rows in groups of kPanelCopyRows (a last short group repeats its last row); per group,
+// block after block (a q4_0 block, a k-quant super-block), the group's rows' copies of the
+// block as fields, each field's kPanelCopyRows copies contiguous in row order: the field of
+// width w at byte o of the block is at kPanelCopyRows * o + w * r for row r
+// (PanelCopyFieldAt). A type's fields are its leading f16 scales (2 bytes each), then
+// 32-bit words (q4_0: d, then 4 words of nibbles; q4_K: d, dmin, 3 words of 6-bit scales, 32
+// words of nibbles).
+//
+// Header-only and allocation-free.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace attnrt {
+
+constexpr size_t kPanelCopyRows = 16;
+
+// Where the field at byte `o` of a block starts within the group's copy of that block.
+constexpr size_t PanelCopyFieldAt(size_t o) { return kPanelCopyRows * o; }
+
+// Bytes of the panel copy of `rows` rows of `blocks` blocks of `block_bytes`; 0 if that
+// overflows size_t.
+inline size_t PanelCopyBytes(size_t rows, size_t blocks, size_t block_bytes) {
+  const size_t groups = rows / kPanelCopyRows + (rows % kPanelCopyRows != 0);
+  size_t bytes;
+  if (__builtin_mul_overflow(groups, blocks, &bytes) ||
+      __builtin_mul_overflow(bytes, kPanelCopyRows * block_bytes, &bytes)) {
+    return 0;
+  }
+  return bytes;
+}
+
+// Writes the panel copy of w (`rows` rows of `blocks` blocks of `block_bytes`, the first
+// `f16_fields` 2-byte fields of a block, the rest 32-bit words) to dst
+// (PanelCopyBytes(rows, blocks, block_bytes) bytes).
+inline void PackPanelCopy(const uint8_t* w, size_t rows, size_t blocks, size_t block_bytes,
+                          size_t f16_fields, uint8_t* dst) {
+  const size_t row_bytes = blocks * block_bytes;
+  for (size_t n0 = 0; n0 < rows; n0 += kPanelCopyRows) {
+    for (size_t b = 0; b < blocks; ++b, dst += kPanelCopyRows * block_bytes) {
+      for (size_t r = 0; r < kPanelCopyRows; ++r) {
+        const size_t n = n0 + r < rows ? n0 + r : rows - 1;
+        const uint8_t* block = w + n * row_bytes + b * block_bytes;
+        for (size_t o = 0; o < block_bytes;) {
+          const size_t width = o < 2 * f16_fields ? 2 : 4;
+          std::memcpy(dst + PanelCopyFieldAt(o) + width * r, block + o, width);
+          o += width;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace attnrt
