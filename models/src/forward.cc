@@ -108,7 +108,7 @@ Status Forward::Linear(const LinearWeights& w, const float* x, size_t x_stride, 
   p.w = w.weight;
   p.w_type = w.type;
   p.w_scales = w.scale_plane;
-  p.w_packed = w.packed;
+  p.w_packed = model_ != nullptr ? FindPackedCopy(*model_, w) : nullptr;
   p.bias = w.bias;
   p.y = y;
   p.y_stride = y_stride;
@@ -407,7 +407,7 @@ Status PlanModel(const Model& model, size_t batch, size_t seq, size_t workers, M
                          "attention weights are returned for single-layer models only");
   }
   Arena arena = Arena::Measuring();
-  Forward f(&arena, &executor, activations);
+  Forward f(&arena, &executor, activations, &model);
   // Any non-null addresses: the measuring pass never touches input or output.
   in.x = reinterpret_cast<const float*>(kArenaAlignment);
   float* y = reinterpret_cast<float*>(kArenaAlignment);
@@ -455,7 +455,7 @@ Status RunModel(const Model& model, const ModelInput& input, float* y, Arena* ar
                          c.num_layers);
   }
   const size_t mark = arena->Mark();
-  Forward f(arena, executor, input.linear_activations);
+  Forward f(arena, executor, input.linear_activations, &model);
   const Status st = ForwardPass(model, input, y, &f);
   arena->Reset(mark);
   return st;

@@ -20,9 +20,10 @@ class Forward {
  public:
   // `activations` goes into every Linear call: it picks the kernel (linear_kernel.h), so
   // the planning pass must get the same value as the run it plans for.
+  // `model`: whose packed weight copies (model.h) the Linear calls read, if any.
   Forward(Arena* arena, Executor* executor,
-          LinearActivations activations = LinearActivations::kAuto)
-      : arena_(arena), executor_(executor), activations_(activations) {}
+          LinearActivations activations = LinearActivations::kAuto, const Model* model = nullptr)
+      : arena_(arena), executor_(executor), activations_(activations), model_(model) {}
   bool measuring() const { return arena_->measuring(); }
   Arena* arena() { return arena_; }
 
@@ -72,6 +73,7 @@ class Forward {
   Arena* arena_;
   Executor* executor_;
   LinearActivations activations_;
+  const Model* model_;
 };
 
 // The executor a planning pass runs with: it reports the worker count the plan is

@@ -240,7 +240,7 @@ Status LmSession::RunChunk(const int32_t* tokens, size_t token_stride, size_t cn
   const size_t rows = B * cn;  // checked by CheckLmShape (cn <= chunk)
   const float eps = c.layer_norm_eps;
 
-  Forward f(arena_, executor, shape_.linear_activations);
+  Forward f(arena_, executor, shape_.linear_activations, model_);
   const size_t mark = arena_->Mark();
   float *x = nullptr, *h = nullptr, *qkv = nullptr, *att = nullptr, *gate = nullptr,
         *up = nullptr;  // set by Alloc (arm-none-eabi-gcc cannot see it)

@@ -1,8 +1,10 @@
 // The matrices the forward passes hand to Linear (model.h): which types they are stored in
 // (ModelMultipliesType), and the kernels' packed copies of them (ModelPackedBytes,
 // PackModelWeights).
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <tuple>
 
 #include "attnrt/kernels/linear.h"
 #include "attnrt/models/model.h"
@@ -40,6 +42,11 @@ LinearParams PackParams(const LinearWeights& w, LinearActivations activations) {
   return p;
 }
 
+// (weight, in, out): the packed table's order and its key.
+bool PackedBefore(const PackedMatrix& a, const PackedMatrix& b) {
+  return std::tie(a.weight, a.in, a.out) < std::tie(b.weight, b.in, b.out);
+}
+
 }  // namespace
 
 bool ModelMultipliesType(const Model& model, WeightType type) {
@@ -49,20 +56,23 @@ bool ModelMultipliesType(const Model& model, WeightType type) {
 }
 
 Status ModelPackedBytes(const Model& model, LinearActivations activations, size_t* bytes) {
-  size_t total = 0;
+  size_t copies = 0, count = 0;
   bool overflow = false;
   ForEachLinearMatrix(model, [&](const LinearWeights& w) {
+    const size_t n = LinearPackedBytes(PackParams(w, activations));
     size_t aligned;
-    if (!CheckedAlignUp(LinearPackedBytes(PackParams(w, activations)), kPackedAlignment,
-                        &aligned) ||
-        !CheckedAdd(total, aligned, &total)) {
+    if (n == 0) return;
+    ++count;
+    if (!CheckedAlignUp(n, kPackedAlignment, &aligned) || !CheckedAdd(copies, aligned, &copies)) {
       overflow = true;
     }
   });
-  if (overflow) {
+  size_t table = 0;
+  if (overflow || !CheckedMul(count, sizeof(PackedMatrix), &table) ||
+      !CheckedAlignUp(table, kPackedAlignment, &table) || !CheckedAdd(table, copies, bytes)) {
     return Status::Error(StatusCode::kOverflow, "the packed copies of the weights overflow size_t");
   }
-  *bytes = total;
+  if (count == 0) *bytes = 0;
   return Status::Ok();
 }
 
@@ -79,16 +89,37 @@ Status PackModelWeights(Model* model, LinearActivations activations, void* buffe
     return Status::Error(StatusCode::kInvalidArgument,
                          "the buffer for packed weights is not %z-byte aligned", kPackedAlignment);
   }
-  uint8_t* at = static_cast<uint8_t*>(buffer);
-  ForEachLinearMatrix(*model, [&](LinearWeights& w) {
+  size_t count = 0;
+  ForEachLinearMatrix(*model, [&](const LinearWeights& w) {
+    if (LinearPackedBytes(PackParams(w, activations)) != 0) ++count;
+  });
+  if (count == 0) return Status::Ok();
+  // The table, then the copies (sizes checked by ModelPackedBytes).
+  PackedMatrix* table = static_cast<PackedMatrix*>(buffer);
+  uint8_t* at = static_cast<uint8_t*>(buffer) +
+                (count * sizeof(PackedMatrix) + kPackedAlignment - 1) / kPackedAlignment *
+                    kPackedAlignment;
+  size_t i = 0;
+  ForEachLinearMatrix(*model, [&](const LinearWeights& w) {
     const LinearParams p = PackParams(w, activations);
     const size_t n = LinearPackedBytes(p);
     if (n == 0) return;
     PackLinearWeights(p, at);
-    w.packed = at;
-    at += (n + kPackedAlignment - 1) / kPackedAlignment * kPackedAlignment;  // checked above
+    table[i++] = PackedMatrix{w.weight, w.in, w.out, at};
+    at += (n + kPackedAlignment - 1) / kPackedAlignment * kPackedAlignment;
   });
+  std::sort(table, table + count, PackedBefore);
+  model->packed = table;
+  model->packed_count = count;
   return Status::Ok();
+}
+
+const void* FindPackedCopy(const Model& model, const LinearWeights& w) {
+  if (model.packed_count == 0) return nullptr;
+  const PackedMatrix key{w.weight, w.in, w.out, nullptr};
+  const PackedMatrix* end = model.packed + model.packed_count;
+  const PackedMatrix* it = std::lower_bound(model.packed, end, key, PackedBefore);
+  return it != end && !PackedBefore(key, *it) ? it->packed : nullptr;
 }
 
 }  // namespace attnrt

@@ -52,7 +52,7 @@ typedef struct attnrt_executor {
 
 /* Opaque storage sizes; the implementation checks at compile time that the
  * C++ objects fit. They scale with the pointer size. */
-#define ATTNRT_MODEL_STORAGE (1990 * sizeof(void*) + 512)
+#define ATTNRT_MODEL_STORAGE (1760 * sizeof(void*) + 512)
 #define ATTNRT_LM_STORAGE (48 * sizeof(void*) + 256)
 
 /* Aligned like the strictest scalar type. */

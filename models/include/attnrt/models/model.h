@@ -33,8 +33,15 @@ struct LinearWeights {
   const float* bias = nullptr;
   size_t in = 0;
   size_t out = 0;
-  // The Linear kernel's packed copy of weight (PackModelWeights), or nullptr: read weight.
-  const void* packed = nullptr;
+};
+
+// A matrix's packed copy (PackModelWeights), found by the matrix it copies: a Model keeps them
+// in one sorted table rather than a pointer per LinearWeights, so a firmware's Model (which
+// has none) stays as small as it was.
+struct PackedMatrix {
+  const void* weight;  // LinearWeights::weight, in, out of the matrix
+  size_t in, out;
+  const void* packed;
 };
 
 // One attention (+ feed-forward) layer. Architectures without a feed-forward
@@ -64,6 +71,10 @@ struct Model {
   const float* pos_embedding = nullptr;      // vit (tokens, hidden); gpt2 wpe (max_seq_len, dim)
   LinearWeights head;                        // vit heads.head; llama output (or tok_embeddings)
   LinearWeights token_embedding;             // llama tok_embeddings (vocab, dim): in = dim
+  // The Linear kernels' packed copies of its matrices (PackModelWeights), sorted by
+  // (weight, in, out); none: nullptr, 0.
+  const PackedMatrix* packed = nullptr;
+  size_t packed_count = 0;
 };
 
 // Reads the config from metadata, finds every expected tensor and checks its
@@ -78,17 +89,19 @@ Status LoadModel(const WeightFile& file, Model* model);
 bool ModelMultipliesType(const Model& model, WeightType type);
 
 // Packed copies of the weights (LinearParams::w_packed): the layouts the `auto` Linear
-// kernels for `activations` read fastest (today q4_0's panels on AVX2 and AVX-512 x86;
-// nothing elsewhere). They cost memory outside the arena (as much again as those matrices
-// take in the file) and a pass over them at load, and make those matrices' decode 1.5-2x
-// faster where compute bounds it (docs/performance.md). Bytes of all of them
-// (kPackedAlignment-aligned each); 0 when no matrix has one.
+// kernels for `activations` read fastest (today the panel copies of q4_0 and q4_K on AVX2 and
+// AVX-512 x86, kernels/include/attnrt/kernels/weight_panels.h; nothing elsewhere). They cost
+// memory outside the arena (as much again as those matrices take in the file) and a pass
+// over them at load; docs/performance.md has what they gain. Bytes of all of them and of
+// their table (kPackedAlignment-aligned each); 0 when no matrix has one.
 constexpr size_t kPackedAlignment = 64;
 Status ModelPackedBytes(const Model& model, LinearActivations activations, size_t* bytes);
-// Writes them to `buffer` (kPackedAlignment-aligned, at least ModelPackedBytes bytes, to
-// outlive the model's use) and points each matrix's `packed` at its copy.
+// Writes the table and the copies to `buffer` (kPackedAlignment-aligned, at least
+// ModelPackedBytes bytes, to outlive the model's use) and sets model->packed.
 Status PackModelWeights(Model* model, LinearActivations activations, void* buffer,
                         size_t bytes);
+// The packed copy of matrix w of `model`, or nullptr.
+const void* FindPackedCopy(const Model& model, const LinearWeights& w);
 
 // Tokens per sequence a vit sees: one class token plus (image_size / patch_size)^2 patches.
 size_t VitTokens(const ModelConfig& config);
