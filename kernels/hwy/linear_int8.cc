@@ -981,6 +981,19 @@ void PanelColumns(const LinearParams& p, const Weights& w, const Layout& l, size
     }
   }
 }
+
+// A type's panels from its copy when the caller gave one (LinearParams::w_packed), else
+// from its rows as stored.
+template <class CopyPanel, class RowsPanel, class Rows>
+HWY_INLINE void CopyOrRowsPanels(const LinearParams& p, const WeightTypeInfo& type,
+                                 const Layout& l, size_t m0, size_t rows, size_t n0, size_t n1,
+                                 float* scratch) {
+  if (p.w_packed != nullptr) {
+    PanelColumns<CopyPanel>(p, PanelCopyRows(p, type), l, m0, rows, n0, n1, scratch);
+  } else {
+    PanelColumns<RowsPanel>(p, Rows(p), l, m0, rows, n0, n1, scratch);
+  }
+}
 #endif  // ATTNRT_I8_Q4_0_PANELS
 
 size_t Int8ScratchFloats(const LinearParams& p) {
@@ -993,8 +1006,9 @@ size_t Int8ScratchFloats(const LinearParams& p) {
 // row tiles, which stream W faster (SmolLM2-135M q8 decode on Zen 4: 7.3 ms against the
 // panels' 9.5 ms; q4_K at kquant_512, 3 alternating rounds: 1.77-1.91 ms against 2.1-3.1 ms,
 // level from cache), while prefill gains (q4_K prefill of 64 at dim 512 / hidden 1536:
-// 35-41 -> 20-22 ms). The two shapes differ only in rounding (partial sums per lane against
-// whole-block dots per lane; q4_K's mins per block against per super-block).
+// 35-41 -> 20-22 ms). q4_K from its panel copy (`copy`): every chunk (kquant_512 decode
+// 1.83 -> 1.40-1.72 ms). The two shapes differ only in rounding (partial sums per lane
+// against whole-block dots per lane; q4_K's mins per block against per super-block).
 HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
   switch (type) {
 #if defined(ATTNRT_I8_Q4_0_PANELS)
@@ -1058,13 +1072,9 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
     switch (p.w_type) {
       case WeightType::kQ4_0:
 #if defined(ATTNRT_I8_Q4_0_PANELS)
-        if (panels && p.w_packed != nullptr) {
-          PanelColumns<Q4_0CopyPanel>(p, PanelCopyRows(p, kQ4_0Info), l, m0, rows, n0, n1,
-                                      scratch);
-          break;
-        }
         if (panels) {
-          PanelColumns<Q4_0Panel>(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
+          CopyOrRowsPanels<Q4_0CopyPanel, Q4_0Panel, Q4_0Rows>(p, kQ4_0Info, l, m0, rows, n0, n1,
+                                                               scratch);
           break;
         }
 #endif
@@ -1072,13 +1082,9 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
         break;
       case WeightType::kQ4_K:
 #if defined(ATTNRT_I8_Q4_K_PANELS)
-        if (panels && p.w_packed != nullptr) {
-          PanelColumns<Q4_KCopyPanel>(p, PanelCopyRows(p, kQ4_KInfo), l, m0, rows, n0, n1,
-                                      scratch);
-          break;
-        }
         if (panels) {
-          PanelColumns<Q4_KPanel>(p, Q4_KRows(p), l, m0, rows, n0, n1, scratch);
+          CopyOrRowsPanels<Q4_KCopyPanel, Q4_KPanel, Q4_KRows>(p, kQ4_KInfo, l, m0, rows, n0, n1,
+                                                               scratch);
           break;
         }
 #endif
