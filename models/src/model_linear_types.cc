@@ -17,12 +17,12 @@ namespace {
 // vit's patch, the output or classifier head. Absent ones (no feed-forward block,
 // single-head's missing output projection, an encoder's head) have a null weight, are never
 // run, and are not passed to f.
-template <class ModelT, class F>
-void ForEachLinearMatrix(ModelT& model, F f) {
+template <class F>
+void ForEachLinearMatrix(const Model& model, F f) {
   const size_t layers = model.config.num_layers < kMaxLayers ? model.config.num_layers : kMaxLayers;
   for (size_t l = 0; l < layers; ++l) {
-    auto& w = model.layers[l];
-    for (auto* m : {&w.q, &w.k, &w.v, &w.o, &w.ff1, &w.ff2, &w.ff3}) {
+    const LayerWeights& w = model.layers[l];
+    for (const LinearWeights* m : {&w.q, &w.k, &w.v, &w.o, &w.ff1, &w.ff2, &w.ff3}) {
       if (m->weight != nullptr) f(*m);
     }
   }
@@ -42,9 +42,12 @@ LinearParams PackParams(const LinearWeights& w, LinearActivations activations) {
   return p;
 }
 
-// (weight, in, out): the packed table's order and its key.
+// (weight, in, out): the packed table's order and its key (addresses as integers: `<` on
+// pointers into different objects is unspecified).
 bool PackedBefore(const PackedMatrix& a, const PackedMatrix& b) {
-  return std::tie(a.weight, a.in, a.out) < std::tie(b.weight, b.in, b.out);
+  const uintptr_t wa = reinterpret_cast<uintptr_t>(a.weight);
+  const uintptr_t wb = reinterpret_cast<uintptr_t>(b.weight);
+  return std::tie(wa, a.in, a.out) < std::tie(wb, b.in, b.out);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <new>
@@ -338,6 +339,74 @@ TEST(LanguageModelPlan, KvCacheBytesAreExactAndPlanIsTheHighWaterMark) {
       for (size_t chunk : {0, 5}) CheckLmPlan(batch, chunk, 0, arch);
     }
   }
+}
+
+// The Linear kernels' packed copies (model.h): where the integer kernel reads q4_0's panel
+// copy (AVX2, AVX-512), PackModelWeights gives every q4_0 matrix one, which FindPackedCopy
+// finds (and nothing for the gathered embeddings); a buffer one byte short, or misaligned,
+// is refused by name with nothing packed; none is made for f32 activations; and a session
+// on the packed model gives the unpacked model's logits bit for bit (the copy holds the same
+// bytes in panel order). Elsewhere there is nothing to pack (skipped).
+TEST(ModelPacked, Q4_0CopiesAreFoundAndGiveTheSameLogits) {
+  LmFixture lm;
+  MakeLm(true, false, 1, &lm, 0, Architecture::kLlama, WeightType::kQ4_0);
+  if (::testing::Test::HasFatalFailure()) return;
+  Model packed = lm.fx.model;
+  size_t bytes = 1, f32_bytes = 1;
+  ASSERT_TRUE(ModelPackedBytes(packed, LinearActivations::kAuto, &bytes).ok());
+  ASSERT_TRUE(ModelPackedBytes(packed, LinearActivations::kF32, &f32_bytes).ok());
+  EXPECT_EQ(f32_bytes, 0u) << "the f32-activation kernel reads the weights as stored";
+  if (bytes == 0) GTEST_SKIP() << "the integer kernel reads no packed copy on " << LinearIsa();
+
+  AlignedBuffer buffer(bytes + kPackedAlignment);
+  Status st = PackModelWeights(&packed, LinearActivations::kAuto, buffer.data(), bytes - 1);
+  EXPECT_EQ(st.code(), StatusCode::kBufferTooSmall) << st.message();
+  EXPECT_NE(std::string(st.message()).find(std::to_string(bytes)), std::string::npos)
+      << st.message();
+  st = PackModelWeights(&packed, LinearActivations::kAuto, buffer.data() + 1, bytes);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.message();
+  EXPECT_EQ(packed.packed_count, 0u);
+  st = PackModelWeights(&packed, LinearActivations::kAuto, buffer.data(), bytes);
+  ASSERT_TRUE(st.ok()) << st.message();
+
+  size_t matrices = 0;
+  const auto expect_copy = [&](const LinearWeights& w) {
+    if (w.weight == nullptr) return;
+    ++matrices;
+    const uint8_t* copy = static_cast<const uint8_t*>(FindPackedCopy(packed, w));
+    ASSERT_NE(copy, nullptr) << w.out << "x" << w.in;
+    EXPECT_TRUE(copy >= buffer.data() && copy < buffer.data() + bytes);
+  };
+  for (size_t l = 0; l < packed.config.num_layers; ++l) {
+    const LayerWeights& w = packed.layers[l];
+    for (const LinearWeights* m : {&w.q, &w.k, &w.v, &w.o, &w.ff1, &w.ff2, &w.ff3}) {
+      expect_copy(*m);
+    }
+  }
+  expect_copy(packed.head);
+  EXPECT_EQ(packed.packed_count, matrices);
+  EXPECT_EQ(FindPackedCopy(packed, packed.token_embedding), nullptr);
+  EXPECT_EQ(FindPackedCopy(lm.fx.model, packed.head), nullptr) << "the unpacked model has none";
+
+  const size_t n = 12, vocab = packed.config.vocab_size;
+  PlannedSession a, b;
+  StartPlanned(lm.fx.model, AllLogitsShape(1, n, 0), 2, &a);
+  StartPlanned(packed, AllLogitsShape(1, n, 0), 2, &b);
+  if (::testing::Test::HasFatalFailure()) return;
+  std::vector<float> ya(n * vocab), yb(n * vocab);
+  ThreadPool pool(2);
+  ASSERT_TRUE(a.session.Feed(lm.tokens.data(), n, ya.data(), &pool).ok());
+  ASSERT_TRUE(b.session.Feed(lm.tokens.data(), n, yb.data(), &pool).ok());
+  EXPECT_EQ(std::memcmp(ya.data(), yb.data(), ya.size() * sizeof(float)), 0);
+  // The packed session read the copies: with them zeroed (every scale 0) its logits move.
+  const size_t table = (packed.packed_count * sizeof(PackedMatrix) + kPackedAlignment - 1) /
+                       kPackedAlignment * kPackedAlignment;
+  std::memset(buffer.data() + table, 0, bytes - table);
+  PlannedSession c;
+  StartPlanned(packed, AllLogitsShape(1, n, 0), 2, &c);
+  if (::testing::Test::HasFatalFailure()) return;
+  ASSERT_TRUE(c.session.Feed(lm.tokens.data(), n, yb.data(), &pool).ok());
+  EXPECT_NE(std::memcmp(ya.data(), yb.data(), ya.size() * sizeof(float)), 0);
 }
 
 // Integer weights with --activations f32 (issue 32) run on another Linear kernel than by
