@@ -490,8 +490,7 @@ HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* r
   VStep wscale[kTileRows];
   typename Weights::State st[kTileRows];
   const size_t steps = w.FullSteps();
-  for (size_t t = 0; t < steps; ++t) {
-    const size_t b = t * kStepBlocks;
+  const auto step = [&](size_t b) HWY_ATTR {
     if (ahead != 0) {
       for (size_t i = 0; i < kTileRows; ++i) w.PrefetchStep(ahead + i, b);
     }
@@ -513,6 +512,20 @@ HWY_INLINE void TileX(const Weights& w, const size_t* n, const uint8_t* const* r
       wscale[i] = w.Scale(st[i], n[i], b, false);
     }
     AccumulateStep<X>(w, ws, wscale, st, x, b, acc);
+  };
+  if constexpr (Weights::kSuper) {
+    // A super-block's steps unrolled, so each step's chunk (b % kSuperBlocks) is a constant:
+    // its shifts, permutes and branches fold away.
+    constexpr size_t kSuperSteps = kSuperBlocks / kStepBlocks;
+    for (size_t first = 0; first < steps; first += kSuperSteps) {
+      const size_t b0 = first / kSuperSteps * kSuperBlocks;
+#pragma GCC unroll 8
+      for (size_t u = 0; u < kSuperSteps; ++u) {
+        if (first + u < steps) step(b0 + u * kStepBlocks);
+      }
+    }
+  } else {
+    for (size_t t = 0; t < steps; ++t) step(t * kStepBlocks);
   }
   if (w.HasTail()) {
     const size_t b = steps * kStepBlocks;
