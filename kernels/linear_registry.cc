@@ -62,6 +62,14 @@ size_t LinearPackedBytes(const LinearParams& p) {
   const LinearKernel& k = AutoLinearKernel(p.w_type, p.activations);
   return k.packed_bytes != nullptr ? k.packed_bytes(p) : 0;
 }
+size_t LinearPreparedFloats(const LinearParams& p) {
+  const LinearKernel& k = AutoLinearKernel(p.w_type, p.activations);
+  return k.prepared_floats != nullptr ? k.prepared_floats(p) : 0;
+}
+void PrepareLinearActivations(const LinearParams& p, float* dst) {
+  const LinearKernel& k = AutoLinearKernel(p.w_type, p.activations);
+  if (k.prepare != nullptr && k.prepared_floats(p) != 0) k.prepare(p, dst);
+}
 void PackLinearWeights(const LinearParams& p, void* dst) {
   const LinearKernel& k = AutoLinearKernel(p.w_type, p.activations);
   if (k.pack != nullptr && k.packed_bytes(p) != 0) k.pack(p, dst);

@@ -310,7 +310,7 @@ bool HeliumSupports(WeightType t) { return helium::ReadsWeightType(t); }
 // kernel's 0.95 M. A q8 call that asks for f32 activations still runs here.
 extern const LinearKernel kLinearHelium = {
     "helium", 2, HeliumSupports, helium::LinearScratchFloats, helium::LinearWorkItems,
-    helium::LinearRun, helium::LinearIsa, false, nullptr, nullptr};
+    helium::LinearRun, helium::LinearIsa, false, nullptr, nullptr, nullptr, nullptr};
 }  // namespace attnrt
 
 #endif  // ATTNRT_HELIUM

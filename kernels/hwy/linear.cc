@@ -312,6 +312,7 @@ bool HwySupports(WeightType t) { return IsKnownWeightType(static_cast<uint8_t>(t
 // outranks it there (Highway 1.0.3 has no MVE target and would run SCALAR code).
 extern const LinearKernel kLinearHwy = {"hwy",        1,      HwySupports, HwyScratchFloats,
                                         HwyWorkItems, HwyRun, HwyIsa, false,
+                                        nullptr,      nullptr,
                                         nullptr,      nullptr};
 
 }  // namespace attnrt

@@ -8,7 +8,8 @@
 // linear.cc, exact in the weights as stored).
 //
 // Work item = (chunk of kChunkRows x rows, group of kGroupRows output columns), chunk-major
-// (linear_int8.h). A worker's range quantizes each chunk it touches once into its scratch,
+// (linear_int8.h). A worker's range quantizes each chunk it touches once into its scratch
+// (or, for a call of one chunk, reads x as the caller prepared it once: Int8Prepare),
 // then sweeps its groups: tiles of kTileRows weight rows, read in place in their stored
 // layout, against kXTile x rows of the chunk at a time (int8_dot-inl.h: 4 where there are 32
 // vector registers), so each weight step is loaded and decoded once per kXTile x rows and
@@ -642,9 +643,9 @@ HWY_NOINLINE float32x4_t Tile4(const Weights& w, const uint8_t* r0, const uint8_
 // the bias added as a vector and the tile's real columns stored (VCTP).
 template <class Weights>
 void ColumnsMve(const LinearParams& p, const Weights& w, const Layout& l, size_t m0,
-                size_t rows, size_t n0, size_t n1, float* scratch) {
-  const int8_t* q = reinterpret_cast<const int8_t*>(scratch + l.q);
-  const float* d = scratch + l.d;
+                size_t rows, size_t n0, size_t n1, const float* act, float* scratch) {
+  const int8_t* q = reinterpret_cast<const int8_t*>(act + l.q);
+  const float* d = act + l.d;
   float* dw4 = scratch + l.dw;
   for (size_t n = n0; n < n1; n += kTileRows) {
     const size_t count = HWY_MIN(kTileRows, n1 - n);
@@ -674,9 +675,9 @@ void ColumnsMve(const LinearParams& p, const Weights& w, const Layout& l, size_t
 // sums: only the real ones are stored).
 template <class Weights>
 void Columns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0, size_t rows,
-             size_t n0, size_t n1, float* scratch) {
-  const XBlocks x{reinterpret_cast<const int8_t*>(scratch + l.q), scratch + l.d,
-                  reinterpret_cast<const int32_t*>(scratch + l.o), scratch + l.f, l.blocks,
+             size_t n0, size_t n1, const float* act) {
+  const XBlocks x{reinterpret_cast<const int8_t*>(act + l.q), act + l.d,
+                  reinterpret_cast<const int32_t*>(act + l.o), act + l.f, l.blocks,
                   l.supers * int8_linear::kMinLanes};
   for (size_t n = n0; n < n1; n += kTileRows) {
     const size_t count = HWY_MIN(kTileRows, n1 - n);
@@ -938,11 +939,11 @@ struct Q8Panel {
 
 template <size_t X, class Panel>
 HWY_INLINE void PanelRows(const LinearParams& p, Panel& panel, size_t blocks,
-                          const Layout& l, size_t m0, size_t n, size_t count, float* scratch) {
-  const int8_t* q = reinterpret_cast<const int8_t*>(scratch + l.q);
-  const float* d = scratch + l.d;
-  const int32_t* o = reinterpret_cast<const int32_t*>(scratch + l.o);
-  const float* f = scratch + l.f;
+                          const Layout& l, size_t m0, size_t n, size_t count, const float* act) {
+  const int8_t* q = reinterpret_cast<const int8_t*>(act + l.q);
+  const float* d = act + l.d;
+  const int32_t* o = reinterpret_cast<const int32_t*>(act + l.o);
+  const float* f = act + l.f;
   const size_t f_stride = l.supers * int8_linear::kMinLanes;
   const bool prefetch = n + (kPrefetchPanels + 1) * kPanelRows <= p.out;
   const size_t ahead = n + kPrefetchPanels * kPanelRows;
@@ -976,21 +977,21 @@ HWY_INLINE void PanelRows(const LinearParams& p, Panel& panel, size_t blocks,
 
 template <class Panel, class Weights>
 void PanelColumns(const LinearParams& p, const Weights& w, const Layout& l, size_t m0,
-                  size_t rows, size_t n0, size_t n1, float* scratch) {
+                  size_t rows, size_t n0, size_t n1, const float* act) {
   static_assert(int8_linear::kGroupRows % kPanelRows == 0, "items are whole panels");
   static_assert(kChunkRows == 8, "one case per chunk row count below");
   for (size_t n = n0; n < n1; n += kPanelRows) {
     const size_t count = HWY_MIN(kPanelRows, n1 - n);
     Panel panel(w, n, count);
     switch (rows) {
-      case 8: PanelRows<8>(p, panel, w.blocks, l, m0, n, count, scratch); break;
-      case 7: PanelRows<7>(p, panel, w.blocks, l, m0, n, count, scratch); break;
-      case 6: PanelRows<6>(p, panel, w.blocks, l, m0, n, count, scratch); break;
-      case 5: PanelRows<5>(p, panel, w.blocks, l, m0, n, count, scratch); break;
-      case 4: PanelRows<4>(p, panel, w.blocks, l, m0, n, count, scratch); break;
-      case 3: PanelRows<3>(p, panel, w.blocks, l, m0, n, count, scratch); break;
-      case 2: PanelRows<2>(p, panel, w.blocks, l, m0, n, count, scratch); break;
-      default: PanelRows<1>(p, panel, w.blocks, l, m0, n, count, scratch); break;
+      case 8: PanelRows<8>(p, panel, w.blocks, l, m0, n, count, act); break;
+      case 7: PanelRows<7>(p, panel, w.blocks, l, m0, n, count, act); break;
+      case 6: PanelRows<6>(p, panel, w.blocks, l, m0, n, count, act); break;
+      case 5: PanelRows<5>(p, panel, w.blocks, l, m0, n, count, act); break;
+      case 4: PanelRows<4>(p, panel, w.blocks, l, m0, n, count, act); break;
+      case 3: PanelRows<3>(p, panel, w.blocks, l, m0, n, count, act); break;
+      case 2: PanelRows<2>(p, panel, w.blocks, l, m0, n, count, act); break;
+      default: PanelRows<1>(p, panel, w.blocks, l, m0, n, count, act); break;
     }
   }
 }
@@ -1000,11 +1001,11 @@ void PanelColumns(const LinearParams& p, const Weights& w, const Layout& l, size
 template <class CopyPanel, class RowsPanel, class Rows>
 HWY_INLINE void CopyOrRowsPanels(const LinearParams& p, const WeightTypeInfo& type,
                                  const Layout& l, size_t m0, size_t rows, size_t n0, size_t n1,
-                                 float* scratch) {
+                                 const float* act) {
   if (p.w_packed != nullptr) {
-    PanelColumns<CopyPanel>(p, PanelCopyRows(p, type), l, m0, rows, n0, n1, scratch);
+    PanelColumns<CopyPanel>(p, PanelCopyRows(p, type), l, m0, rows, n0, n1, act);
   } else {
-    PanelColumns<RowsPanel>(p, Rows(p), l, m0, rows, n0, n1, scratch);
+    PanelColumns<RowsPanel>(p, Rows(p), l, m0, rows, n0, n1, act);
   }
 }
 #endif  // ATTNRT_I8_Q4_0_PANELS
@@ -1043,19 +1044,55 @@ HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
 // The row tiles of the types with one f16 scale per block (q8, q4_0): Helium's on the M55.
 template <class Weights>
 HWY_INLINE void BlockScaleColumns(const LinearParams& p, const Weights& w, const Layout& l,
-                                  size_t m0, size_t rows, size_t n0, size_t n1, float* scratch) {
+                                  size_t m0, size_t rows, size_t n0, size_t n1,
+                                  const float* act, float* scratch) {
 #if defined(ATTNRT_I8_MVE)
-  ColumnsMve(p, w, l, m0, rows, n0, n1, scratch);
+  ColumnsMve(p, w, l, m0, rows, n0, n1, act, scratch);
 #else
-  Columns(p, w, l, m0, rows, n0, n1, scratch);
+  (void)scratch;
+  Columns(p, w, l, m0, rows, n0, n1, act);
 #endif
+}
+
+// Rows m0 .. m0 + rows of x as 8-bit blocks into `act` (Layout's q, d, o, f regions), in
+// the form the chunk's tiles or panels read them (UsesPanels: q8's and q6_K's panels take
+// the activations + 128, vpdpbusd's unsigned operand; q4_0's and q4_K's nibbles are it).
+HWY_INLINE void QuantizeChunk(const LinearParams& p, const Layout& l, size_t m0, size_t rows,
+                              float* act) {
+  const bool nibbles = p.w_type == WeightType::kQ4_0 && Q4_0Rows::kNibbles;
+  const bool unsigned_activations = UsesPanels(p.w_type, rows, p.w_packed != nullptr) &&
+                                    (p.w_type == WeightType::kQ8 || p.w_type == WeightType::kQ6_K);
+  for (size_t m = 0; m < rows; ++m) {
+    QuantizeRow(p.x + (m0 + m) * p.x_stride, p.in, l.blocks,
+                reinterpret_cast<int8_t*>(act + l.q) + m * l.blocks * kI8Block,
+                act + l.d + m * l.blocks,
+                nibbles ? reinterpret_cast<int32_t*>(act + l.o) + m * l.blocks : nullptr,
+                unsigned_activations,
+                l.supers != 0 ? act + l.f + m * l.supers * int8_linear::kMinLanes : nullptr);
+  }
+}
+
+// x prepared once for every range of the call (LinearParams::x_prepared): when its rows
+// are one chunk, each range would quantize the same rows again, and a split decode GEMV
+// hands a worker about 8 ranges (on the Zen 5, 2 threads, SmolLM2-135M q4_0: 17% of the
+// step in QuantizeRow). More rows: each range quantizes its own chunks, as before.
+size_t Int8PreparedFloats(const LinearParams& p) {
+  if (p.rows == 0 || p.rows > kChunkRows || int8_linear::WorkItems(p) == 0) return 0;
+  return int8_linear::MakeLayout(p.in, p.w_type).dw;  // the q, d, o and f regions
+}
+
+void Int8Prepare(const LinearParams& p, float* dst) {
+  if (Int8PreparedFloats(p) == 0) return;
+  QuantizeChunk(p, int8_linear::MakeLayout(p.in, p.w_type), 0, p.rows, dst);
 }
 
 void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   const size_t groups = int8_linear::Groups(p);
   end = HWY_MIN(end, int8_linear::WorkItems(p));  // 0 for a type this kernel does not read
   const Layout l = int8_linear::MakeLayout(p.in, p.w_type);
-  const bool nibbles = p.w_type == WeightType::kQ4_0 && Q4_0Rows::kNibbles;
+  const bool prepared = p.x_prepared != nullptr && p.rows <= kChunkRows;
+  // The chunk's activations: the caller's prepared x (its one chunk), or this range's own.
+  const float* act = prepared ? p.x_prepared : scratch;
   size_t item = begin;
   while (item < end) {
     const size_t chunk = item / groups;
@@ -1063,19 +1100,8 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
     const size_t g1 = HWY_MIN(groups, g0 + (end - item));
     const size_t m0 = chunk * kChunkRows;
     const size_t rows = HWY_MIN(kChunkRows, p.rows - m0);
-    const bool panels = UsesPanels(p.w_type, rows, p.w_packed != nullptr);
-    // q8's and q6_K's panels take the activations + 128 (vpdpbusd's unsigned operand; their
-    // weights are signed), q4_0's and q4_K's nibbles are the unsigned operand.
-    const bool unsigned_activations =
-        panels && (p.w_type == WeightType::kQ8 || p.w_type == WeightType::kQ6_K);
-    for (size_t m = 0; m < rows; ++m) {
-      QuantizeRow(p.x + (m0 + m) * p.x_stride, p.in, l.blocks,
-                  reinterpret_cast<int8_t*>(scratch + l.q) + m * l.blocks * kI8Block,
-                  scratch + l.d + m * l.blocks,
-                  nibbles ? reinterpret_cast<int32_t*>(scratch + l.o) + m * l.blocks : nullptr,
-                  unsigned_activations,
-                  l.supers != 0 ? scratch + l.f + m * l.supers * int8_linear::kMinLanes : nullptr);
-    }
+    [[maybe_unused]] const bool panels = UsesPanels(p.w_type, rows, p.w_packed != nullptr);
+    if (!prepared) QuantizeChunk(p, l, m0, rows, scratch);
     const size_t n0 = g0 * int8_linear::kGroupRows;
     const size_t n1 = HWY_MIN(p.out, g1 * int8_linear::kGroupRows);
     item += g1 - g0;
@@ -1087,39 +1113,39 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
 #if defined(ATTNRT_I8_Q4_0_PANELS)
         if (panels) {
           CopyOrRowsPanels<Q4_0CopyPanel, Q4_0Panel, Q4_0Rows>(p, kQ4_0Info, l, m0, rows, n0, n1,
-                                                               scratch);
+                                                               act);
           break;
         }
 #endif
-        BlockScaleColumns(p, Q4_0Rows(p), l, m0, rows, n0, n1, scratch);
+        BlockScaleColumns(p, Q4_0Rows(p), l, m0, rows, n0, n1, act, scratch);
         break;
       case WeightType::kQ4_K:
 #if defined(ATTNRT_I8_Q4_K_PANELS)
         if (panels) {
           CopyOrRowsPanels<Q4_KCopyPanel, Q4_KPanel, Q4_KRows>(p, kQ4_KInfo, l, m0, rows, n0, n1,
-                                                               scratch);
+                                                               act);
           break;
         }
 #endif
-        Columns(p, Q4_KRows(p), l, m0, rows, n0, n1, scratch);
+        Columns(p, Q4_KRows(p), l, m0, rows, n0, n1, act);
         break;
       case WeightType::kQ6_K:
 #if defined(ATTNRT_I8_Q6_K_PANELS)
         if (panels) {
-          PanelColumns<Q6_KPanel>(p, Q6_KRows(p), l, m0, rows, n0, n1, scratch);
+          PanelColumns<Q6_KPanel>(p, Q6_KRows(p), l, m0, rows, n0, n1, act);
           break;
         }
 #endif
-        Columns(p, Q6_KRows(p), l, m0, rows, n0, n1, scratch);
+        Columns(p, Q6_KRows(p), l, m0, rows, n0, n1, act);
         break;
       default:  // q8 (WorkItems is 0 for a type this kernel does not read)
 #if defined(ATTNRT_I8_Q8_PANELS)
         if (panels) {
-          PanelColumns<Q8Panel>(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
+          PanelColumns<Q8Panel>(p, Q8Rows(p), l, m0, rows, n0, n1, act);
           break;
         }
 #endif
-        BlockScaleColumns(p, Q8Rows(p), l, m0, rows, n0, n1, scratch);
+        BlockScaleColumns(p, Q8Rows(p), l, m0, rows, n0, n1, act, scratch);
         break;
     }
   }
@@ -1155,6 +1181,8 @@ HWY_EXPORT(Int8ScratchFloats);
 HWY_EXPORT(Int8Run);
 HWY_EXPORT(Int8Isa);
 HWY_EXPORT(Int8PackedBytes);
+HWY_EXPORT(Int8PreparedFloats);
+HWY_EXPORT(Int8Prepare);
 
 size_t ScratchFloats(const LinearParams& p) { return HWY_DYNAMIC_DISPATCH(Int8ScratchFloats)(p); }
 size_t WorkItems(const LinearParams& p) { return int8_linear::WorkItems(p); }
@@ -1163,6 +1191,10 @@ void Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
 }
 const char* Isa() { return HWY_DYNAMIC_DISPATCH(Int8Isa)(); }
 size_t PackedBytes(const LinearParams& p) { return HWY_DYNAMIC_DISPATCH(Int8PackedBytes)(p); }
+size_t PreparedFloats(const LinearParams& p) {
+  return HWY_DYNAMIC_DISPATCH(Int8PreparedFloats)(p);
+}
+void Prepare(const LinearParams& p, float* dst) { HWY_DYNAMIC_DISPATCH(Int8Prepare)(p, dst); }
 // The f16 fields that lead each type's block (weight_panels.h): q4_0's d; q4_K's d, dmin.
 void Pack(const LinearParams& p, void* dst) {
   const WeightTypeInfo& type = *FindWeightType(p.w_type);
@@ -1182,7 +1214,7 @@ void Pack(const LinearParams& p, void* dst) {
 extern const LinearKernel kLinearHwyInt8 = {"hwy-int8",  3,         int8_linear::ReadsWeightType,
                                             ScratchFloats, WorkItems, Run,
                                             Isa,         true,      PackedBytes,
-                                            Pack};
+                                            Pack,        PreparedFloats, Prepare};
 
 }  // namespace attnrt
 #endif  // HWY_ONCE

@@ -74,7 +74,7 @@ const char* ReferenceIsa() { return "scalar"; }
 extern const LinearKernel kLinearReference = {"reference",  0, ReferenceSupports,
                                               ReferenceScratchFloats, ReferenceWorkItems,
                                               ReferenceRun, ReferenceIsa, false,
-                                              nullptr, nullptr};
+                                              nullptr, nullptr, nullptr, nullptr};
 
 void ReferenceLayerNormRows(const float* x, size_t x_stride, size_t rows, size_t n,
                             const float* gamma, const float* beta, float eps, float* y,

@@ -113,6 +113,16 @@ Status Forward::Linear(const LinearWeights& w, const float* x, size_t x_stride, 
   p.y = y;
   p.y_stride = y_stride;
   p.activations = activations_;
+  // x prepared once here (the integer kernel's 8-bit blocks of a decode step's row), not
+  // once per work range a worker runs; released with the call.
+  const size_t mark = arena_->Mark();
+  const size_t prepared = LinearPreparedFloats(p);
+  if (prepared != 0) {
+    float* buffer;
+    ATTNRT_RETURN_IF_ERROR(Alloc(1, prepared, &buffer));
+    if (!arena_->measuring()) PrepareLinearActivations(p, buffer);
+    p.x_prepared = buffer;
+  }
   WorkItems work;
   work.count = LinearWorkItems(p);
   work.scratch_floats = LinearScratchFloats(p);
@@ -120,7 +130,9 @@ Status Forward::Linear(const LinearWeights& w, const float* x, size_t x_stride, 
   work.bytes_per_item = PerItem({LinearBytes(w, rows)}, work.count);
   work.run = RunLinearRange;
   work.params = &p;
-  return RunWorkItems(work, arena_, executor_);
+  const Status st = RunWorkItems(work, arena_, executor_);
+  arena_->Reset(mark);
+  return st;
 }
 
 Status Forward::Sdpa(const SdpaParams& p, const SdpaKernel* kernel) {

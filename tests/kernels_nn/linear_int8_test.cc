@@ -116,7 +116,45 @@ class Int8Tester : public LinearInputs {
     GuardedFloats got = NewOutput();
     ASSERT_EQ(Run(cuts, &got), "") << c_.Describe();
     ASSERT_NO_FATAL_FAILURE(ExpectWithinReference(got));
+    ASSERT_NO_FATAL_FAILURE(ExpectPreparedAgrees(cuts, got));
     ASSERT_NO_FATAL_FAILURE(ExpectPackedCopyAgrees(cuts, got));
+  }
+
+  // A run that reads x as the caller prepared it once (LinearParams::x_prepared, exactly
+  // LinearPreparedFloats, so ASan sees a read past it) gives `got`'s bits: the same 8-bit
+  // blocks, summed the same way. Offered for calls of one chunk of rows (4 or 8 by target),
+  // so always for a single row; a prepared buffer of zeros must change the output (the
+  // kernel really reads it).
+  void ExpectPreparedAgrees(const std::vector<size_t>& cuts, const GuardedFloats& got) {
+    GuardedFloats y = NewOutput();
+    const LinearParams p = Params(&y);
+    const size_t floats = LinearPreparedFloats(p);
+    if (c_.M == 1) {
+      ASSERT_NE(floats, 0u) << "no preparation for one row: " << c_.Describe();
+    }
+    if (floats == 0) return;
+    AlignedBuffer prepared(floats * sizeof(float));
+    float* buffer = reinterpret_cast<float*>(prepared.data());
+    PrepareLinearActivations(p, buffer);
+    UsePrepared(buffer);
+    const std::string ran = Run(cuts, &y);
+    ASSERT_EQ(ran, "") << "from the prepared x: " << c_.Describe();
+    EXPECT_TRUE(y.SameBitsAs(got)) << "the prepared x gave other bits: " << c_.Describe();
+    std::fill(buffer, buffer + floats, 0.0f);
+    GuardedFloats zeroed = NewOutput();
+    const std::string ran_zeroed = Run(cuts, &zeroed);
+    UsePrepared(nullptr);
+    ASSERT_EQ(ran_zeroed, "") << c_.Describe();
+    bool nonzero = false;  // zero blocks give zeros (and NaN blocks NaN) either way
+    for (size_t m = 0; m < c_.M; ++m) {
+      for (size_t n = 0; n < c_.N; ++n) {
+        const float v = got[m * (c_.N + c_.y_pad) + n];
+        nonzero = nonzero || (std::isfinite(v) && v != 0.0f);
+      }
+    }
+    if (nonzero && !c_.bias) {
+      EXPECT_FALSE(zeroed.SameBitsAs(got)) << "prepared x never read: " << c_.Describe();
+    }
   }
 
   // Every output of `got` against the reference within Tolerance, and the exact product (f32

@@ -87,12 +87,16 @@ class LinearInputs {
     p.y_stride = c_.N + c_.y_pad;
     p.activations = a;
     p.w_packed = typed ? packed_ : nullptr;
+    p.x_prepared = typed ? prepared_ : nullptr;
     return p;
   }
 
   // Runs from here on read the weights' packed copy at `packed` (LinearParams::w_packed;
   // nullptr: the weights as stored).
   void UsePacked(const void* packed) { packed_ = packed; }
+  // Runs from here on read x as PrepareLinearActivations wrote it at `prepared`
+  // (LinearParams::x_prepared; nullptr: each range prepares its own).
+  void UsePrepared(const float* prepared) { prepared_ = prepared; }
 
   GuardedFloats NewOutput() const {
     return GuardedFloats::Filled(c_.M * (c_.N + c_.y_pad), c_.misalign, kUntouched);
@@ -163,6 +167,7 @@ class LinearInputs {
   GuardedFloats x_, w_, bias_;
   std::unique_ptr<TypedMatrix> typed_;
   const void* packed_ = nullptr;
+  const float* prepared_ = nullptr;
 };
 
 // Random x (M x K), weight values (N x K) and bias (N) from `normal`, and outputs got and want

@@ -51,6 +51,10 @@ struct LinearParams {
   // PackLinearWeights (LinearPackedBytes bytes, 64-byte aligned); nullptr = w as stored.
   // A kernel that has no such layout reads w.
   const void* w_packed = nullptr;
+  // Optional: x as PrepareLinearActivations wrote it for this call (LinearPreparedFloats
+  // floats, kScratchAlignment-aligned), read by every work range instead of each range
+  // preparing x in its own scratch; nullptr = each range prepares what it reads.
+  const float* x_prepared = nullptr;
 };
 
 // The f16 scale plane of a kF16Plane weight (q8): w_scales, or the plane of a whole
@@ -90,6 +94,15 @@ size_t LinearPackedBytes(const LinearParams& p);
 // Writes that copy of p.w to dst (LinearPackedBytes(p) bytes, 64-byte aligned), for
 // p.w_packed. Nothing when LinearPackedBytes(p) is 0.
 void PackLinearWeights(const LinearParams& p, void* dst);
+
+// Floats of x as the `auto` kernel for p prepares it once for every work range of the call
+// (the integer kernel: x's 8-bit blocks, when its rows are a single chunk, as in a decode
+// step), or 0 when each range prepares its own. Split over workers, a call's ranges would
+// otherwise each quantize the same x row again. Depends on p's shape, types and w_packed.
+size_t LinearPreparedFloats(const LinearParams& p);
+// Writes that preparation of p.x to dst (LinearPreparedFloats(p) floats,
+// kScratchAlignment-aligned), for p.x_prepared. Nothing when LinearPreparedFloats(p) is 0.
+void PrepareLinearActivations(const LinearParams& p, float* dst);
 
 // Scalar oracle for tests: double accumulation, whole call at once.
 void ReferenceLinear(const LinearParams& p);

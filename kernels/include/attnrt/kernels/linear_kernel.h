@@ -34,6 +34,10 @@ struct LinearKernel {
   // faster (0: none for this call), and the function that writes it (LinearParams::w_packed).
   size_t (*packed_bytes)(const LinearParams& p);
   void (*pack)(const LinearParams& p, void* dst);
+  // Optional (nullptr: none): the floats of x as this kernel prepares it once per call (0:
+  // none for this call), and the function that writes them (LinearParams::x_prepared).
+  size_t (*prepared_floats)(const LinearParams& p);
+  void (*prepare)(const LinearParams& p, float* dst);
 };
 
 size_t LinearKernelCount();
