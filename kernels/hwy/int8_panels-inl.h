@@ -187,6 +187,15 @@ HWY_INLINE void LoadQ4_0CopyBlock(const uint8_t* block, size_t first, Block* out
   out->start = hn::Zero(du).raw;
 }
 
+// A q8 panel block from the copy: its 8 words of values, d, and the start word the packer
+// summed (weight_panels.h), in row order: no transpose, gather or block sum.
+template <size_t kRows, class Block>
+HWY_INLINE void LoadQ8CopyBlock(const uint8_t* block, size_t first, Block* out) {
+  for (size_t k = 0; k < 8; ++k) out->v[k] = PanelCopyWords<kRows>(block, 2 + 4 * k, first).raw;
+  out->scale = PanelCopyF16<kRows>(block, 0, first).raw;
+  out->start = PanelCopyWords<kRows>(block, kQ8CopyBlockBytes - 4, first).raw;
+}
+
 // A q4_K super-block's scale words and d, dmin from the copy (GatherQ4_KPanelScales's).
 template <size_t kRows, class Scales>
 HWY_INLINE void LoadQ4_KCopyScales(const uint8_t* super, size_t first, Scales* s) {

@@ -808,11 +808,11 @@ struct PanelCopyRows {
   size_t row_blocks;   // the type's blocks of a row: q4_0 blocks (as many), q4_K super-blocks
   size_t block_bytes;  // a group's copy of one: kPanelCopyRows * the type's block bytes
 
-  PanelCopyRows(const LinearParams& p, const WeightTypeInfo& type)
+  explicit PanelCopyRows(const LinearParams& p)
       : base(static_cast<const uint8_t*>(p.w_packed)),
         blocks(ActivationBlocks(p.in)),
-        row_blocks(WeightBlocksPerRow(type, p.in)),
-        block_bytes(kPanelCopyRows * type.bytes) {}
+        row_blocks(WeightBlocksPerRow(*FindWeightType(p.w_type), p.in)),
+        block_bytes(kPanelCopyRows * PanelCopyBlockBytes(p.w_type)) {}
   // The type's block b of the group that holds row n.
   HWY_INLINE const uint8_t* GroupBlock(size_t n, size_t b) const {
     return base + (n / kPanelCopyRows * row_blocks + b) * block_bytes;
@@ -935,6 +935,22 @@ struct Q8Panel {
     if (b % 2 == 0) PrefetchToL2(w.scales + n * w.blocks + b * kPanelRows);
   }
 };
+
+// q8 from its copy: a block is 10 loads (LoadQ8CopyBlock): no transpose, scale gather or
+// block sums of the weights (the copy holds each row's start).
+struct Q8CopyPanel : PanelCopyOf {
+  static constexpr bool kMins = false;
+  using PanelCopyOf::PanelCopyOf;
+  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
+                               __m512 acc) {
+    return PanelBlockDot<false>(block, a, start, s, acc);
+  }
+  HWY_INLINE void Load(size_t b, PanelBlock* out) const {
+    LoadQ8CopyBlock<kPanelRows>(group + b * w.block_bytes, first, out);
+  }
+  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const { return block.start; }
+  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchCopy(n, b); }
+};
 #endif
 
 template <size_t X, class Panel>
@@ -999,11 +1015,10 @@ void PanelColumns(const LinearParams& p, const Weights& w, const Layout& l, size
 // A type's panels from its copy when the caller gave one (LinearParams::w_packed), else
 // from its rows as stored.
 template <class CopyPanel, class RowsPanel, class Rows>
-HWY_INLINE void CopyOrRowsPanels(const LinearParams& p, const WeightTypeInfo& type,
-                                 const Layout& l, size_t m0, size_t rows, size_t n0, size_t n1,
+HWY_INLINE void CopyOrRowsPanels(const LinearParams& p, const Layout& l, size_t m0, size_t rows, size_t n0, size_t n1,
                                  const float* act) {
   if (p.w_packed != nullptr) {
-    PanelColumns<CopyPanel>(p, PanelCopyRows(p, type), l, m0, rows, n0, n1, act);
+    PanelColumns<CopyPanel>(p, PanelCopyRows(p), l, m0, rows, n0, n1, act);
   } else {
     PanelColumns<RowsPanel>(p, Rows(p), l, m0, rows, n0, n1, act);
   }
@@ -1035,7 +1050,7 @@ HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
     case WeightType::kQ6_K: return rows >= 2;
 #endif
 #if defined(ATTNRT_I8_Q8_PANELS)
-    case WeightType::kQ8: return rows >= 2;
+    case WeightType::kQ8: return rows >= 2 || copy;
 #endif
     default: return false;
   }
@@ -1112,7 +1127,7 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
       case WeightType::kQ4_0:
 #if defined(ATTNRT_I8_Q4_0_PANELS)
         if (panels) {
-          CopyOrRowsPanels<Q4_0CopyPanel, Q4_0Panel, Q4_0Rows>(p, kQ4_0Info, l, m0, rows, n0, n1,
+          CopyOrRowsPanels<Q4_0CopyPanel, Q4_0Panel, Q4_0Rows>(p, l, m0, rows, n0, n1,
                                                                act);
           break;
         }
@@ -1122,7 +1137,7 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
       case WeightType::kQ4_K:
 #if defined(ATTNRT_I8_Q4_K_PANELS)
         if (panels) {
-          CopyOrRowsPanels<Q4_KCopyPanel, Q4_KPanel, Q4_KRows>(p, kQ4_KInfo, l, m0, rows, n0, n1,
+          CopyOrRowsPanels<Q4_KCopyPanel, Q4_KPanel, Q4_KRows>(p, l, m0, rows, n0, n1,
                                                                act);
           break;
         }
@@ -1141,7 +1156,7 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
       default:  // q8 (WorkItems is 0 for a type this kernel does not read)
 #if defined(ATTNRT_I8_Q8_PANELS)
         if (panels) {
-          PanelColumns<Q8Panel>(p, Q8Rows(p), l, m0, rows, n0, n1, act);
+          CopyOrRowsPanels<Q8CopyPanel, Q8Panel, Q8Rows>(p, l, m0, rows, n0, n1, act);
           break;
         }
 #endif
@@ -1152,20 +1167,26 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
 }
 
 // The panel copy this target reads (LinearParams::w_packed, weight_panels.h): q4_0's and
-// q4_K's where it has their panels.
-size_t Int8PackedBytes(const LinearParams& p) {
-  switch (p.w_type) {
+// q4_K's where it has their panels, q8's where it has its (AVX-512 VNNI).
+HWY_INLINE bool ReadsPanelCopy(WeightType type) {
+  switch (type) {
 #if defined(ATTNRT_I8_Q4_0_PANELS)
-    case WeightType::kQ4_0:
-      return PanelCopyBytes(p.out, WeightBlocksPerRow(kQ4_0Info, p.in), kQ4_0Info.bytes);
+    case WeightType::kQ4_0: return true;
 #endif
 #if defined(ATTNRT_I8_Q4_K_PANELS)
-    case WeightType::kQ4_K:
-      return PanelCopyBytes(p.out, WeightBlocksPerRow(kQ4_KInfo, p.in), kQ4_KInfo.bytes);
+    case WeightType::kQ4_K: return true;
 #endif
-    default:
-      return 0;
+#if defined(ATTNRT_I8_Q8_PANELS)
+    case WeightType::kQ8: return true;
+#endif
+    default: return false;
   }
+}
+
+size_t Int8PackedBytes(const LinearParams& p) {
+  if (!ReadsPanelCopy(p.w_type)) return 0;
+  return PanelCopyBytes(p.out, WeightBlocksPerRow(*FindWeightType(p.w_type), p.in),
+                        PanelCopyBlockBytes(p.w_type));
 }
 
 const char* Int8Isa() { return hwy::TargetName(HWY_TARGET); }
@@ -1195,12 +1216,16 @@ size_t PreparedFloats(const LinearParams& p) {
   return HWY_DYNAMIC_DISPATCH(Int8PreparedFloats)(p);
 }
 void Prepare(const LinearParams& p, float* dst) { HWY_DYNAMIC_DISPATCH(Int8Prepare)(p, dst); }
-// The f16 fields that lead each type's block (weight_panels.h): q4_0's d; q4_K's d, dmin.
 void Pack(const LinearParams& p, void* dst) {
-  const WeightTypeInfo& type = *FindWeightType(p.w_type);
-  const size_t f16_fields = p.w_type == WeightType::kQ4_K ? 2 : 1;
-  PackPanelCopy(static_cast<const uint8_t*>(p.w), p.out, WeightBlocksPerRow(type, p.in),
-                type.bytes, f16_fields, static_cast<uint8_t*>(dst));
+  if (p.w_type == WeightType::kQ8) {
+    PackQ8PanelCopy(static_cast<const int8_t*>(p.w), LinearScalePlane(p), p.out, p.in,
+                    static_cast<uint8_t*>(dst));
+    return;
+  }
+  PackPanelCopy(static_cast<const uint8_t*>(p.w), p.out,
+                WeightBlocksPerRow(*FindWeightType(p.w_type), p.in),
+                PanelCopyBlockBytes(p.w_type), PanelCopyF16Fields(p.w_type),
+                static_cast<uint8_t*>(dst));
 }
 
 }  // namespace
@@ -1210,7 +1235,8 @@ void Pack(const LinearParams& p, void* dst) {
 // it also beats Helium's widening q8 kernel: 0.59 M instructions per LM token against 0.95 M);
 // a call that asks for f32 activations (LinearActivations::kF32) skips it
 // (quantizes_activations).
-// Its packed layout: the panel copies of q4_0 and q4_K on AVX2 and AVX-512.
+// Its packed layout: the panel copies of q4_0 and q4_K on AVX2 and AVX-512, and of q8 on
+// AVX-512 VNNI.
 extern const LinearKernel kLinearHwyInt8 = {"hwy-int8",  3,         int8_linear::ReadsWeightType,
                                             ScratchFloats, WorkItems, Run,
                                             Isa,         true,      PackedBytes,

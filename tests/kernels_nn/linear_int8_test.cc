@@ -183,9 +183,10 @@ class Int8Tester : public LinearInputs {
   }
 
   // A run from the packed copy (exactly LinearPackedBytes, so ASan sees a read past it) is
-  // within the reference's bounds and gives `got`'s bits, but for q4_K's chunks of one x row:
-  // from the copy they run in panels, from the stored rows in row tiles, which round the mins'
-  // term differently (per block against per super-block; linear_int8.cc's UsesPanels).
+  // within the reference's bounds and gives `got`'s bits, but for q4_K's and q8's chunks of
+  // one x row: from the copy they run in panels, from the stored rows in row tiles, which
+  // round differently (q4_K's mins' term per block against per super-block, q8's lanes'
+  // partial sums; linear_int8.cc's UsesPanels).
   void ExpectPackedCopyAgrees(const std::vector<size_t>& cuts, const GuardedFloats& got) {
     GuardedFloats y = NewOutput();
     const LinearParams p = Params(&y);
@@ -199,7 +200,8 @@ class Int8Tester : public LinearInputs {
     ASSERT_EQ(ran, "") << "from the packed copy: " << c_.Describe();
     ASSERT_NO_FATAL_FAILURE(ExpectWithinReference(y)) << "from the packed copy";
     constexpr size_t kChunkRows = 8;  // x rows per chunk (linear_int8.cc)
-    if (c_.type == WeightType::kQ4_K && c_.M % kChunkRows == 1) return;
+    const bool tiles_without_copy = c_.type == WeightType::kQ4_K || c_.type == WeightType::kQ8;
+    if (tiles_without_copy && c_.M % kChunkRows == 1) return;
     EXPECT_TRUE(y.SameBitsAs(got)) << "the packed copy gave other bits: " << c_.Describe();
   }
 
@@ -233,12 +235,13 @@ TEST(LinearInt8, AutoRunsIntegerTypesHereAndF32ActivationsElsewhere) {
 }
 
 // A packed copy of the weights (LinearParams::w_packed, weight_panels.h) is offered for q4_0
-// and q4_K where the target has their panels (AVX2 and the AVX-512 targets), for no other
-// type, and not for f32 activations; so ExpectMatchesReference's comparison of its bits runs
-// on those targets.
+// and q4_K where the target has their panels (AVX2 and the AVX-512 targets), for q8 where it
+// has q8's (AVX-512 with VNNI: AVX3_DL and up), for no other type, and not for f32
+// activations; so ExpectMatchesReference's comparison of its bits runs on those targets.
 TEST_P(LinearInt8Test, PanelCopiesOnlyWhereThePanelsReadThem) {
   const std::string isa = Int8Kernel().isa();
   const bool panels = isa == "AVX2" || isa.rfind("AVX3", 0) == 0;
+  const bool vnni_panels = isa.rfind("AVX3", 0) == 0 && isa != "AVX3";
   for (WeightType t : kIntegerTypes) {
     LinearParams p{};
     p.in = 300;
@@ -248,6 +251,8 @@ TEST_P(LinearInt8Test, PanelCopiesOnlyWhereThePanelsReadThem) {
     size_t want = 0;
     if (panels && t == WeightType::kQ4_0) want = 3 * 10 * 16 * kQ4_0BlockBytes;
     if (panels && t == WeightType::kQ4_K) want = 3 * 2 * 16 * kQ4_KBlockBytes;
+    // q8's copied block: its f16 scale, 32 values and a 32-bit start word.
+    if (vnni_panels && t == WeightType::kQ8) want = 3 * 10 * 16 * (2 + 32 + 4);
     EXPECT_EQ(LinearPackedBytes(p), want) << isa << " " << WeightTypeName(t);
     p.activations = LinearActivations::kF32;
     EXPECT_EQ(LinearPackedBytes(p), 0u) << isa << " " << WeightTypeName(t);

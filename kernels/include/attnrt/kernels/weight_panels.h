@@ -10,7 +10,9 @@
 // width w at byte o of the block is at kPanelCopyRows * o + w * r for row r
 // (PanelCopyFieldAt). A type's fields are its leading f16 scales (2 bytes each), then
 // 32-bit words (q4_0: d, then 4 words of nibbles; q4_K: d, dmin, 3 words of 6-bit scales, 32
-// words of nibbles).
+// words of nibbles). q8, whose rows and scales are stored apart (weight_q8.h), is copied as
+// blocks of kQ8CopyBlockBytes: d, 8 words of values, and one word that is -128 times the
+// values' sum (what the panels' dots start from against activations + 128).
 //
 // Header-only and allocation-free.
 #pragma once
@@ -19,9 +21,18 @@
 #include <cstdint>
 #include <cstring>
 
+#include "attnrt/kernels/weight_type.h"
+
 namespace attnrt {
 
 constexpr size_t kPanelCopyRows = 16;
+constexpr size_t kQ8CopyBlockBytes = 2 + 32 + 4;
+
+// A type's block in the copy: its bytes, and how many 2-byte fields lead it.
+inline size_t PanelCopyBlockBytes(WeightType t) {
+  return t == WeightType::kQ8 ? kQ8CopyBlockBytes : FindWeightType(t)->bytes;
+}
+inline size_t PanelCopyF16Fields(WeightType t) { return t == WeightType::kQ4_K ? 2 : 1; }
 
 // Where the field at byte `o` of a block starts within the group's copy of that block.
 constexpr size_t PanelCopyFieldAt(size_t o) { return kPanelCopyRows * o; }
@@ -38,6 +49,17 @@ inline size_t PanelCopyBytes(size_t rows, size_t blocks, size_t block_bytes) {
   return bytes;
 }
 
+// Row r's `block` (block_bytes: f16_fields 2-byte fields, then 32-bit words) into the
+// group's copy of that block at `dst`.
+inline void ScatterPanelCopyBlock(const uint8_t* block, size_t block_bytes, size_t f16_fields,
+                                  size_t r, uint8_t* dst) {
+  for (size_t o = 0; o < block_bytes;) {
+    const size_t width = o < 2 * f16_fields ? 2 : 4;
+    std::memcpy(dst + PanelCopyFieldAt(o) + width * r, block + o, width);
+    o += width;
+  }
+}
+
 // Writes the panel copy of w (`rows` rows of `blocks` blocks of `block_bytes`, the first
 // `f16_fields` 2-byte fields of a block, the rest 32-bit words) to dst
 // (PanelCopyBytes(rows, blocks, block_bytes) bytes).
@@ -48,12 +70,33 @@ inline void PackPanelCopy(const uint8_t* w, size_t rows, size_t blocks, size_t b
     for (size_t b = 0; b < blocks; ++b, dst += kPanelCopyRows * block_bytes) {
       for (size_t r = 0; r < kPanelCopyRows; ++r) {
         const size_t n = n0 + r < rows ? n0 + r : rows - 1;
-        const uint8_t* block = w + n * row_bytes + b * block_bytes;
-        for (size_t o = 0; o < block_bytes;) {
-          const size_t width = o < 2 * f16_fields ? 2 : 4;
-          std::memcpy(dst + PanelCopyFieldAt(o) + width * r, block + o, width);
-          o += width;
-        }
+        ScatterPanelCopyBlock(w + n * row_bytes + b * block_bytes, block_bytes, f16_fields, r,
+                              dst);
+      }
+    }
+  }
+}
+
+// Writes the panel copy of a q8 matrix (`rows` rows of K values, `scales` its plane of
+// blocks = ceil(K / 32) f16 scales per row) to dst (PanelCopyBytes(rows, blocks,
+// kQ8CopyBlockBytes) bytes): per row and block, d, the 32 values (zeros past K) and
+// -128 * their sum.
+inline void PackQ8PanelCopy(const int8_t* values, const uint16_t* scales, size_t rows, size_t K,
+                            uint8_t* dst) {
+  const size_t blocks = K / 32 + (K % 32 != 0);
+  for (size_t n0 = 0; n0 < rows; n0 += kPanelCopyRows) {
+    for (size_t b = 0; b < blocks; ++b, dst += kPanelCopyRows * kQ8CopyBlockBytes) {
+      for (size_t r = 0; r < kPanelCopyRows; ++r) {
+        const size_t n = n0 + r < rows ? n0 + r : rows - 1;
+        uint8_t block[kQ8CopyBlockBytes] = {};
+        std::memcpy(block, scales + n * blocks + b, 2);
+        const size_t count = K - 32 * b < 32 ? K - 32 * b : 32;
+        std::memcpy(block + 2, values + n * K + 32 * b, count);
+        int32_t sum = 0;
+        for (size_t i = 0; i < count; ++i) sum += values[n * K + 32 * b + i];
+        const int32_t start = -128 * sum;  // |sum| <= 32 * 128: no overflow
+        std::memcpy(block + 34, &start, 4);
+        ScatterPanelCopyBlock(block, kQ8CopyBlockBytes, 1, r, dst);
       }
     }
   }
