@@ -8,7 +8,7 @@
 #   armhf       whole tree (ARMv7 NEON, 32-bit size_t); the suite without the parity scripts
 #               under qemu-arm with QEMU_CPU=cortex-a15.
 #               The parity scripts (sdpa/model/llama/hf_torch_parity*, sdpa_seed002_examples,
-#               convert_dtype_classes, lm_quality_llamacpp; gguf_llamacpp on armhf) are
+#               convert_dtype_classes, lm_quality_llamacpp, gguf_llamacpp) are
 #               hundreds to thousands of emulated CLI runs each, ~20 CPU minutes per CPU
 #               model; what a second CPU model changes (the kernels' target, a 32-bit
 #               size_t) is what the GoogleTest suites check against the reference kernel.
@@ -125,11 +125,10 @@ armhf_build() {
 # scripts against Hugging Face's modules and the convert classes (30-90 s each emulated)
 # likewise: a second CPU model changes the kernels' target (and armhf a 32-bit size_t),
 # which the GoogleTest suites check on every target against the reference kernel and float64.
-parity_tests='^(sdpa_torch_parity|sdpa_seed002_examples|model_torch_parity.*|llama_torch_parity.*|hf_torch_parity|hf_reference_selftest|convert_dtype_classes|lm_quality_llamacpp)$'
-# Against llama.cpp on every GGUF type (165 s under qemu-arm): SVE runs it too, for the
-# k-quants' svdot halves, a code path of its own; armhf's NEON is checked by the kernel tests.
-# (`no-parity` is armhf's mode.)
-armhf_parity_tests='^(gguf_llamacpp)$'
+# gguf_llamacpp, against llama.cpp on every GGUF type (107-165 s under qemu), likewise: the
+# other CPU models' kernel paths (SVE's svdot halves of the k-quants, armhf's 32-bit NEON) are
+# checked by linear_int8_test's instances there, every type and shape against float64.
+parity_tests='^(sdpa_torch_parity|sdpa_seed002_examples|model_torch_parity.*|llama_torch_parity.*|hf_torch_parity|hf_reference_selftest|convert_dtype_classes|lm_quality_llamacpp|gguf_llamacpp)$'
 
 # Kernel test instances a second CPU model of a build already tested would run again
 # unchanged: the scalar reference, the xsimd variants (compiled for one ISA, NEON) and
@@ -160,11 +159,7 @@ linux_ctest() {  # linux_ctest BUILD_DIR QEMU_CPU [no-parity | second-cpu | wide
   echo "skipped here (host executables; the host suite runs them): install_and_find_package, firmware_c_on_host, bench_smoke, bench_load_smoke, embed_cli_test"
   if [ -n "${3:-}" ]; then
     exclude="$exclude|$parity_tests"
-    echo "skipped on this CPU model (the aarch64 NEON run has them): the PyTorch and Hugging Face parity scripts, convert_dtype_classes, lm_quality_llamacpp"
-  fi
-  if [ "${3:-}" = no-parity ]; then
-    exclude="$exclude|$armhf_parity_tests"
-    echo "skipped on this CPU model (both aarch64 runs have it): gguf_llamacpp"
+    echo "skipped on this CPU model (the aarch64 NEON run has them): the PyTorch, Hugging Face and llama.cpp parity scripts, convert_dtype_classes, lm_quality_llamacpp"
   fi
   if [ "${3:-}" = second-cpu ] || [ "${3:-}" = wide-vectors ]; then
     exclude="$exclude|$cpu_independent_instances"
