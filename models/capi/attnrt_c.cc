@@ -293,6 +293,31 @@ attnrt_status attnrt_model_set_executor(attnrt_model* m, const attnrt_executor* 
   return ATTNRT_OK;
 }
 
+attnrt_status attnrt_model_packed_bytes(const attnrt_model* cm, size_t* bytes) {
+  attnrt_model* m = const_cast<attnrt_model*>(cm);  // only the message changes
+  ModelImpl* impl = OpenImpl(m);
+  if (impl == nullptr) return Impl(m) ? Impl(m)->Fail(NotOpen()) : ATTNRT_INVALID_ARGUMENT;
+  if (bytes == nullptr) {
+    return impl->Fail(Status::Error(StatusCode::kInvalidArgument, "bytes is NULL"));
+  }
+  const Status s = ModelPackedBytes(impl->model, impl->activations, bytes);
+  return s.ok() ? ATTNRT_OK : impl->Fail(s);
+}
+
+attnrt_status attnrt_model_pack(attnrt_model* m, void* buffer, size_t bytes) {
+  ModelImpl* impl = OpenImpl(m);
+  if (impl == nullptr) return Impl(m) ? Impl(m)->Fail(NotOpen()) : ATTNRT_INVALID_ARGUMENT;
+  size_t need = 0;
+  const Status sized = ModelPackedBytes(impl->model, impl->activations, &need);
+  if (!sized.ok()) return impl->Fail(sized);
+  if (need == 0) return ATTNRT_OK;  // nothing has a copy here: m runs as it did
+  if (buffer == nullptr) {
+    return impl->Fail(Status::Error(StatusCode::kInvalidArgument, "buffer is NULL"));
+  }
+  const Status s = PackModelWeights(&impl->model, impl->activations, buffer, bytes);
+  return s.ok() ? ATTNRT_OK : impl->Fail(s);
+}
+
 size_t attnrt_model_input_dim(const attnrt_model* m) {
   const ModelImpl* impl = OpenImpl(const_cast<attnrt_model*>(m));
   if (impl == nullptr) return 0;

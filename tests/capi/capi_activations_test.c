@@ -10,7 +10,12 @@
  *  - plans are those of the C++ API for each setting (the kernels' scratch differs), a run
  *    whose arena was planned for the other setting is refused when it is too small, and a
  *    session keeps the setting it started with;
- *  - values outside the enum, and a model that is not open, are refused with nothing changed.
+ *  - values outside the enum, and a model that is not open, are refused with nothing changed;
+ *  - attnrt_model_pack (the panel copies, in the caller's memory): none for F32 activations;
+ *    where this CPU reads some (AVX-512 VNNI for q8), a short or misaligned buffer is refused
+ *    by name with the model unchanged (the reference's bits), a packed session's logits stay
+ *    within 1e-4 of the reference's (the logits' Linear takes one row, which from the copy
+ *    sums in panels, not row tiles: another rounding), and zeroed copies move them.
  * Usage: capi_activations_test ENCODER_Q8.attnrt LM_Q8.attnrt */
 #define _POSIX_C_SOURCE 200112L
 #include <math.h>
@@ -179,6 +184,66 @@ static void test_lm(void) {
   CHECK(contains(attnrt_model_message(&m), "activations 7 "));
 }
 
+/* Whether got is within 1e-4 * max(1, max |want|) of want everywhere (NaN: no). */
+static int within_packed_tolerance(const float* got, const float* want, size_t n) {
+  double scale = 1.0, worst = 0.0;
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    if (fabs(want[i]) > scale) scale = fabs(want[i]);
+  }
+  for (i = 0; i < n; ++i) {
+    const double d = fabs((double)got[i] - (double)want[i]);
+    if (!(d <= worst)) worst = d;
+  }
+  printf("capi_activations_test: packed vs stored: max |diff| %.3g, bound %.3g\n", worst,
+         1e-4 * scale);
+  return worst <= 1e-4 * scale;
+}
+
+static void test_pack(void) {
+  static attnrt_model m, never_opened;
+  size_t bytes = 1;
+  unsigned char* buffer;
+  CHECK_STATUS(attnrt_model_packed_bytes(&never_opened, &bytes), ATTNRT_INVALID_ARGUMENT);
+  CHECK_STATUS(attnrt_model_open(&m, g_lm, g_lm_bytes), ATTNRT_OK);
+  CHECK_STATUS(attnrt_model_packed_bytes(&m, NULL), ATTNRT_INVALID_ARGUMENT);
+  CHECK(contains(attnrt_model_message(&m), "bytes is NULL"));
+  CHECK_STATUS(attnrt_model_set_activations(&m, ATTNRT_ACTIVATIONS_F32), ATTNRT_OK);
+  CHECK_STATUS(attnrt_model_packed_bytes(&m, &bytes), ATTNRT_OK);
+  CHECK(bytes == 0);
+  CHECK_STATUS(attnrt_model_set_activations(&m, ATTNRT_ACTIVATIONS_AUTO), ATTNRT_OK);
+  CHECK_STATUS(attnrt_model_packed_bytes(&m, &bytes), ATTNRT_OK);
+  printf("capi_activations_test: packed copies here: %zu bytes\n", bytes);
+  if (bytes == 0) {  /* this CPU reads the weights as stored: packing changes nothing */
+    CHECK_STATUS(attnrt_model_pack(&m, NULL, 0), ATTNRT_OK);
+    return;
+  }
+  buffer = (unsigned char*)aligned(bytes + 64);
+  if (buffer == NULL) {
+    CHECK(buffer != NULL);
+    return;
+  }
+  CHECK_STATUS(attnrt_model_pack(&m, NULL, bytes), ATTNRT_INVALID_ARGUMENT);
+  CHECK_STATUS(attnrt_model_pack(&m, buffer, bytes - 1), ATTNRT_BUFFER_TOO_SMALL);
+  CHECK(contains(attnrt_model_message(&m), "need"));
+  CHECK_STATUS(attnrt_model_pack(&m, buffer + 1, bytes), ATTNRT_INVALID_ARGUMENT);
+  CHECK(contains(attnrt_model_message(&m), "aligned"));
+  memset(g_logits, 0, sizeof(g_logits));
+  CHECK(run_session(&m, g_want_lm_plan[0], g_want_tokens[0]) == 0);
+  CHECK(memcmp(g_logits, g_want_logits[0], sizeof(g_logits)) == 0);
+  CHECK_STATUS(attnrt_model_pack(&m, buffer, bytes), ATTNRT_OK);
+  memset(g_logits, 0, sizeof(g_logits));
+  CHECK(run_session(&m, g_want_lm_plan[0], g_want_tokens[0]) == 0);
+  CHECK(within_packed_tolerance(g_logits, g_want_logits[0], (STEPS + 1) * VOCAB));
+  /* The copies are what runs: with the second half of the buffer (copies; the table of
+   * them leads it and is far smaller) zeroed, the logits move. */
+  memset(buffer + bytes / 2, 0, bytes - bytes / 2);
+  CHECK(run_session(&m, g_want_lm_plan[0], g_want_tokens[0]) == 0);
+  CHECK(memcmp(g_logits, g_want_logits[0], sizeof(g_logits)) != 0);
+  CHECK_STATUS(attnrt_model_open(&m, g_lm, g_lm_bytes), ATTNRT_OK);  /* lets go of buffer */
+  free(buffer);
+}
+
 int main(int argc, char** argv) {
   size_t i;
   int a;
@@ -205,6 +270,7 @@ int main(int argc, char** argv) {
   }
   test_encoder();
   test_lm();
+  test_pack();
   printf("capi_activations_test: %d checks, %d failed\n", g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
 }

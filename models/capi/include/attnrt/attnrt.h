@@ -115,6 +115,21 @@ typedef enum attnrt_activations {
  * with nothing changed. */
 attnrt_status attnrt_model_set_activations(attnrt_model* m, attnrt_activations activations);
 
+/* Panel copies: the layout this machine's integer Linear reads faster than the weights
+ * as stored (x86 with AVX2 or AVX-512: q4_0 and q4_K matrices; with AVX-512 VNNI also
+ * q8), the same values reordered. The CLI makes them at load; a C caller opts in, with
+ * memory of its own, as much again as those matrices take in the file.
+ * *bytes: the buffer attnrt_model_pack needs for the activations now set; 0 when no
+ * matrix of m has a copy here (another CPU or weight type, or ATTNRT_ACTIVATIONS_F32). */
+attnrt_status attnrt_model_packed_bytes(const attnrt_model* m, size_t* bytes);
+/* Writes the copies into buffer (64-byte aligned, at least attnrt_model_packed_bytes
+ * bytes, to outlive every later plan, run and session of m) and runs m from them from
+ * then on. Results stay within the integer path's bounds: bit for bit those of the
+ * weights as stored, except that q4_K's and q8's single rows (a decode step) then sum
+ * as their panels do. A short or misaligned buffer is refused by name with nothing
+ * changed; bytes == 0 when nothing has a copy is ATTNRT_OK (buffer may be NULL). */
+attnrt_status attnrt_model_pack(attnrt_model* m, void* buffer, size_t bytes);
+
 /* Width of one input row (model dim; channels*image*image for vit) and of one
  * output row (model dim, or classes for vit); 0 when m is not open. */
 size_t attnrt_model_input_dim(const attnrt_model* m);
