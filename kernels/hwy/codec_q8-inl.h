@@ -145,7 +145,7 @@ HWY_INLINE void Dot8Q8(const float* HWY_RESTRICT x, const Rows8<int8_t>& q,
     for (size_t b = b0; b < b_full; ++b) {
       const size_t k = b * kQ8Block;
       if (kPrefetchNext && k % 64 == 0) {
-        for (size_t i = 0; i < 8; ++i) PrefetchToL2(q.r[i] + next + k);
+        for (size_t i = 0; i < 8; ++i) PrefetchWeights(q.r[i] + next + k);
       }
       Q8Block8(x + k, q.r[0] + k, q.r[1] + k, q.r[2] + k, q.r[3] + k, q.r[4] + k, q.r[5] + k,
                q.r[6] + k, q.r[7] + k, sc, b - b0, a0, a1, a2, a3, a4, a5, a6, a7);

@@ -14,7 +14,7 @@
 // Prefetch (kPrefetchNext): the 8 rows that follow (the next group, contiguous in
 // W), one cache line per row whenever k enters a new 64-byte line of this group's
 // rows, so the next group's lines are on their way from DRAM while this one is
-// summed: 8 rows of lead, into L2 (prefetch.h says why not L1). On the EPYC (Zen 5, AVX-512) this took the 32000 x 288
+// summed: 8 rows of lead (prefetch.h: with which hint, and why). On the EPYC (Zen 5, AVX-512) this took the 32000 x 288
 // f32 classifier from about 80% to over 100% of a plain sequential read's
 // bandwidth. The caller asks for it on every matrix (linear.cc, DotRows: in a
 // decode step none is still in L2 when its turn comes); on an L2-hot matrix the
@@ -76,14 +76,14 @@ HWY_INLINE void Dot8(const float* HWY_RESTRICT x, const Rows8<typename W::T>& w,
   size_t k = 0;
   for (; k + N <= K; k += N) {
     if (kPrefetchNext && k % kLine < N) {
-      PrefetchToL2(w0 + next + k);
-      PrefetchToL2(w1 + next + k);
-      PrefetchToL2(w2 + next + k);
-      PrefetchToL2(w3 + next + k);
-      PrefetchToL2(w4 + next + k);
-      PrefetchToL2(w5 + next + k);
-      PrefetchToL2(w6 + next + k);
-      PrefetchToL2(w7 + next + k);
+      PrefetchWeights(w0 + next + k);
+      PrefetchWeights(w1 + next + k);
+      PrefetchWeights(w2 + next + k);
+      PrefetchWeights(w3 + next + k);
+      PrefetchWeights(w4 + next + k);
+      PrefetchWeights(w5 + next + k);
+      PrefetchWeights(w6 + next + k);
+      PrefetchWeights(w7 + next + k);
     }
     const auto xv = hn::LoadU(d, x + k);
     a0 = hn::MulAdd(xv, W::Load(d, w0 + k), a0);

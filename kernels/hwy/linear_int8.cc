@@ -299,7 +299,7 @@ struct Q4_0Rows : PerBlockScales {
   // The lines of row n's step at block b (a step never spans more than two lines, and the
   // next step's prefetch starts where this one ends).
   HWY_INLINE void PrefetchStep(size_t n, size_t b) const {
-    PrefetchToL2(Row(n) + b * kQ4_0BlockBytes);
+    PrefetchWeights(Row(n) + b * kQ4_0BlockBytes);
   }
 };
 
@@ -341,8 +341,8 @@ struct Q8Rows : PerBlockScales {
   }
   // Row n's step at block b, and the line of scales that starts at b, if one does.
   HWY_INLINE void PrefetchStep(size_t n, size_t b) const {
-    PrefetchToL2(Row(n) + b * kI8Block);
-    if ((n * blocks + b) % 32 < kStepBlocks) PrefetchToL2(scales + n * blocks + b);
+    PrefetchWeights(Row(n) + b * kI8Block);
+    if ((n * blocks + b) % 32 < kStepBlocks) PrefetchWeights(scales + n * blocks + b);
   }
 };
 
@@ -371,8 +371,8 @@ struct SuperBlockRows {
   HWY_INLINE void PrefetchStep(size_t n, size_t b) const {
     if (b % kSuperBlocks != 0) return;
     const uint8_t* at = Block(Row(n), b);
-    for (size_t i = 0; i < kInfo.bytes; i += 64) PrefetchToL2(at + i);
-    PrefetchToL2(at + kInfo.bytes - 1);
+    for (size_t i = 0; i < kInfo.bytes; i += 64) PrefetchWeights(at + i);
+    PrefetchWeights(at + kInfo.bytes - 1);
   }
 };
 
@@ -752,7 +752,7 @@ struct Q4_0Panel : PanelOf<Q4_0Rows, kQ4_0LaneRow, kQ4_0LaneRow> {
   HWY_INLINE void Prefetch(size_t n, size_t b) const {
     constexpr size_t kPerBlock = kPanelRows * kQ4_0BlockBytes;
     const uint8_t* at = w.Row(n) + b * kPerBlock;
-    for (size_t i = 0; i < kPerBlock; i += 64) PrefetchToL2(at + i);
+    for (size_t i = 0; i < kPerBlock; i += 64) PrefetchWeights(at + i);
   }
 };
 
@@ -763,7 +763,7 @@ template <class Weights>
 HWY_INLINE void PrefetchSuperBlockPanel(const Weights& w, size_t n, size_t b) {
   const size_t per_block = int8_linear::DivCeil(kPanelRows * w.row_bytes, w.blocks);
   const uint8_t* at = w.Row(n) + b * per_block;
-  for (size_t i = 0; i < per_block; i += 64) PrefetchToL2(at + i);
+  for (size_t i = 0; i < per_block; i += 64) PrefetchWeights(at + i);
 }
 
 // What the k-quant panels share: rows of whole super-blocks, transposed 32 bytes at a time as
@@ -837,7 +837,7 @@ struct PanelCopyOf {
   HWY_INLINE void PrefetchCopy(size_t n, size_t copy_block) const {
     if (n % kPanelCopyRows != 0) return;
     const uint8_t* at = w.GroupBlock(n, copy_block);
-    for (size_t i = 0; i < w.block_bytes; i += 64) PrefetchToL2(at + i);
+    for (size_t i = 0; i < w.block_bytes; i += 64) PrefetchWeights(at + i);
   }
 };
 
@@ -931,8 +931,8 @@ struct Q8Panel {
   HWY_INLINE void Prefetch(size_t n, size_t b) const {
     constexpr size_t kPerBlock = kPanelRows * kI8Block;
     const uint8_t* at = w.Row(n) + b * kPerBlock;
-    for (size_t i = 0; i < kPerBlock; i += 64) PrefetchToL2(at + i);
-    if (b % 2 == 0) PrefetchToL2(w.scales + n * w.blocks + b * kPanelRows);
+    for (size_t i = 0; i < kPerBlock; i += 64) PrefetchWeights(at + i);
+    if (b % 2 == 0) PrefetchWeights(w.scales + n * w.blocks + b * kPanelRows);
   }
 };
 

@@ -88,8 +88,9 @@ void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch);
 const char* LinearIsa();
 
 // Bytes of the copy of p.w in the layout the `auto` kernel for p reads fastest (today the
-// integer kernel's q4_0 panels on AVX2 and AVX-512: weight_q4_0.h), or 0 when it reads the
-// weights as stored. Depends on p.w_type, p.in, p.out and p.activations only.
+// integer kernel's panels of q4_0 and q4_K on AVX2 and AVX-512, and of q8 with AVX-512 VNNI:
+// weight_panels.h), or 0 when it reads the weights as stored. Depends on p.w_type, p.in,
+// p.out and p.activations only.
 size_t LinearPackedBytes(const LinearParams& p);
 // Writes that copy of p.w to dst (LinearPackedBytes(p) bytes, 64-byte aligned), for
 // p.w_packed. Nothing when LinearPackedBytes(p) is 0.
