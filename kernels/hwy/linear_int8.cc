@@ -1015,8 +1015,8 @@ void PanelColumns(const LinearParams& p, const Weights& w, const Layout& l, size
 // A type's panels from its copy when the caller gave one (LinearParams::w_packed), else
 // from its rows as stored.
 template <class CopyPanel, class RowsPanel, class Rows>
-HWY_INLINE void CopyOrRowsPanels(const LinearParams& p, const Layout& l, size_t m0, size_t rows, size_t n0, size_t n1,
-                                 const float* act) {
+HWY_INLINE void CopyOrRowsPanels(const LinearParams& p, const Layout& l, size_t m0, size_t rows,
+                                 size_t n0, size_t n1, const float* act) {
   if (p.w_packed != nullptr) {
     PanelColumns<CopyPanel>(p, PanelCopyRows(p), l, m0, rows, n0, n1, act);
   } else {
@@ -1036,8 +1036,12 @@ size_t Int8ScratchFloats(const LinearParams& p) {
 // panels' 9.5 ms; q4_K at kquant_512, 3 alternating rounds: 1.77-1.91 ms against 2.1-3.1 ms,
 // level from cache), while prefill gains (q4_K prefill of 64 at dim 512 / hidden 1536:
 // 35-41 -> 20-22 ms). q4_K from its panel copy (`copy`): every chunk (kquant_512 decode
-// 1.83 -> 1.40-1.72 ms). The two shapes differ only in rounding (partial sums per lane
-// against whole-block dots per lane; q4_K's mins per block against per super-block).
+// 1.83 -> 1.40-1.72 ms). q8 keeps its row tiles for one row even with its copy: from DRAM
+// they are faster (Zen 5, SmolLM2-135M q8 decode, alternating builds: 4.2-5.5 ms against
+// the copy's panels' 5.0-5.6), from cache slower (stories15M: 0.52-0.85 against 0.30-0.38
+// ms); models that outgrow the cache are the ones decode speed matters for. The two shapes
+// differ only in rounding (partial sums per lane against whole-block dots per lane; q4_K's
+// mins per block against per super-block).
 HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
   switch (type) {
 #if defined(ATTNRT_I8_Q4_0_PANELS)
@@ -1050,7 +1054,7 @@ HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
     case WeightType::kQ6_K: return rows >= 2;
 #endif
 #if defined(ATTNRT_I8_Q8_PANELS)
-    case WeightType::kQ8: return rows >= 2 || copy;
+    case WeightType::kQ8: return rows >= 2;
 #endif
     default: return false;
   }

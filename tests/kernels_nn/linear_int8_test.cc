@@ -183,10 +183,10 @@ class Int8Tester : public LinearInputs {
   }
 
   // A run from the packed copy (exactly LinearPackedBytes, so ASan sees a read past it) is
-  // within the reference's bounds and gives `got`'s bits, but for q4_K's and q8's chunks of
-  // one x row: from the copy they run in panels, from the stored rows in row tiles, which
-  // round differently (q4_K's mins' term per block against per super-block, q8's lanes'
-  // partial sums; linear_int8.cc's UsesPanels).
+  // within the reference's bounds and gives `got`'s bits, but for q4_K's chunks of one x
+  // row: from the copy they run in panels, from the stored rows in row tiles, which round
+  // the mins' term differently (per block against per super-block; linear_int8.cc's
+  // UsesPanels). q8's one-row chunks run in row tiles either way.
   void ExpectPackedCopyAgrees(const std::vector<size_t>& cuts, const GuardedFloats& got) {
     GuardedFloats y = NewOutput();
     const LinearParams p = Params(&y);
@@ -200,8 +200,7 @@ class Int8Tester : public LinearInputs {
     ASSERT_EQ(ran, "") << "from the packed copy: " << c_.Describe();
     ASSERT_NO_FATAL_FAILURE(ExpectWithinReference(y)) << "from the packed copy";
     constexpr size_t kChunkRows = 8;  // x rows per chunk (linear_int8.cc)
-    const bool tiles_without_copy = c_.type == WeightType::kQ4_K || c_.type == WeightType::kQ8;
-    if (tiles_without_copy && c_.M % kChunkRows == 1) return;
+    if (c_.type == WeightType::kQ4_K && c_.M % kChunkRows == 1) return;
     EXPECT_TRUE(y.SameBitsAs(got)) << "the packed copy gave other bits: " << c_.Describe();
   }
 
