@@ -83,7 +83,12 @@ configure() {  # configure BUILD_DIR TOOLCHAIN [cmake args...]
   shift 2
   mkdir -p "$dir"
   logged "$dir/cross-configure.log" cmake -S "$root" -B "$dir" -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/toolchains/$toolchain" "$@"
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/toolchains/$toolchain" "$@" && return
+  # A configure that failed (say, before install_cross_deps.sh installed the compiler) leaves
+  # a cache whose per-configuration flags are empty: the next run would build at -O0 (seen:
+  # the Cortex-M libraries then reference __cxa_pure_virtual). Start the next one clean.
+  rm -f "$dir/CMakeCache.txt"
+  return 1
 }
 
 build() {  # build BUILD_DIR [targets...]
