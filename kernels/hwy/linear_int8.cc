@@ -899,8 +899,21 @@ struct Q6_KPanel : SuperBlockPanel<Q6_KRows> {
 #endif
 
 #if defined(ATTNRT_I8_Q8_PANELS)
-struct Q8Panel {
+// What q8's panels compute, from its rows or its copy: activations + 128 against the signed
+// weights, each row's dot starting from the block's -128 * sum (block.start).
+struct Q8PanelArithmetic {
   static constexpr bool kMins = false;
+  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
+                               __m512 acc) {
+    return PanelBlockDot<false>(block, a, start, s, acc);
+  }
+  // (q8 has no activation offsets: `o` is not read.)
+  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const {
+    return block.start;
+  }
+};
+
+struct Q8Panel : Q8PanelArithmetic {
   const Q8Rows& w;
   const uint8_t* rows[kPanelRows];
   const uint16_t* scale_rows[kPanelRows];
@@ -915,16 +928,8 @@ struct Q8Panel {
     scale_offsets = PanelOffsets(reinterpret_cast<const void* const*>(scale_rows), kQ8LaneRow);
   }
   static HWY_INLINE PanelF RowOrder(PanelF v) { return PanelRowOrder(v, kQ8RowLane); }
-  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
-                               __m512 acc) {
-    return PanelBlockDot<false>(block, a, start, s, acc);
-  }
   HWY_INLINE void Load(size_t b, PanelBlock* out) const {
     LoadQ8PanelBlock(rows, scale_rows, scale_offsets, w.K, b, out);
-  }
-  // (q8 has no activation offsets: `o` is not read.)
-  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const {
-    return block.start;
   }
   // A panel's values are 16 K contiguous bytes, read at 16 * 32 per block; its scales 16 *
   // blocks halves, 16 per block.
@@ -938,17 +943,12 @@ struct Q8Panel {
 
 // q8 from its copy: a block is 10 loads (LoadQ8CopyBlock): no transpose, scale gather or
 // block sums of the weights (the copy holds each row's start).
-struct Q8CopyPanel : PanelCopyOf {
-  static constexpr bool kMins = false;
+struct Q8CopyPanel : PanelCopyOf, Q8PanelArithmetic {
   using PanelCopyOf::PanelCopyOf;
-  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
-                               __m512 acc) {
-    return PanelBlockDot<false>(block, a, start, s, acc);
-  }
+  using Q8PanelArithmetic::Dot;
   HWY_INLINE void Load(size_t b, PanelBlock* out) const {
     LoadQ8CopyBlock<kPanelRows>(group + b * w.block_bytes, first, out);
   }
-  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const { return block.start; }
   HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchCopy(n, b); }
 };
 #endif
