@@ -18,6 +18,8 @@
 //         weights as they are; the 128 * sum(w) this adds is taken off by starting each dot
 //         from -128 * sum(w) per row, summed once per block (8 more vpdpbusd per panel and
 //         block). Only with VNNI: vpmaddubsw's int16 pairs would saturate at 2 * 255 * 127.
+//         From the panel copy (weight_panels.h) the other way round: the weights as w + 128,
+//         the activations as they are, each dot from -128 * sum(a), the x row's term.
 //
 // The transpose (per block, for all the x rows of the chunk): vectors of 4 rows' 16 bytes (a
 // 128-bit lane per row), then a 4 x 4 transpose of 32-bit words inside each 128-bit lane
@@ -187,13 +189,13 @@ HWY_INLINE void LoadQ4_0CopyBlock(const uint8_t* block, size_t first, Block* out
   out->start = hn::Zero(du).raw;
 }
 
-// A q8 panel block from the copy: its 8 words of values, d, and the start word the packer
-// summed (weight_panels.h), in row order: no transpose, gather or block sum.
+// A q8 panel block from the copy: its 8 words of offset values (v + 128, weight_panels.h)
+// and d, in row order: no transpose, gather or block sum. The dot's start is the x row's.
 template <size_t kRows, class Block>
 HWY_INLINE void LoadQ8CopyBlock(const uint8_t* block, size_t first, Block* out) {
   for (size_t k = 0; k < 8; ++k) out->v[k] = PanelCopyWords<kRows>(block, 2 + 4 * k, first).raw;
   out->scale = PanelCopyF16<kRows>(block, 0, first).raw;
-  out->start = PanelCopyWords<kRows>(block, kQ8CopyBlockBytes - 4, first).raw;
+  out->start = hn::Zero(hn::CappedTag<uint32_t, kRows>()).raw;
 }
 
 // A q4_K super-block's scale words and d, dmin from the copy (GatherQ4_KPanelScales's).

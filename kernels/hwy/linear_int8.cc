@@ -899,21 +899,10 @@ struct Q6_KPanel : SuperBlockPanel<Q6_KRows> {
 #endif
 
 #if defined(ATTNRT_I8_Q8_PANELS)
-// What q8's panels compute, from its rows or its copy: activations + 128 against the signed
-// weights, each row's dot starting from the block's -128 * sum (block.start).
-struct Q8PanelArithmetic {
+// q8 from its rows: activations + 128 against the signed weights, each row's dot starting
+// from the block's -128 * sum (block.start, LoadQ8PanelBlock's).
+struct Q8Panel {
   static constexpr bool kMins = false;
-  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
-                               __m512 acc) {
-    return PanelBlockDot<false>(block, a, start, s, acc);
-  }
-  // (q8 has no activation offsets: `o` is not read.)
-  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const {
-    return block.start;
-  }
-};
-
-struct Q8Panel : Q8PanelArithmetic {
   const Q8Rows& w;
   const uint8_t* rows[kPanelRows];
   const uint16_t* scale_rows[kPanelRows];
@@ -928,6 +917,12 @@ struct Q8Panel : Q8PanelArithmetic {
     scale_offsets = PanelOffsets(reinterpret_cast<const void* const*>(scale_rows), kQ8LaneRow);
   }
   static HWY_INLINE PanelF RowOrder(PanelF v) { return PanelRowOrder(v, kQ8RowLane); }
+  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i start, float s,
+                               __m512 acc) {
+    return PanelBlockDot<false>(block, a, start, s, acc);
+  }
+  // (No activation offsets here: `o` is not read.)
+  HWY_INLINE __m512i Start(const PanelBlock& block, const int32_t*) const { return block.start; }
   HWY_INLINE void Load(size_t b, PanelBlock* out) const {
     LoadQ8PanelBlock(rows, scale_rows, scale_offsets, w.K, b, out);
   }
@@ -941,13 +936,18 @@ struct Q8Panel : Q8PanelArithmetic {
   }
 };
 
-// q8 from its copy: a block is 10 loads (LoadQ8CopyBlock): no transpose, scale gather or
-// block sums of the weights (the copy holds each row's start).
-struct Q8CopyPanel : PanelCopyOf, Q8PanelArithmetic {
+// q8 from its copy: a block is 9 loads (LoadQ8CopyBlock), no transpose, scale gather or
+// block sums of the weights. The copy's bytes are v + 128 against the signed activations,
+// so each dot starts from -128 * (sum of the x row's block) = 16 * its offset o (-8 * sum):
+// the same exact integer dot as Q8Panel's, from q8's own byte count.
+struct Q8CopyPanel : PanelCopyOf {
+  static constexpr bool kMins = false;
   using PanelCopyOf::PanelCopyOf;
-  using Q8PanelArithmetic::Dot;
   HWY_INLINE void Load(size_t b, PanelBlock* out) const {
     LoadQ8CopyBlock<kPanelRows>(group + b * w.block_bytes, first, out);
+  }
+  HWY_INLINE PanelI Start(const PanelBlock&, const int32_t* offset) const {
+    return PanelSetI(16 * *offset);
   }
   HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchCopy(n, b); }
 };
@@ -1036,10 +1036,9 @@ size_t Int8ScratchFloats(const LinearParams& p) {
 // panels' 9.5 ms; q4_K at kquant_512, 3 alternating rounds: 1.77-1.91 ms against 2.1-3.1 ms,
 // level from cache), while prefill gains (q4_K prefill of 64 at dim 512 / hidden 1536:
 // 35-41 -> 20-22 ms). q4_K from its panel copy (`copy`): every chunk (kquant_512 decode
-// 1.83 -> 1.40-1.72 ms). q8 keeps its row tiles for one row even with its copy: from DRAM
-// they are faster (Zen 5, SmolLM2-135M q8 decode, alternating builds: 4.2-5.5 ms against
-// the copy's panels' 5.0-5.6), from cache slower (stories15M: 0.52-0.85 against 0.30-0.38
-// ms); models that outgrow the cache are the ones decode speed matters for. The two shapes
+// 1.83 -> 1.40-1.72 ms). q8 from its copy: every chunk too, since the copy holds q8's own
+// bytes (Zen 5, 1 thread, alternating builds: stories15M q8 decode 0.47 -> 0.21 ms from
+// cache, SmolLM2-135M level from DRAM). The two shapes
 // differ only in rounding (partial sums per lane against whole-block dots per lane; q4_K's
 // mins per block against per super-block).
 HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
@@ -1054,7 +1053,7 @@ HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
     case WeightType::kQ6_K: return rows >= 2;
 #endif
 #if defined(ATTNRT_I8_Q8_PANELS)
-    case WeightType::kQ8: return rows >= 2;
+    case WeightType::kQ8: return rows >= 2 || copy;
 #endif
     default: return false;
   }
@@ -1078,14 +1077,17 @@ HWY_INLINE void BlockScaleColumns(const LinearParams& p, const Weights& w, const
 // the activations + 128, vpdpbusd's unsigned operand; q4_0's and q4_K's nibbles are it).
 HWY_INLINE void QuantizeChunk(const LinearParams& p, const Layout& l, size_t m0, size_t rows,
                               float* act) {
-  const bool nibbles = p.w_type == WeightType::kQ4_0 && Q4_0Rows::kNibbles;
-  const bool unsigned_activations = UsesPanels(p.w_type, rows, p.w_packed != nullptr) &&
-                                    (p.w_type == WeightType::kQ8 || p.w_type == WeightType::kQ6_K);
+  const bool copy = p.w_packed != nullptr;
+  const bool panels = UsesPanels(p.w_type, rows, copy);
+  const bool q8_copy = p.w_type == WeightType::kQ8 && panels && copy;
+  const bool offsets = (p.w_type == WeightType::kQ4_0 && Q4_0Rows::kNibbles) || q8_copy;
+  const bool unsigned_activations =
+      panels && ((p.w_type == WeightType::kQ8 && !copy) || p.w_type == WeightType::kQ6_K);
   for (size_t m = 0; m < rows; ++m) {
     QuantizeRow(p.x + (m0 + m) * p.x_stride, p.in, l.blocks,
                 reinterpret_cast<int8_t*>(act + l.q) + m * l.blocks * kI8Block,
                 act + l.d + m * l.blocks,
-                nibbles ? reinterpret_cast<int32_t*>(act + l.o) + m * l.blocks : nullptr,
+                offsets ? reinterpret_cast<int32_t*>(act + l.o) + m * l.blocks : nullptr,
                 unsigned_activations,
                 l.supers != 0 ? act + l.f + m * l.supers * int8_linear::kMinLanes : nullptr);
   }

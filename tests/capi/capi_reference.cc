@@ -72,14 +72,26 @@ extern "C" int ref_model_run(const void* file, size_t file_bytes, const float* x
 }
 
 extern "C" int ref_lm_greedy(const void* file, size_t file_bytes, size_t max_seq, int kv_type,
-                             int activations, const int32_t* prompt, size_t prompt_len,
-                             size_t steps, int32_t* tokens, float* logits, size_t* arena_bytes) {
+                             int activations, int packed, const int32_t* prompt,
+                             size_t prompt_len, size_t steps, int32_t* tokens, float* logits,
+                             size_t* arena_bytes) {
   static Loaded loaded;
+  static std::vector<unsigned char> copies;
   if (Load(file, file_bytes, &loaded) != 0) return 1;
+  const LinearActivations linear = static_cast<LinearActivations>(activations);
+  if (packed != 0) {
+    size_t bytes = 0;
+    Status s = ModelPackedBytes(loaded.model, linear, &bytes);
+    if (!s.ok()) return Fail("packed bytes", s);
+    copies.assign(bytes + kPackedAlignment, 0);
+    unsigned char* at = copies.data() + (kPackedAlignment - reinterpret_cast<uintptr_t>(copies.data()) % kPackedAlignment);
+    s = PackModelWeights(&loaded.model, linear, at, bytes);
+    if (!s.ok()) return Fail("pack", s);
+  }
   LmShape shape;
   shape.max_seq = max_seq;
   shape.kv_type = static_cast<KvType>(kv_type);
-  shape.linear_activations = static_cast<LinearActivations>(activations);
+  shape.linear_activations = linear;
   LmPlan plan;
   Status s = PlanLm(loaded.model, shape, 1, &plan);
   if (!s.ok()) return Fail("plan lm", s);

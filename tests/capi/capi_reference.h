@@ -23,10 +23,11 @@ int ref_model_run(const void* file, size_t file_bytes, const float* x, size_t ba
 /* Feeds prompt (one call), then `steps` greedy tokens one at a time, with the KV
  * cache stored as kv_type (attnrt::KvType code: 1 f32, 2 f16, 4 q8); writes the
  * generated tokens and, after every feed, that feed's logits to
- * logits + i * vocab (steps + 1 rows); *arena_bytes (may be NULL) gets the plan's size. */
+ * logits + i * vocab (steps + 1 rows); *arena_bytes (may be NULL) gets the plan's size.
+ * `packed`: the model's panel copies made first (attnrt::PackModelWeights). */
 int ref_lm_greedy(const void* file, size_t file_bytes, size_t max_seq, int kv_type,
-                  int activations, const int32_t* prompt, size_t prompt_len, size_t steps,
-                  int32_t* tokens, float* logits, size_t* arena_bytes);
+                  int activations, int packed, const int32_t* prompt, size_t prompt_len,
+                  size_t steps, int32_t* tokens, float* logits, size_t* arena_bytes);
 
 /* attnrt::SampleToken with temperature/top_k/top_p from a seeded state. */
 int ref_sample(const float* logits, size_t vocab, float temperature, size_t top_k, float top_p,

@@ -469,11 +469,11 @@ int main(int argc, char** argv) {
   /* The C++ API's answers, before the heap is watched. */
   if (ref_model_run(g_encoder, g_encoder_bytes, g_x, BATCH, SEQ, 1, 0, g_want, NULL) != 0 ||
       ref_model_run(g_encoder, g_encoder_bytes, g_x, BATCH, SEQ, 3, 0, g_want3, NULL) != 0 ||
-      ref_lm_greedy(g_lm, g_lm_bytes, MAX_SEQ, ATTNRT_KV_F32, 0, kPrompt, PROMPT_LEN, STEPS,
+      ref_lm_greedy(g_lm, g_lm_bytes, MAX_SEQ, ATTNRT_KV_F32, 0, 0, kPrompt, PROMPT_LEN, STEPS,
                     g_want_tokens, g_want_logits, NULL) != 0 ||
-      ref_lm_greedy(g_lm, g_lm_bytes, MAX_SEQ, ATTNRT_KV_F16, 0, kPrompt, PROMPT_LEN, STEPS,
+      ref_lm_greedy(g_lm, g_lm_bytes, MAX_SEQ, ATTNRT_KV_F16, 0, 0, kPrompt, PROMPT_LEN, STEPS,
                     g_want_typed_tokens[0], g_want_typed_logits[0], NULL) != 0 ||
-      ref_lm_greedy(g_lm, g_lm_bytes, MAX_SEQ, ATTNRT_KV_Q8, 0, kPrompt, PROMPT_LEN, STEPS,
+      ref_lm_greedy(g_lm, g_lm_bytes, MAX_SEQ, ATTNRT_KV_Q8, 0, 0, kPrompt, PROMPT_LEN, STEPS,
                     g_want_typed_tokens[1], g_want_typed_logits[1], NULL) != 0 ||
       ref_sample(g_want_logits, VOCAB, 0.9f, 40, 0.95f, 1234, &g_want_sampled[0]) != 0 ||
       ref_sample(g_want_logits, VOCAB, 0.9f, 0, 1.0f, 99, &g_want_sampled[1]) != 0 ||

@@ -183,10 +183,10 @@ class Int8Tester : public LinearInputs {
   }
 
   // A run from the packed copy (exactly LinearPackedBytes, so ASan sees a read past it) is
-  // within the reference's bounds and gives `got`'s bits, but for q4_K's chunks of one x
-  // row: from the copy they run in panels, from the stored rows in row tiles, which round
-  // the mins' term differently (per block against per super-block; linear_int8.cc's
-  // UsesPanels). q8's one-row chunks run in row tiles either way.
+  // within the reference's bounds and gives `got`'s bits, but for q4_K's and q8's chunks of
+  // one x row: from the copy they run in panels, from the stored rows in row tiles, which
+  // round differently (q4_K's mins' term per block against per super-block; q8's partial
+  // sums per lane against whole-block dots; linear_int8.cc's UsesPanels).
   void ExpectPackedCopyAgrees(const std::vector<size_t>& cuts, const GuardedFloats& got) {
     GuardedFloats y = NewOutput();
     const LinearParams p = Params(&y);
@@ -200,7 +200,8 @@ class Int8Tester : public LinearInputs {
     ASSERT_EQ(ran, "") << "from the packed copy: " << c_.Describe();
     ASSERT_NO_FATAL_FAILURE(ExpectWithinReference(y)) << "from the packed copy";
     constexpr size_t kChunkRows = 8;  // x rows per chunk (linear_int8.cc)
-    if (c_.type == WeightType::kQ4_K && c_.M % kChunkRows == 1) return;
+    const bool one_row_panels = c_.type == WeightType::kQ4_K || c_.type == WeightType::kQ8;
+    if (one_row_panels && c_.M % kChunkRows == 1) return;
     EXPECT_TRUE(y.SameBitsAs(got)) << "the packed copy gave other bits: " << c_.Describe();
   }
 
@@ -250,8 +251,8 @@ TEST_P(LinearInt8Test, PanelCopiesOnlyWhereThePanelsReadThem) {
     size_t want = 0;
     if (panels && t == WeightType::kQ4_0) want = 3 * 10 * 16 * kQ4_0BlockBytes;
     if (panels && t == WeightType::kQ4_K) want = 3 * 2 * 16 * kQ4_KBlockBytes;
-    // q8's copied block: its f16 scale, 32 values and a 32-bit start word.
-    if (vnni_panels && t == WeightType::kQ8) want = 3 * 10 * 16 * (2 + 32 + 4);
+    // q8's copied block: its f16 scale and 32 offset values, q8's own bytes.
+    if (vnni_panels && t == WeightType::kQ8) want = 3 * 10 * 16 * (2 + 32);
     EXPECT_EQ(LinearPackedBytes(p), want) << isa << " " << WeightTypeName(t);
     p.activations = LinearActivations::kF32;
     EXPECT_EQ(LinearPackedBytes(p), 0u) << isa << " " << WeightTypeName(t);

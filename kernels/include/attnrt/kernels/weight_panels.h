@@ -11,8 +11,9 @@
 // (PanelCopyFieldAt). A type's fields are its leading f16 scales (2 bytes each), then
 // 32-bit words (q4_0: d, then 4 words of nibbles; q4_K: d, dmin, 3 words of 6-bit scales, 32
 // words of nibbles). q8, whose rows and scales are stored apart (weight_q8.h), is copied as
-// blocks of kQ8CopyBlockBytes: d, 8 words of values, and one word that is -128 times the
-// values' sum (what the panels' dots start from against activations + 128).
+// blocks of kQ8CopyBlockBytes: d, then 8 words of the values as offset bytes v + 128 (v ^
+// 0x80): vpdpbusd's unsigned operand, so the activations stay signed and the dot starts from
+// the activations' -128 * sum, a term of the x row (no per-row word: the copy has q8's bytes).
 //
 // Header-only and allocation-free.
 #pragma once
@@ -26,7 +27,7 @@
 namespace attnrt {
 
 constexpr size_t kPanelCopyRows = 16;
-constexpr size_t kQ8CopyBlockBytes = 2 + 32 + 4;
+constexpr size_t kQ8CopyBlockBytes = 2 + 32;
 
 // A type's block in the copy: its bytes, and how many 2-byte fields lead it.
 inline size_t PanelCopyBlockBytes(WeightType t) {
@@ -79,8 +80,8 @@ inline void PackPanelCopy(const uint8_t* w, size_t rows, size_t blocks, size_t b
 
 // Writes the panel copy of a q8 matrix (`rows` rows of K values, `scales` its plane of
 // blocks = ceil(K / 32) f16 scales per row) to dst (PanelCopyBytes(rows, blocks,
-// kQ8CopyBlockBytes) bytes): per row and block, d, the 32 values (zeros past K) and
-// -128 * their sum.
+// kQ8CopyBlockBytes) bytes): per row and block, d and the 32 values as v + 128 (zeros past K,
+// so 128).
 inline void PackQ8PanelCopy(const int8_t* values, const uint16_t* scales, size_t rows, size_t K,
                             uint8_t* dst) {
   const size_t blocks = K / 32 + (K % 32 != 0);
@@ -88,14 +89,13 @@ inline void PackQ8PanelCopy(const int8_t* values, const uint16_t* scales, size_t
     for (size_t b = 0; b < blocks; ++b, dst += kPanelCopyRows * kQ8CopyBlockBytes) {
       for (size_t r = 0; r < kPanelCopyRows; ++r) {
         const size_t n = n0 + r < rows ? n0 + r : rows - 1;
-        uint8_t block[kQ8CopyBlockBytes] = {};
+        uint8_t block[kQ8CopyBlockBytes];
         std::memcpy(block, scales + n * blocks + b, 2);
         const size_t count = K - 32 * b < 32 ? K - 32 * b : 32;
-        std::memcpy(block + 2, values + n * K + 32 * b, count);
-        int32_t sum = 0;
-        for (size_t i = 0; i < count; ++i) sum += values[n * K + 32 * b + i];
-        const int32_t start = -128 * sum;  // |sum| <= 32 * 128: no overflow
-        std::memcpy(block + 34, &start, 4);
+        for (size_t i = 0; i < 32; ++i) {
+          const int8_t v = i < count ? values[n * K + 32 * b + i] : 0;
+          block[2 + i] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ 0x80u);
+        }
         ScatterPanelCopyBlock(block, kQ8CopyBlockBytes, 1, r, dst);
       }
     }

@@ -125,8 +125,8 @@ attnrt_status attnrt_model_packed_bytes(const attnrt_model* m, size_t* bytes);
 /* Writes the copies into buffer (64-byte aligned, at least attnrt_model_packed_bytes
  * bytes, to outlive every later plan, run and session of m) and runs m from them from
  * then on. Results stay within the integer path's bounds: bit for bit those of the
- * weights as stored, except that q4_K's single rows (a decode step) then sum
- * as their panels do. A short or misaligned buffer is refused by name with nothing
+ * weights as stored, except that q4_K's and q8's single rows (a decode step) then
+ * sum as their panels do. A short or misaligned buffer is refused by name with nothing
  * changed; bytes == 0 when nothing has a copy is ATTNRT_OK (buffer may be NULL). */
 attnrt_status attnrt_model_pack(attnrt_model* m, void* buffer, size_t bytes);
 
