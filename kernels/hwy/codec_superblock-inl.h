@@ -49,15 +49,21 @@ struct SuperBlockCodec {
     Format::Unpack32(row + k / kInfo.block * kInfo.bytes, k % kInfo.block / kSuperChunk, dst);
   }
 
+  // Rows four at a time, chunk by chunk: each chunk of x loaded once for the four, and four
+  // FMA chains (one row's chain alone waits on its FMA latency at every step). Per row the
+  // sum's order is the same as one row alone: chunk by chunk, lanes apart, summed at the end.
   static HWY_INLINE void DotGroup(const Matrix& w, size_t K, const float* x, size_t n,
                                   size_t count, bool, float* out) {
     const DWiden d;
     const size_t N = hn::Lanes(d);
-    HWY_ALIGN float wb[kSuperChunk];
+    HWY_ALIGN float wb[4][kSuperChunk];
     HWY_ALIGN float xt[kSuperChunk];
-    for (size_t i = 0; i < 8; ++i) {
-      const uint8_t* row = w.blocks + (n + HWY_MIN(i, count - 1)) * w.row_bytes;
-      auto acc = hn::Zero(d);
+    for (size_t i0 = 0; i0 < 8; i0 += 4) {
+      const uint8_t* rows[4];
+      for (size_t i = 0; i < 4; ++i) {
+        rows[i] = w.blocks + (n + HWY_MIN(i0 + i, count - 1)) * w.row_bytes;
+      }
+      auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
       for (size_t k = 0; k < K; k += kSuperChunk) {
         const size_t len = HWY_MIN(kSuperChunk, K - k);
         const float* xb = x + k;
@@ -65,12 +71,19 @@ struct SuperBlockCodec {
           for (size_t j = 0; j < kSuperChunk; ++j) xt[j] = j < len ? x[k + j] : 0.0f;
           xb = xt;
         }
-        UnpackAt(row, k, wb);
+        for (size_t i = 0; i < 4; ++i) UnpackAt(rows[i], k, wb[i]);
         for (size_t j = 0; j < kSuperChunk; j += N) {
-          acc = hn::MulAdd(hn::LoadU(d, xb + j), hn::LoadU(d, wb + j), acc);
+          const auto xv = hn::LoadU(d, xb + j);
+          a0 = hn::MulAdd(xv, hn::Load(d, wb[0] + j), a0);
+          a1 = hn::MulAdd(xv, hn::Load(d, wb[1] + j), a1);
+          a2 = hn::MulAdd(xv, hn::Load(d, wb[2] + j), a2);
+          a3 = hn::MulAdd(xv, hn::Load(d, wb[3] + j), a3);
         }
       }
-      out[i] = hn::GetLane(hn::SumOfLanes(d, acc));
+      out[i0] = hn::GetLane(hn::SumOfLanes(d, a0));
+      out[i0 + 1] = hn::GetLane(hn::SumOfLanes(d, a1));
+      out[i0 + 2] = hn::GetLane(hn::SumOfLanes(d, a2));
+      out[i0 + 3] = hn::GetLane(hn::SumOfLanes(d, a3));
     }
   }
 
