@@ -237,9 +237,9 @@ HWY_INLINE void LoadQ4_KCopyBlock(const uint8_t* super, size_t first, size_t c, 
 constexpr size_t kPanelRows = 16;
 
 // The 16 rows of a panel at one block: their values as 8 vectors of one 32-bit word per row,
-// their f32 scales, and what each row's dot starts from on the weights' side (q8: -128 times
-// the sum of the row's block; q4_0: 0, its offset is the activations'). Lanes in the
-// transpose's order.
+// their f32 scales, and what each row's dot starts from on the weights' side (q8 from its
+// rows: -128 times the sum of the row's block; q4_0, and q8 from its copy: 0, their offset
+// is the activations'). Lanes in the transpose's order.
 struct PanelBlock {
   __m512i v[8];
   __m512 scale;
