@@ -50,7 +50,8 @@
 #include "kernels/hwy/int8_dot-inl.h"
 
 // Defined in the passes for the targets below only (this file is included once for each):
-// q4_0 and q4_K panels on AVX3 and AVX3_DL, q8 and q6_K panels on AVX3_DL (VNNI).
+// q4_0 and q4_K panels on AVX3 and AVX3_DL, q8 and q6_K panels of their rows on AVX3_DL
+// (VNNI); q8's copy (PanelBlockDotOffsetBytes) wherever there are panels.
 #undef ATTNRT_I8_Q4_0_PANELS
 #undef ATTNRT_I8_Q4_K_PANELS
 #undef ATTNRT_I8_Q6_K_PANELS
@@ -409,6 +410,34 @@ HWY_INLINE __m512 PanelBlockDot(const PanelBlock& w, const int8_t* a, __m512i st
 HWY_INLINE __m512 PanelBlockDotNibbles(const PanelBlock& w, const int8_t* a, __m512i start,
                                        float s, __m512 acc) {
   return PanelBlockDot<true>(w, a, start, s, acc);
+}
+
+// q8's copy: offset bytes w + 128 (weight_panels.h) against the signed activations, from the
+// x row's start. VNNI: one vpdpbusd per word. Without it vpmaddubsw's pairs (up to 2 * 255 *
+// 127) would saturate int16, so each byte goes in as its two nibbles (w + 128 = 16 h + l),
+// each pair at most 2 * 15 * 127 and 8 words' pairs at most 30480 per int16 lane, the high
+// nibbles' sum weighted by 16 as the pairs become int32: the same exact dot.
+HWY_INLINE __m512 PanelBlockDotOffsetBytes(const PanelBlock& w, const int8_t* a, __m512i start,
+                                           float s, __m512 acc) {
+#if ATTNRT_I8_VNNI
+  return PanelBlockDot<true>(w, a, start, s, acc);
+#else
+  const __m512i low4 = _mm512_set1_epi8(0x0F);
+  __m512i low = _mm512_setzero_si512(), high = _mm512_setzero_si512();
+  for (size_t g = 0; g < 8; ++g) {
+    int32_t word;
+    __builtin_memcpy(&word, a + 4 * g, sizeof(word));
+    const __m512i ag = _mm512_set1_epi32(word);
+    low = _mm512_add_epi16(low, _mm512_maddubs_epi16(_mm512_and_si512(w.v[g], low4), ag));
+    high = _mm512_add_epi16(
+        high, _mm512_maddubs_epi16(_mm512_and_si512(_mm512_srli_epi16(w.v[g], 4), low4), ag));
+  }
+  const __m512i dot = _mm512_add_epi32(
+      _mm512_add_epi32(start, _mm512_madd_epi16(low, _mm512_set1_epi16(1))),
+      _mm512_madd_epi16(high, _mm512_set1_epi16(16)));
+  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(w.scale, _mm512_set1_ps(s)),
+                         acc);
+#endif
 }
 
 #if ATTNRT_I8_VNNI

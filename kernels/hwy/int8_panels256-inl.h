@@ -1,4 +1,4 @@
-// q4_0 and q4_K on AVX2: int8_panels-inl.h's panels at half the width, 8 weight rows with one
+// q4_0, q4_K and q8's copy on AVX2: int8_panels-inl.h's panels at half the width, 8 weight rows with one
 // output per int32 lane, for linear_int8.cc's PanelColumns (the same panel structs over these
 // functions, which keep int8_panels-inl.h's names and take 256-bit vectors).
 //
@@ -142,6 +142,28 @@ HWY_INLINE __m256 PanelBlockDotNibbles(const PanelBlock& w, const int8_t* a, __m
   }
   const __m256i dot = _mm256_add_epi32(
       start, _mm256_madd_epi16(_mm256_add_epi16(pairs[0], pairs[1]), _mm256_set1_epi16(1)));
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(w.scale, _mm256_set1_ps(s)),
+                         acc);
+}
+
+// q8's copy: offset bytes w + 128 against the signed activations, each byte as its two
+// nibbles (int8_panels-inl.h's PanelBlockDotOffsetBytes without VNNI says why), the high
+// nibbles' sum weighted by 16.
+HWY_INLINE __m256 PanelBlockDotOffsetBytes(const PanelBlock& w, const int8_t* a, __m256i start,
+                                           float s, __m256 acc) {
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  __m256i low = _mm256_setzero_si256(), high = _mm256_setzero_si256();
+  for (size_t g = 0; g < 8; ++g) {
+    int32_t word;
+    __builtin_memcpy(&word, a + 4 * g, sizeof(word));
+    const __m256i ag = _mm256_set1_epi32(word);
+    low = _mm256_add_epi16(low, _mm256_maddubs_epi16(_mm256_and_si256(w.v[g], low4), ag));
+    high = _mm256_add_epi16(
+        high, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(w.v[g], 4), low4), ag));
+  }
+  const __m256i dot = _mm256_add_epi32(
+      _mm256_add_epi32(start, _mm256_madd_epi16(low, _mm256_set1_epi16(1))),
+      _mm256_madd_epi16(high, _mm256_set1_epi16(16)));
   return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(w.scale, _mm256_set1_ps(s)),
                          acc);
 }

@@ -855,6 +855,27 @@ struct Q4_0CopyPanel : PanelCopyOf {
   HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchCopy(n, b); }
 };
 
+// q8 from its copy (on every panel target; its rows' panels need VNNI): a block is 9 loads
+// (LoadQ8CopyBlock), no transpose, scale gather or block sums of the weights. The copy's
+// bytes are v + 128 against the signed activations, so each dot starts from -128 * (sum of
+// the x row's block) = 16 * its offset o (-8 * sum): the same exact integer dot as Q8Panel's,
+// from q8's own byte count.
+struct Q8CopyPanel : PanelCopyOf {
+  static constexpr bool kMins = false;
+  using PanelCopyOf::PanelCopyOf;
+  static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelI start, float s,
+                               PanelF acc) {
+    return PanelBlockDotOffsetBytes(block, a, start, s, acc);
+  }
+  HWY_INLINE void Load(size_t b, PanelBlock* out) const {
+    LoadQ8CopyBlock<kPanelRows>(group + b * w.block_bytes, first, out);
+  }
+  HWY_INLINE PanelI Start(const PanelBlock&, const int32_t* offset) const {
+    return PanelSetI(16 * *offset);
+  }
+  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchCopy(n, b); }
+};
+
 #if defined(ATTNRT_I8_Q4_K_PANELS)
 // q4_K from its copy: the scale words and d, dmin loaded once per super-block, a chunk's
 // nibbles 8 loads (LoadQ4_KCopyBlock); the mins' term as Q4_KPanel's.
@@ -936,21 +957,6 @@ struct Q8Panel {
   }
 };
 
-// q8 from its copy: a block is 9 loads (LoadQ8CopyBlock), no transpose, scale gather or
-// block sums of the weights. The copy's bytes are v + 128 against the signed activations,
-// so each dot starts from -128 * (sum of the x row's block) = 16 * its offset o (-8 * sum):
-// the same exact integer dot as Q8Panel's, from q8's own byte count.
-struct Q8CopyPanel : PanelCopyOf {
-  static constexpr bool kMins = false;
-  using PanelCopyOf::PanelCopyOf;
-  HWY_INLINE void Load(size_t b, PanelBlock* out) const {
-    LoadQ8CopyBlock<kPanelRows>(group + b * w.block_bytes, first, out);
-  }
-  HWY_INLINE PanelI Start(const PanelBlock&, const int32_t* offset) const {
-    return PanelSetI(16 * *offset);
-  }
-  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchCopy(n, b); }
-};
 #endif
 
 template <size_t X, class Panel>
@@ -1038,7 +1044,10 @@ size_t Int8ScratchFloats(const LinearParams& p) {
 // 35-41 -> 20-22 ms). q4_K from its panel copy (`copy`): every chunk (kquant_512 decode
 // 1.83 -> 1.40-1.72 ms). q8 from its copy: every chunk too, since the copy holds q8's own
 // bytes (Zen 5, 1 thread, alternating builds: stories15M q8 decode 0.47 -> 0.21 ms from
-// cache, SmolLM2-135M level from DRAM). The two shapes
+// cache, SmolLM2-135M level from DRAM), also without VNNI, which has no panels of q8's rows
+// (linear_bench on the Zen 5, stories15M's GEMVs of a token, tiles -> copy: AVX3 0.54 ->
+// 0.23 ms, AVX2 0.50 -> 0.34 ms; prefill 256x288x768 AVX3 0.80 -> 0.37, AVX2 1.26 -> 1.00
+// ms). The two shapes
 // differ only in rounding (partial sums per lane against whole-block dots per lane; q4_K's
 // mins per block against per super-block).
 HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
@@ -1054,6 +1063,8 @@ HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
 #endif
 #if defined(ATTNRT_I8_Q8_PANELS)
     case WeightType::kQ8: return rows >= 2 || copy;
+#elif defined(ATTNRT_I8_Q4_0_PANELS)
+    case WeightType::kQ8: return copy;  // no panels of its rows without VNNI
 #endif
     default: return false;
   }
@@ -1165,6 +1176,11 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
           CopyOrRowsPanels<Q8CopyPanel, Q8Panel, Q8Rows>(p, l, m0, rows, n0, n1, act);
           break;
         }
+#elif defined(ATTNRT_I8_Q4_0_PANELS)
+        if (panels) {  // from the copy (UsesPanels)
+          PanelColumns<Q8CopyPanel>(p, PanelCopyRows(p), l, m0, rows, n0, n1, act);
+          break;
+        }
 #endif
         BlockScaleColumns(p, Q8Rows(p), l, m0, rows, n0, n1, act, scratch);
         break;
@@ -1172,18 +1188,16 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   }
 }
 
-// The panel copy this target reads (LinearParams::w_packed, weight_panels.h): q4_0's and
-// q4_K's where it has their panels, q8's where it has its (AVX-512 VNNI).
+// The panel copy this target reads (LinearParams::w_packed, weight_panels.h): q4_0's, q8's
+// and q4_K's where it has panels (AVX2 and the AVX-512 targets).
 HWY_INLINE bool ReadsPanelCopy(WeightType type) {
   switch (type) {
 #if defined(ATTNRT_I8_Q4_0_PANELS)
     case WeightType::kQ4_0: return true;
+    case WeightType::kQ8: return true;
 #endif
 #if defined(ATTNRT_I8_Q4_K_PANELS)
     case WeightType::kQ4_K: return true;
-#endif
-#if defined(ATTNRT_I8_Q8_PANELS)
-    case WeightType::kQ8: return true;
 #endif
     default: return false;
   }

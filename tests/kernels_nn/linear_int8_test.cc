@@ -184,9 +184,10 @@ class Int8Tester : public LinearInputs {
 
   // A run from the packed copy (exactly LinearPackedBytes, so ASan sees a read past it) is
   // within the reference's bounds and gives `got`'s bits, but for q4_K's and q8's chunks of
-  // one x row: from the copy they run in panels, from the stored rows in row tiles, which
-  // round differently (q4_K's mins' term per block against per super-block; q8's partial
-  // sums per lane against whole-block dots; linear_int8.cc's UsesPanels).
+  // one x row, and q8's every chunk on targets without VNNI (no panels of its stored rows):
+  // from the copy they run in panels, from the stored rows in row tiles, which round
+  // differently (q4_K's mins' term per block against per super-block; q8's partial sums per
+  // lane against whole-block dots; linear_int8.cc's UsesPanels).
   void ExpectPackedCopyAgrees(const std::vector<size_t>& cuts, const GuardedFloats& got) {
     GuardedFloats y = NewOutput();
     const LinearParams p = Params(&y);
@@ -202,6 +203,9 @@ class Int8Tester : public LinearInputs {
     constexpr size_t kChunkRows = 8;  // x rows per chunk (linear_int8.cc)
     const bool one_row_panels = c_.type == WeightType::kQ4_K || c_.type == WeightType::kQ8;
     if (one_row_panels && c_.M % kChunkRows == 1) return;
+    const std::string isa = Int8Kernel().isa();
+    const bool q8_row_panels = isa.rfind("AVX3", 0) == 0 && isa != "AVX3";
+    if (c_.type == WeightType::kQ8 && !q8_row_panels) return;
     EXPECT_TRUE(y.SameBitsAs(got)) << "the packed copy gave other bits: " << c_.Describe();
   }
 
@@ -234,14 +238,13 @@ TEST(LinearInt8, AutoRunsIntegerTypesHereAndF32ActivationsElsewhere) {
   }
 }
 
-// A packed copy of the weights (LinearParams::w_packed, weight_panels.h) is offered for q4_0
-// and q4_K where the target has their panels (AVX2 and the AVX-512 targets), for q8 where it
-// has q8's (AVX-512 with VNNI: AVX3_DL and up), for no other type, and not for f32
-// activations; so ExpectMatchesReference's comparison of its bits runs on those targets.
+// A packed copy of the weights (LinearParams::w_packed, weight_panels.h) is offered for q4_0,
+// q8 and q4_K where the target has panels (AVX2 and the AVX-512 targets), for no other type,
+// and not for f32 activations; so ExpectMatchesReference's runs from it happen on those
+// targets.
 TEST_P(LinearInt8Test, PanelCopiesOnlyWhereThePanelsReadThem) {
   const std::string isa = Int8Kernel().isa();
   const bool panels = isa == "AVX2" || isa.rfind("AVX3", 0) == 0;
-  const bool vnni_panels = isa.rfind("AVX3", 0) == 0 && isa != "AVX3";
   for (WeightType t : kIntegerTypes) {
     LinearParams p{};
     p.in = 300;
@@ -252,7 +255,7 @@ TEST_P(LinearInt8Test, PanelCopiesOnlyWhereThePanelsReadThem) {
     if (panels && t == WeightType::kQ4_0) want = 3 * 10 * 16 * kQ4_0BlockBytes;
     if (panels && t == WeightType::kQ4_K) want = 3 * 2 * 16 * kQ4_KBlockBytes;
     // q8's copied block: its f16 scale and 32 offset values, q8's own bytes.
-    if (vnni_panels && t == WeightType::kQ8) want = 3 * 10 * 16 * (2 + 32);
+    if (panels && t == WeightType::kQ8) want = 3 * 10 * 16 * (2 + 32);
     EXPECT_EQ(LinearPackedBytes(p), want) << isa << " " << WeightTypeName(t);
     p.activations = LinearActivations::kF32;
     EXPECT_EQ(LinearPackedBytes(p), 0u) << isa << " " << WeightTypeName(t);
