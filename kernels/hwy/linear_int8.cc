@@ -1171,14 +1171,15 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
         Columns(p, Q6_KRows(p), l, m0, rows, n0, n1, act);
         break;
       default:  // q8 (WorkItems is 0 for a type this kernel does not read)
-#if defined(ATTNRT_I8_Q8_PANELS)
-        if (panels) {
-          CopyOrRowsPanels<Q8CopyPanel, Q8Panel, Q8Rows>(p, l, m0, rows, n0, n1, act);
+#if defined(ATTNRT_I8_Q4_0_PANELS)  // q8's copy: on every panel target
+        if (panels && p.w_packed != nullptr) {
+          PanelColumns<Q8CopyPanel>(p, PanelCopyRows(p), l, m0, rows, n0, n1, act);
           break;
         }
-#elif defined(ATTNRT_I8_Q4_0_PANELS)
-        if (panels) {  // from the copy (UsesPanels)
-          PanelColumns<Q8CopyPanel>(p, PanelCopyRows(p), l, m0, rows, n0, n1, act);
+#endif
+#if defined(ATTNRT_I8_Q8_PANELS)  // its rows: with VNNI only
+        if (panels) {
+          PanelColumns<Q8Panel>(p, Q8Rows(p), l, m0, rows, n0, n1, act);
           break;
         }
 #endif
