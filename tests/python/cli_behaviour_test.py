@@ -21,6 +21,10 @@
   F16 2, Q8 4); a --plan-from plan made with another --kv-dtype is refused naming both (it
   sized another cache), and a q8 plan whose arena is smaller than an f32 cache's needs embeds
   with --kv-dtype q8; an encoder refuses --kv-dtype f16 and its header has no NAME_KV_TYPE;
+- `bench lm --isa` (issue 32: AVX2 code on an AVX-512 machine): a target this CPU lacks is
+  refused naming the option, the value and the targets it has; each target it lists runs,
+  and the summary and JSON name the kernels' target as that one or one below it (the int8
+  kernel exactly that one), the JSON the option as given;
 - tools/python/plot_heatmap.py (behind demo --png) refuses its input as its output, keeping
   the input, and names a missing input without a traceback.
 
@@ -293,6 +297,37 @@ def check_activations_option(attnrt, model, x_path, work):
               f"expected): {prose.strip()[:300]!r}")
 
 
+def check_isa_option(attnrt, work):
+    """bench lm --isa: refused by name outside this CPU's targets; each listed one runs."""
+    config = os.path.join(work, "isa_llama.json")
+    with open(config, "w") as f:
+        json.dump({"architecture": "llama", "dim": 64, "n_layers": 1, "n_heads": 2,
+                   "n_kv_heads": 2, "vocab_size": 64, "hidden_dim": 96, "max_seq_len": 32}, f)
+    bench = ["bench", "lm", config, "--dtype", "q8", "--threads", "1", "--prompt-len", "8",
+             "--gen", "2", "--seconds", "0.01"]
+    proc = run(attnrt, *bench, "--isa", "mips64", ok=False)
+    listed = re.search(r"\(best, ([a-z0-9_, ]+)\)", proc.stderr)
+    check(proc.returncode > 0 and "--isa mips64" in proc.stderr and listed is not None,
+          f"bench lm --isa mips64 is refused naming it and the targets there are: exit "
+          f"{proc.returncode}, {proc.stderr.strip()[-300:]!r}")
+    targets = listed.group(1).split(", ") if listed else []
+    # Highway's order: best first. Under --isa T every kernel runs T or a target below it.
+    for i, target in enumerate(targets):
+        if target in ("emu128", "scalar", "ssse3"):
+            continue  # no int8 kernel of their own: another one runs (SteerableTargets' rule)
+        result, prose = json_only(attnrt, *bench, "--isa", target, "--json")
+        shown = re.search(r"\blinear q8:hwy-int8 on (\S+); ", prose)
+        check(result is not None and shown is not None and shown.group(1) == target.upper() and
+              result.get("isa_option") == target and
+              str(result.get("isa", "")).lower() in targets[i:],
+              f"bench lm --isa {target}: the int8 kernel runs on {target.upper()} and the JSON "
+              f"says so: {result and (result.get('isa'), result.get('isa_option'))}, "
+              f"{prose.strip()[:200]!r}")
+    result, _ = json_only(attnrt, *bench, "--json")
+    check(result is not None and result.get("isa_option") == "best",
+          f"bench lm without --isa records isa_option best: {result and result.get('isa_option')}")
+
+
 def check_embed_kv_dtype(attnrt, model, lm, work):
     """embed --kv-dtype: recorded for a language model, the plan's checked, refused elsewhere."""
     c_out = os.path.join(work, "kv.c")
@@ -422,6 +457,9 @@ def main():
         os.mkdir(act_dir)
         check_activations_option(args.attnrt, args.model,
                                  os.path.join(args.demo_dir, "input.npy"), act_dir)
+        isa_dir = os.path.join(work, "isa")
+        os.mkdir(isa_dir)
+        check_isa_option(args.attnrt, isa_dir)
         kv_dir = os.path.join(work, "kv")
         os.mkdir(kv_dir)
         check_embed_kv_dtype(args.attnrt, args.model, args.lm, kv_dir)

@@ -24,6 +24,7 @@
 #include "cli/bench_timing.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/isa_option.h"
 #include "cli/kv_dtype_option.h"
 #include "cli/linear_report.h"
 #include "cli/weight_dtype_option.h"
@@ -51,6 +52,7 @@ struct BenchLmOptions {
   std::string dtype = "f32";  // weight matrices of a config's random model
   std::string kv_dtype = "f32";
   std::string activations = "auto";
+  std::string isa = "best";
   bool json = false;
 };
 
@@ -188,6 +190,7 @@ void PrefillOnce(void* context) {
 int RunBenchLm(const BenchLmOptions& o) {
   const char* cmd = "bench lm";
   std::string error;
+  SelectIsa(o.isa);  // before the load: the panel copies are packed for the target that runs
   BenchModel bm;
   if (!OpenBenchModel(o.model, o.seed, o.dtype, &bm, &error) ||
       !PackForKernels(&bm.model, ActivationsFromName(o.activations), &bm.packed, &error)) {
@@ -299,6 +302,7 @@ int RunBenchLm(const BenchLmOptions& o) {
   // unless --activations f32).
   const std::vector<LinearUse> linear = ModelLinearUses(model, ActivationsFromName(o.activations));
   j["isa"] = LinearIsa();
+  j["isa_option"] = o.isa;
   AddLinearUsesJson(linear, &j);
   j["activations"] = o.activations;
   // Memory outside the arena: the Linear kernels' packed weight copies (model.h).
@@ -379,6 +383,7 @@ void AddBenchLmCommand(CLI::App& bench, int* exit_code) {
                        "--dtype)");
   AddKvDtypeOption(cmd, &o->kv_dtype, "of the prefill and decode sessions");
   AddActivationsOption(cmd, &o->activations, "the summary and JSON name the kernel that ran");
+  AddIsaOption(cmd, &o->isa);
   cmd->add_flag("--json", o->json, "Print only a JSON object on stdout (the summary goes to stderr)");
   cmd->callback([o, exit_code] { *exit_code = RunBenchLm(*o); });
 }
