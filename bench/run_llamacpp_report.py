@@ -20,6 +20,11 @@ shape, type and thread count in turn, the engine that goes first alternating), i
 Both run with the KV cache in --kv-dtype (llama.cpp's default f16) and --threads workers;
 llama.cpp without flash attention unless --llama-flash-attention.
 
+Older CPUs on this one: --isa avx2 runs attnrt's AVX2 code (`bench lm --isa`), and
+--llama-cpu-variant haswell makes llama.cpp load its AVX2 CPU backend (a copy of --llama-modules,
+hard links where it can, under the work folder, holding that libggml-cpu-*.so alone: ggml loads
+the best-scoring one it finds). Together: both engines as on an AVX2-only machine.
+
 The markdown table (and --json-out) gives per shape, type and thread count the medians over
 rounds and the ratios attnrt / llama.cpp (the median of each round's ratio), against the targets
 of issue 32:
@@ -145,10 +150,38 @@ def prepare(args, shapes, known, work):
     return files, skipped
 
 
+def variant_modules(modules, variant, work):
+    """A copy of `modules` (hard links where the file system allows) under `work` whose ggml CPU
+    backends are libggml-cpu-VARIANT.so alone."""
+    dest = os.path.join(work, f"llama_cpu_{variant}", "node_modules")
+
+    def link_or_copy(src, dst):
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    if not os.path.isdir(dest):
+        progress(f"llama.cpp: a copy of {modules} with the {variant} CPU backend alone")
+        shutil.copytree(modules, dest, symlinks=True, copy_function=link_or_copy)
+    found = []
+    for root, _, names in os.walk(dest):
+        for n in names:
+            m = re.fullmatch(r"libggml-cpu-(.+)\.so", n)
+            if m and m.group(1) == variant:
+                found.append(n)
+            elif m:
+                os.remove(os.path.join(root, n))  # a link: the original stays
+    if not found:
+        raise SystemExit(f"run_llamacpp_report: --llama-cpu-variant {variant}: no "
+                         f"libggml-cpu-{variant}.so under {modules}")
+    return dest
+
+
 def time_attnrt(args, model, threads):
     """{decode, prefill: {N: ms}, read_ratio, ...} from `attnrt bench lm` runs."""
     base = [args.attnrt, "bench", "lm", model, "--json", "--seconds", str(args.seconds),
-            "--threads", str(threads), "--kv-dtype", args.kv_dtype]
+            "--threads", str(threads), "--kv-dtype", args.kv_dtype, "--isa", args.isa]
     j, _ = run_json(base + ["--prompt-len", str(args.prompt_len), "--gen", str(args.gen)],
                     args.timeout)
     out = {"decode": j["decode_ms_per_token"], "decode_cpu": j["decode_cpu_ms_per_token"],
@@ -312,6 +345,8 @@ def markdown(report, args):
              f"llama.cpp: node-llama-cpp {report['llama'].get('version', '?')}, "
              f"{report['llama'].get('release', '?')}; "
              f"{report['llama'].get('system_info', '?')}",
+             f"llama.cpp CPU backend: {args.llama_cpu_variant or 'its own pick'}; attnrt --isa "
+             f"{args.isa}.",
              f"attnrt: {report['attnrt']}; kernels: " + "; ".join(
                  f"{t} {k}" for t, k in report["attnrt_kernels"].items()) + ".",
              f"KV cache {args.kv_dtype} in both; llama.cpp flash attention "
@@ -403,6 +438,11 @@ def main():
     ap.add_argument("--llama-modules", default=os.path.join(ROOT, "build", "test-deps",
                                                             "llamacpp", "node_modules"),
                     help="node_modules holding node-llama-cpp (bench/install_llama_cpp.sh)")
+    ap.add_argument("--isa", default="best",
+                    help="attnrt's Highway target (attnrt bench lm --isa; default best)")
+    ap.add_argument("--llama-cpu-variant", metavar="NAME",
+                    help="llama.cpp's CPU backend to load (haswell: AVX2, skylakex: AVX-512; "
+                         "the libggml-cpu-NAME.so files of node-llama-cpp); default: its pick")
     ap.add_argument("--seed", type=int, default=1, help="of the random weights")
     ap.add_argument("--timeout", type=float, default=900.0, help="per command")
     ap.add_argument("--work-dir", help="where the GGUF and attnrt files go (default: a "
@@ -428,6 +468,8 @@ def main():
     known = attnrt_types(args.attnrt)
 
     def run(work):
+        if args.llama_cpu_variant:
+            args.llama_modules = variant_modules(args.llama_modules, args.llama_cpu_variant, work)
         files, skipped = prepare(args, shapes, known, work)
         return (files, skipped) + measure(args, shapes, files)
 
