@@ -47,7 +47,7 @@ void AddIsaOption(CLI::App* cmd, std::string* value) {
       ->check(CLI::Validator(
           [names](std::string& v) -> std::string {
             if (v == "best" || TargetNamed(v) != 0) return {};
-            return "--isa " + v + ": not a target this CPU and build support (best, " + names +
+            return "--isa " + v + ": not a Highway target this CPU supports (best, " + names +
                    ")";
           },
           "ISA", "isa"));
