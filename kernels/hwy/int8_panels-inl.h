@@ -1,4 +1,4 @@
-// q4_0, q4_K and q8 on AVX-512: the integer Linear's panels of 16 weight rows, one block at a time,
+// q4_0, q4_K, q6_K and q8 on AVX-512: the integer Linear's panels of 16 weight rows, one block at a time,
 // with one output per int32 lane (linear_int8.cc's PanelColumns).
 //
 // Why: the row tiles (TileX) put one row's 64 products in a vector whose 16 lanes each hold
@@ -20,6 +20,13 @@
 //         block). Only with VNNI: vpmaddubsw's int16 pairs would saturate at 2 * 255 * 127.
 //         From the panel copy (weight_panels.h) the other way round: the weights as w + 128,
 //         the activations as they are, each dot from -128 * sum(a), the x row's term.
+//   q6_K  as q8's rows: q - 32 in [-32, 31] signed against a + 128, each 16-value half's
+//         dot from -128 * (sum of its q - 32), a term of the panel block. Without VNNI too:
+//         its pairs (|pair| <= 2 * 255 * 32) fit int16, two words' pairs summed there
+//         (prefill 256x288x768 on the Zen 5, q6_K's row tiles -> panels, 3 alternating
+//         runs: AVX2 1.59 -> 0.89 ms, AVX3 0.89 -> 0.58 ms; decode stays in the row tiles,
+//         0.69 against the panels' 1.03 ms on AVX2: the join of ql and qh, per panel block,
+//         is not shared by a second x row).
 //
 // The transpose (per block, for all the x rows of the chunk): vectors of 4 rows' 16 bytes (a
 // 128-bit lane per row), then a 4 x 4 transpose of 32-bit words inside each 128-bit lane
@@ -50,8 +57,8 @@
 #include "kernels/hwy/int8_dot-inl.h"
 
 // Defined in the passes for the targets below only (this file is included once for each):
-// q4_0 and q4_K panels on AVX3 and AVX3_DL, q8 and q6_K panels of their rows on AVX3_DL
-// (VNNI); q8's copy (PanelBlockDotOffsetBytes) wherever there are panels.
+// q4_0, q4_K and q6_K panels on AVX3, AVX3_DL and AVX2 (int8_panels256-inl.h), q8 panels of
+// its rows on AVX3_DL (VNNI); q8's copy (PanelBlockDotOffsetBytes) wherever there are panels.
 #undef ATTNRT_I8_Q4_0_PANELS
 #undef ATTNRT_I8_Q4_K_PANELS
 #undef ATTNRT_I8_Q6_K_PANELS
@@ -125,6 +132,26 @@ HWY_INLINE void TransposeWords(const RawI* z, RawI* words) {
   words[3] = high(t1, t3);
 }
 
+// The low 16 bits of each 32-bit lane as an f16, widened to f32 (raw vectors of kLanes).
+template <size_t kLanes, class RawI>
+HWY_INLINE hn::Vec<hn::CappedTag<float, kLanes>> WidenF16LowHalves(RawI words) {
+  const hn::CappedTag<int32_t, kLanes> di;
+  const hn::Rebind<float, decltype(di)> df;
+  const hn::Rebind<uint16_t, decltype(di)> du16;
+  const hn::Rebind<hwy::float16_t, decltype(di)> df16;
+  const auto bits = hn::DemoteTo(du16, hn::And(hn::Vec<decltype(di)>{words}, hn::Set(di, 0xFFFF)));
+  return hn::PromoteTo(df, hn::BitCast(df16, bits));
+}
+
+// The 32-bit words at `at` bytes into each lane's block: rows[0]'s block at base, the others
+// at `offsets` (lane order) from it.
+template <size_t kLanes, class RawI>
+HWY_INLINE RawI GatherPanelWords(const uint8_t* base, RawI offsets, size_t at) {
+  const hn::CappedTag<int32_t, kLanes> di;
+  using VI = hn::Vec<decltype(di)>;
+  return hn::GatherOffset(di, reinterpret_cast<const int32_t*>(base + at), VI{offsets}).raw;
+}
+
 // q4_K's panel scales: the rows' 12 scale bytes of one super-block as three 32-bit words per
 // lane (unpacked lane-wise per block by Q4_KLaneStepMin) and their d and dmin, gathered once
 // per panel and super-block: rows[0]'s super-block at `block_at` bytes into the row, the
@@ -137,25 +164,71 @@ struct Q4_KPanelScalesOf {
 template <size_t kLanes, class RawI, class RawF>
 HWY_INLINE void GatherQ4_KPanelScales(const uint8_t* row0, RawI offsets, size_t block_at,
                                       Q4_KPanelScalesOf<RawI, RawF>* s) {
-  const hn::CappedTag<int32_t, kLanes> di;
-  const hn::Rebind<float, decltype(di)> df;
-  const hn::Rebind<uint16_t, decltype(di)> du16;
-  const hn::Rebind<hwy::float16_t, decltype(di)> df16;
-  using VI = hn::Vec<decltype(di)>;
   const uint8_t* base = row0 + block_at;
-  const auto gather = [&](size_t at) {
-    return hn::GatherOffset(di, reinterpret_cast<const int32_t*>(base + at), VI{offsets});
-  };
-  const auto widen_low_half = [&](VI words) {
-    const auto bits = hn::DemoteTo(du16, hn::And(words, hn::Set(di, 0xFFFF)));
-    return hn::PromoteTo(df, hn::BitCast(df16, bits)).raw;
-  };
-  const VI dd = gather(kQ4_KDAt);
-  s->w0 = gather(kQ4_KScalesAt).raw;
-  s->w1 = gather(kQ4_KScalesAt + 4).raw;
-  s->w2 = gather(kQ4_KScalesAt + 8).raw;
-  s->d = widen_low_half(dd);
-  s->dmin = widen_low_half(hn::ShiftRight<16>(dd));
+  const hn::CappedTag<int32_t, kLanes> di;
+  using VI = hn::Vec<decltype(di)>;
+  const VI dd{GatherPanelWords<kLanes>(base, offsets, kQ4_KDAt)};
+  s->w0 = GatherPanelWords<kLanes>(base, offsets, kQ4_KScalesAt);
+  s->w1 = GatherPanelWords<kLanes>(base, offsets, kQ4_KScalesAt + 4);
+  s->w2 = GatherPanelWords<kLanes>(base, offsets, kQ4_KScalesAt + 8);
+  s->d = WidenF16LowHalves<kLanes>(dd.raw).raw;
+  s->dmin = WidenF16LowHalves<kLanes>(hn::ShiftRight<16>(dd).raw).raw;
+}
+
+// q6_K's panel scales: the rows' 16 int8 sub-block scales of one super-block as four 32-bit
+// words per lane, and their d. Gathered once per panel and super-block, as q4_K's.
+template <class RawI, class RawF>
+struct Q6_KPanelScalesOf {
+  RawI sc[4];
+  RawF d;
+};
+template <size_t kLanes, class RawI, class RawF>
+HWY_INLINE void GatherQ6_KPanelScales(const uint8_t* row0, RawI offsets, size_t block_at,
+                                      Q6_KPanelScalesOf<RawI, RawF>* s) {
+  const uint8_t* base = row0 + block_at;
+  for (size_t k = 0; k < 4; ++k) {
+    s->sc[k] = GatherPanelWords<kLanes>(base, offsets, kQ6_KScalesAt + 4 * k);
+  }
+  // d is the block's last 2 bytes: the high half of the word that ends with them (nothing
+  // past the block read).
+  const hn::CappedTag<int32_t, kLanes> di;
+  using VI = hn::Vec<decltype(di)>;
+  const VI dd{GatherPanelWords<kLanes>(base, offsets, kQ6_KDAt - 2)};
+  s->d = WidenF16LowHalves<kLanes>(hn::ShiftRight<16>(dd).raw).raw;
+}
+
+// Chunk c (0..7) of the lanes' q6_K super-blocks: v[g] holds word g of the 32 ql bytes of its
+// chunk pair (c % 4 < 2: the low nibbles, else the high), high[g] word g of the half's 32 qh
+// bytes (bit pair 2 (c % 4)); v becomes q - 32 in [-32, 31] as signed bytes.
+template <size_t kLanes, class RawI>
+HWY_INLINE void Q6_KJoinWords(RawI* v, const RawI* high, size_t c) {
+  const hn::CappedTag<uint32_t, kLanes> du;
+  const hn::Repartition<int8_t, decltype(du)> d8;
+  using VU = hn::Vec<decltype(du)>;
+  const size_t cc = c % 4;
+  const VU low4 = hn::Set(du, 0x0F0F0F0Fu), bit_pair = hn::Set(du, 0x03030303u);
+  for (size_t g = 0; g < 8; ++g) {
+    const VU ql{v[g]};
+    const VU low = hn::And(cc < 2 ? ql : hn::ShiftRight<4>(ql), low4);
+    const VU hb = hn::And(hn::ShiftRightSame(VU{high[g]}, static_cast<int>(2 * cc)), bit_pair);
+    const auto q = hn::BitCast(d8, hn::Or(low, hn::ShiftLeft<4>(hb)));
+    v[g] = hn::BitCast(du, hn::Sub(q, hn::Set(d8, int8_t{32}))).raw;
+  }
+}
+
+// The scales of chunk c's two 16-value halves (sub-blocks 2 c and 2 c + 1), d * sc: bytes
+// 2 (c % 2) and 2 (c % 2) + 1 of scale word c / 2, sign-extended (exact in f32).
+template <class DF, class RawI, class RawF>
+HWY_INLINE void Q6_KLaneScales(DF df, const RawI* sc, RawF d, size_t c, RawF* lo, RawF* hi) {
+  const hn::RebindToSigned<DF> di;
+  using VI = hn::Vec<decltype(di)>;
+  using VF = hn::Vec<DF>;
+  const VI word{sc[c / 2]};
+  const int byte = static_cast<int>(2 * (c % 2));
+  const VI sc_lo = hn::ShiftRightSame(hn::ShiftLeftSame(word, 24 - 8 * byte), 24);
+  const VI sc_hi = hn::ShiftRightSame(hn::ShiftLeftSame(word, 16 - 8 * byte), 24);
+  *lo = hn::Mul(VF{d}, hn::ConvertTo(df, sc_lo)).raw;
+  *hi = hn::Mul(VF{d}, hn::ConvertTo(df, sc_hi)).raw;
 }
 
 // ---- the panel copies (weight_panels.h; LinearParams::w_packed), at either width: kRows
@@ -230,9 +303,9 @@ HWY_INLINE void LoadQ4_KCopyBlock(const uint8_t* super, size_t first, size_t c, 
 #if ATTNRT_I8_X86 == 512
 #define ATTNRT_I8_Q4_0_PANELS 1
 #define ATTNRT_I8_Q4_K_PANELS 1
+#define ATTNRT_I8_Q6_K_PANELS 1
 #if ATTNRT_I8_VNNI
 #define ATTNRT_I8_Q8_PANELS 1
-#define ATTNRT_I8_Q6_K_PANELS 1
 #endif
 
 constexpr size_t kPanelRows = 16;
@@ -448,70 +521,63 @@ HWY_INLINE __m512 PanelBlockDotOffsetBytes(const PanelBlock& w, const int8_t* a,
 #endif
 }
 
-#if ATTNRT_I8_VNNI
-// q6_K's panel scales: the 16 rows' 16 int8 sub-block scales of one super-block as four 32-bit
-// words per lane, and their d. Gathered once per panel and super-block.
-struct Q6_KPanelScales {
-  __m512i sc[4];
-  __m512 d;
-};
+using Q6_KPanelScales = Q6_KPanelScalesOf<__m512i, __m512>;
 
-HWY_INLINE void GatherQ6_KPanelScales(const uint8_t* row0, __m512i offsets, size_t block_at,
-                                      Q6_KPanelScales* s) {
-  const uint8_t* base = row0 + block_at;
-  for (size_t k = 0; k < 4; ++k) {
-    s->sc[k] = _mm512_i32gather_epi32(offsets, base + kQ6_KScalesAt + 4 * k, 1);
-  }
-  // d is the block's last 2 bytes: the word that ends with them (nothing past the block read).
-  const __m512i dd = _mm512_i32gather_epi32(offsets, base + kQ6_KDAt - 2, 1);
-  s->d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(dd, 16)));
+// Each lane's sum of the 4 signed bytes of each word v[0..3] (int32). Without VNNI the pairs
+// (|pair| <= 64) sum in int16 first.
+HWY_INLINE __m512i WordByteSums(const __m512i* v) {
+  const __m512i ones = _mm512_set1_epi8(1);
+#if ATTNRT_I8_VNNI
+  __m512i sum = _mm512_setzero_si512();
+  for (size_t g = 0; g < 4; ++g) sum = _mm512_dpbusd_epi32(sum, ones, v[g]);
+  return sum;
+#else
+  __m512i pairs = _mm512_setzero_si512();
+  for (size_t g = 0; g < 4; ++g) pairs = _mm512_add_epi16(pairs, _mm512_maddubs_epi16(ones, v[g]));
+  return _mm512_madd_epi16(pairs, _mm512_set1_epi16(1));
+#endif
 }
 
 // Chunk c (0..7) of the panel's q6_K super-block: q - 32 per row as signed bytes (ql's low or
-// high nibbles at ql_at, qh's bit pair 2 (c % 4) at qh_at), each dot's start -128 * (sum of
-// the half's q - 32) for the activations' + 128 (q8's form), and the halves' scales d * sc.
+// high nibbles at ql_at, qh's bit pair 2 (c % 4) at qh_at: Q6_KJoinWords), each half's dot
+// start -128 * (sum of its q - 32) for the activations' + 128 (q8's form), and the halves'
+// scales d * sc.
 HWY_INLINE void LoadQ6_KPanelBlock(const uint8_t* const* rows, size_t ql_at, size_t qh_at,
                                    size_t c, const Q6_KPanelScales& s, PanelBlock* out) {
   __m512i high[8];
   LoadRowWords32(rows, ql_at, ~__mmask32{0}, out->v);
   LoadRowWords32(rows, qh_at, ~__mmask32{0}, high);
-  const size_t cc = c % 4;
-  const __m128i high_shift = _mm_cvtsi32_si128(static_cast<int>(2 * cc));
-  const __m512i low4 = _mm512_set1_epi8(0x0F), two = _mm512_set1_epi8(3);
-  const __m512i thirty_two = _mm512_set1_epi8(32), ones = _mm512_set1_epi8(1);
-  __m512i sum[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
-  for (size_t g = 0; g < 8; ++g) {
-    const __m512i low = _mm512_and_si512(cc < 2 ? out->v[g] : _mm512_srli_epi32(out->v[g], 4), low4);
-    const __m512i hb = _mm512_and_si512(_mm512_srl_epi32(high[g], high_shift), two);
-    out->v[g] = _mm512_sub_epi8(_mm512_or_si512(low, _mm512_slli_epi32(hb, 4)), thirty_two);
-    sum[g / 4] = _mm512_dpbusd_epi32(sum[g / 4], ones, out->v[g]);
-  }
-  out->start = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum[0], 7));
-  out->start_hi = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum[1], 7));
-  // Sub-blocks 2 c and 2 c + 1: bytes 2 (c % 2) and 2 (c % 2) + 1 of scale word c / 2,
-  // sign-extended.
-  const __m512i word = s.sc[c / 2];
-  const int byte = static_cast<int>(2 * (c % 2));
-  const __m512i sc_lo = _mm512_srai_epi32(_mm512_sll_epi32(word, _mm_cvtsi32_si128(24 - 8 * byte)), 24);
-  const __m512i sc_hi = _mm512_srai_epi32(_mm512_sll_epi32(word, _mm_cvtsi32_si128(16 - 8 * byte)), 24);
-  out->scale = _mm512_mul_ps(s.d, _mm512_cvtepi32_ps(sc_lo));
-  out->scale_hi = _mm512_mul_ps(s.d, _mm512_cvtepi32_ps(sc_hi));
+  Q6_KJoinWords<kPanelRows>(out->v, high, c);
+  out->start = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(WordByteSums(out->v), 7));
+  out->start_hi =
+      _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(WordByteSums(out->v + 4), 7));
+  Q6_KLaneScales(hn::CappedTag<float, kPanelRows>(), s.sc, s.d, c, &out->scale, &out->scale_hi);
 }
 
 // acc + a q6_K panel block against one x row (a: its 32 values + 128; s: its scale): the two
-// halves' dots each from its start, each times its own scale.
+// halves' dots each from its start, each times its own scale. Without VNNI: q - 32 in
+// [-32, 31] is vpmaddubsw's signed operand against a + 128 in [1, 255], a pair at least
+// 2 * 255 * -32 = -16320, so two words' pairs (>= -32640) sum in int16 before vpmaddwd.
 HWY_INLINE __m512 PanelBlockDotHalves(const PanelBlock& w, const int8_t* a, float s, __m512 acc) {
   __m512i dot[2] = {w.start, w.start_hi};
-  for (size_t g = 0; g < 8; ++g) {
+  const auto word_of = [&](size_t g) {
     int32_t word;
     __builtin_memcpy(&word, a + 4 * g, sizeof(word));
-    dot[g / 4] = _mm512_dpbusd_epi32(dot[g / 4], _mm512_set1_epi32(word), w.v[g]);
+    return _mm512_set1_epi32(word);
+  };
+#if ATTNRT_I8_VNNI
+  for (size_t g = 0; g < 8; ++g) dot[g / 4] = _mm512_dpbusd_epi32(dot[g / 4], word_of(g), w.v[g]);
+#else
+  for (size_t g = 0; g < 8; g += 2) {
+    const __m512i pairs = _mm512_add_epi16(_mm512_maddubs_epi16(word_of(g), w.v[g]),
+                                           _mm512_maddubs_epi16(word_of(g + 1), w.v[g + 1]));
+    dot[g / 4] = _mm512_add_epi32(dot[g / 4], _mm512_madd_epi16(pairs, _mm512_set1_epi16(1)));
   }
+#endif
   const __m512 as = _mm512_set1_ps(s);
   acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[0]), _mm512_mul_ps(w.scale, as), acc);
   return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[1]), _mm512_mul_ps(w.scale_hi, as), acc);
 }
-#endif  // ATTNRT_I8_VNNI
 
 #endif  // ATTNRT_I8_X86 == 512
 

@@ -1,4 +1,4 @@
-// q4_0, q4_K and q8's copy on AVX2: int8_panels-inl.h's panels at half the width, 8 weight rows with one
+// q4_0, q4_K, q6_K and q8's copy on AVX2: int8_panels-inl.h's panels at half the width, 8 weight rows with one
 // output per int32 lane, for linear_int8.cc's PanelColumns (the same panel structs over these
 // functions, which keep int8_panels-inl.h's names and take 256-bit vectors).
 //
@@ -27,6 +27,7 @@
 
 #include "attnrt/kernels/weight_q4_0.h"
 #include "attnrt/kernels/weight_q4_K.h"
+#include "attnrt/kernels/weight_q6_K.h"
 #include "hwy/highway.h"
 #include "kernels/hwy/hwy_namespace.h"
 #include "kernels/hwy/int8_dot-inl.h"
@@ -38,6 +39,7 @@ ATTNRT_I8_BEGIN
 #if ATTNRT_I8_X86 == 256
 #define ATTNRT_I8_Q4_0_PANELS 1
 #define ATTNRT_I8_Q4_K_PANELS 1
+#define ATTNRT_I8_Q6_K_PANELS 1
 
 constexpr size_t kPanelRows = 8;
 using PanelI = __m256i;
@@ -48,6 +50,10 @@ struct PanelBlock {
   __m256 scale;
   __m256i start;
   __m256 min;  // q4_K: each row's sub-block min (q4_0: unused)
+  // q6_K: words 4-7 (the block's second 16-value sub-block) have their own scale and start;
+  // scale and start above are words 0-3's.
+  __m256 scale_hi;
+  __m256i start_hi;
 };
 
 // Row r in lane r for both types (no permutation back).
@@ -127,6 +133,51 @@ HWY_INLINE void LoadQ4_KPanelBlock(const uint8_t* const* rows, size_t at, size_t
   Q4_KLaneStepMin(hn::CappedTag<float, kPanelRows>(), s.w0, s.w1, s.w2, s.d, s.dmin, c,
                   &out->scale, &out->min);
   out->start = _mm256_setzero_si256();
+}
+
+using Q6_KPanelScales = Q6_KPanelScalesOf<__m256i, __m256>;
+
+// -128 * each lane's sum of the 4 signed bytes of each word v[0..3]: a q6_K half's dot start
+// for the activations' + 128 (pairs |pair| <= 64 summed in int16 first).
+HWY_INLINE __m256i Q6_KHalfStart(const __m256i* v) {
+  const __m256i ones = _mm256_set1_epi8(1);
+  __m256i pairs = _mm256_setzero_si256();
+  for (size_t g = 0; g < 4; ++g) pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(ones, v[g]));
+  const __m256i sum = _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+  return _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(sum, 7));
+}
+
+// Chunk c (0..7) of the panel's q6_K super-block, as int8_panels-inl.h's LoadQ6_KPanelBlock.
+HWY_INLINE void LoadQ6_KPanelBlock(const uint8_t* const* rows, size_t ql_at, size_t qh_at,
+                                   size_t c, const Q6_KPanelScales& s, PanelBlock* out) {
+  __m256i high[8];
+  LoadRowWords32(rows, ql_at, out->v);
+  LoadRowWords32(rows, qh_at, high);
+  Q6_KJoinWords<kPanelRows>(out->v, high, c);
+  out->start = Q6_KHalfStart(out->v);
+  out->start_hi = Q6_KHalfStart(out->v + 4);
+  Q6_KLaneScales(hn::CappedTag<float, kPanelRows>(), s.sc, s.d, c, &out->scale, &out->scale_hi);
+}
+
+// acc + a q6_K panel block against one x row (a: its 32 values + 128; s: its scale): each
+// half's dot from its start, times its own scale. q - 32 in [-32, 31] is vpmaddubsw's signed
+// operand against a + 128 in [1, 255]: a pair >= 2 * 255 * -32 = -16320, so two words'
+// pairs (>= -32640) sum in int16 before each vpmaddwd.
+HWY_INLINE __m256 PanelBlockDotHalves(const PanelBlock& w, const int8_t* a, float s, __m256 acc) {
+  __m256i dot[2] = {w.start, w.start_hi};
+  const auto word_of = [&](size_t g) {
+    int32_t word;
+    __builtin_memcpy(&word, a + 4 * g, sizeof(word));
+    return _mm256_set1_epi32(word);
+  };
+  for (size_t g = 0; g < 8; g += 2) {
+    const __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(word_of(g), w.v[g]),
+                                           _mm256_maddubs_epi16(word_of(g + 1), w.v[g + 1]));
+    dot[g / 4] = _mm256_add_epi32(dot[g / 4], _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
+  }
+  const __m256 as = _mm256_set1_ps(s);
+  acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[0]), _mm256_mul_ps(w.scale, as), acc);
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[1]), _mm256_mul_ps(w.scale_hi, as), acc);
 }
 
 // acc + the panel's block against one x row's block (a: its 32 8-bit values; start: the x

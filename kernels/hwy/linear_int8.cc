@@ -38,12 +38,12 @@
 // Decode at dim 512 / hidden 1536, 8 layers on the Zen 4, 1 thread: q4_K 7.18 -> 1.85 ms per
 // token, q6_K 7.97 -> 2.45 ms (from the f32-activation path).
 //
-// AVX-512 (int8_panels-inl.h): q4_0, q4_K on chunks of two x rows or more, and q8 and q6_K on
+// AVX-512 (int8_panels-inl.h): q4_0, q4_K and q6_K on chunks of two x rows or more, and q8 on
 // such chunks with VNNI, run in panels of 16 weight rows transposed in registers, one output
 // per int32 lane: a block against an x row is 8 vpdpbusd and one conversion, scale product
 // and FMA for 16 outputs (prefill of 64 tokens at SmolLM2-135M's shape on the Zen 4: q4_0 168
-// -> 68 ms, q8 142 -> 79 ms). AVX2 (int8_panels256-inl.h): q4_0 and q4_K the same way in
-// panels of 8 rows. Weights are read as the file stores them, except q4_0's when the caller
+// -> 68 ms, q8 142 -> 79 ms). AVX2 (int8_panels256-inl.h): q4_0, q4_K and q6_K the same way
+// in panels of 8 rows. Weights are read as the file stores them, except q4_0's when the caller
 // gives the panel copy this kernel asks for (LinearParams::w_packed, weight_panels.h: the CLI
 // makes it at load, model.h's PackModelWeights), and q4_K's likewise: a q4_0 panel block is
 // then 5 vector loads in place of 16 row loads, a transpose and a gather of the scales, the
@@ -897,7 +897,7 @@ struct Q4_KCopyPanel : PanelCopyOf {
 #endif
 
 #if defined(ATTNRT_I8_Q6_K_PANELS)
-// q6_K (VNNI): each block's ql and qh bytes per row, joined into q - 32 (signed), against the
+// q6_K: each block's ql and qh bytes per row, joined into q - 32 (signed), against the
 // activations + 128 with q8's start per half; the halves' scales gathered once per
 // super-block.
 struct Q6_KPanel : SuperBlockPanel<Q6_KRows> {
@@ -905,14 +905,14 @@ struct Q6_KPanel : SuperBlockPanel<Q6_KRows> {
   Q6_KPanelScales scales;
 
   using SuperBlockPanel::SuperBlockPanel;
-  static HWY_INLINE __m512 Dot(const PanelBlock& block, const int8_t* a, __m512i, float s,
-                               __m512 acc) {
+  static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelI, float s,
+                               PanelF acc) {
     return PanelBlockDotHalves(block, a, s, acc);
   }
   HWY_INLINE void Load(size_t b, PanelBlock* out) {
     const size_t block_at = b / kSuperBlocks * kQ6_KBlockBytes;
     const size_t c = b % kSuperBlocks, h = c / 4;
-    if (c == 0) GatherQ6_KPanelScales(rows[0], offsets, block_at, &scales);
+    if (c == 0) GatherQ6_KPanelScales<kPanelRows>(rows[0], offsets, block_at, &scales);
     LoadQ6_KPanelBlock(rows, block_at + kQ6_KQlAt + 64 * h + 32 * (c % 2),
                        block_at + kQ6_KQhAt + 32 * h, c, scales, out);
   }
