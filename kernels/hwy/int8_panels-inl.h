@@ -199,8 +199,9 @@ HWY_INLINE void GatherQ6_KPanelScales(const uint8_t* row0, RawI offsets, size_t 
 
 // Chunk c (0..7) of the lanes' q6_K super-blocks: v[g] holds word g of the 32 ql bytes of its
 // chunk pair (c % 4 < 2: the low nibbles, else the high), high[g] word g of the half's 32 qh
-// bytes (bit pair 2 (c % 4)); v becomes q - 32 in [-32, 31] as signed bytes.
-template <size_t kLanes, class RawI>
+// bytes (bit pair 2 (c % 4)); v becomes q in [0, 63], or with kCentered q - 32 in [-32, 31]
+// as signed bytes.
+template <size_t kLanes, bool kCentered, class RawI>
 HWY_INLINE void Q6_KJoinWords(RawI* v, const RawI* high, size_t c) {
   const hn::CappedTag<uint32_t, kLanes> du;
   const hn::Repartition<int8_t, decltype(du)> d8;
@@ -211,8 +212,9 @@ HWY_INLINE void Q6_KJoinWords(RawI* v, const RawI* high, size_t c) {
     const VU ql{v[g]};
     const VU low = hn::And(cc < 2 ? ql : hn::ShiftRight<4>(ql), low4);
     const VU hb = hn::And(hn::ShiftRightSame(VU{high[g]}, static_cast<int>(2 * cc)), bit_pair);
-    const auto q = hn::BitCast(d8, hn::Or(low, hn::ShiftLeft<4>(hb)));
-    v[g] = hn::BitCast(du, hn::Sub(q, hn::Set(d8, int8_t{32}))).raw;
+    const VU q = hn::Or(low, hn::ShiftLeft<4>(hb));
+    v[g] = kCentered ? hn::BitCast(du, hn::Sub(hn::BitCast(d8, q), hn::Set(d8, int8_t{32}))).raw
+                     : q.raw;
   }
 }
 
@@ -296,6 +298,42 @@ HWY_INLINE void LoadQ4_KCopyBlock(const uint8_t* super, size_t first, size_t c, 
   Q4_KLaneStepMin(hn::CappedTag<float, kRows>(), s.w0, s.w1, s.w2, s.d, s.dmin, c, &out->scale,
                   &out->min);
   out->start = hn::Zero(du).raw;
+}
+
+// What a q6_K panel block's two 16-value halves' dots start from (a term of the panel block
+// from its rows, of the x row from the copy).
+template <class RawI>
+struct PanelStartsOf {
+  RawI lo, hi;
+};
+
+// q6_K's copy (weight_panels.h: d first): a super-block's 4 scale words and d, once per
+// super-block.
+template <size_t kRows, class Scales>
+HWY_INLINE void LoadQ6_KCopyScales(const uint8_t* super, size_t first, Scales* s) {
+  for (size_t k = 0; k < 4; ++k) {
+    s->sc[k] = PanelCopyWords<kRows>(super, kQ6_KCopyScalesAt + 4 * k, first).raw;
+  }
+  s->d = PanelCopyF16<kRows>(super, 0, first).raw;
+}
+
+// Chunk c (0..7) of a q6_K super-block from the copy: its 8 words of ql and of qh joined
+// into q in [0, 63] (unsigned: vpdpbusd's and vpmaddubsw's unsigned operand against the
+// signed activations, each half's -32 * (sum of a) the x row's, Q6_KHalfOffsets), and the
+// halves' scales.
+template <size_t kRows, class Block, class Scales>
+HWY_INLINE void LoadQ6_KCopyBlock(const uint8_t* super, size_t first, size_t c, const Scales& s,
+                                  Block* out) {
+  using RawI = decltype(out->start);
+  RawI high[8];
+  const size_t h = c / 4;
+  for (size_t g = 0; g < 8; ++g) {
+    out->v[g] =
+        PanelCopyWords<kRows>(super, kQ6_KCopyQlAt + 64 * h + 32 * (c % 2) + 4 * g, first).raw;
+    high[g] = PanelCopyWords<kRows>(super, kQ6_KCopyQhAt + 32 * h + 4 * g, first).raw;
+  }
+  Q6_KJoinWords<kRows, false>(out->v, high, c);
+  Q6_KLaneScales(hn::CappedTag<float, kRows>(), s.sc, s.d, c, &out->scale, &out->scale_hi);
 }
 
 #endif  // ATTNRT_I8_X86 >= 256
@@ -547,31 +585,42 @@ HWY_INLINE void LoadQ6_KPanelBlock(const uint8_t* const* rows, size_t ql_at, siz
   __m512i high[8];
   LoadRowWords32(rows, ql_at, ~__mmask32{0}, out->v);
   LoadRowWords32(rows, qh_at, ~__mmask32{0}, high);
-  Q6_KJoinWords<kPanelRows>(out->v, high, c);
+  Q6_KJoinWords<kPanelRows, true>(out->v, high, c);
   out->start = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(WordByteSums(out->v), 7));
   out->start_hi =
       _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(WordByteSums(out->v + 4), 7));
   Q6_KLaneScales(hn::CappedTag<float, kPanelRows>(), s.sc, s.d, c, &out->scale, &out->scale_hi);
 }
 
-// acc + a q6_K panel block against one x row (a: its 32 values + 128; s: its scale): the two
-// halves' dots each from its start, each times its own scale. Without VNNI: q - 32 in
-// [-32, 31] is vpmaddubsw's signed operand against a + 128 in [1, 255], a pair at least
-// 2 * 255 * -32 = -16320, so two words' pairs (>= -32640) sum in int16 before vpmaddwd.
-HWY_INLINE __m512 PanelBlockDotHalves(const PanelBlock& w, const int8_t* a, float s, __m512 acc) {
-  __m512i dot[2] = {w.start, w.start_hi};
+using PanelStarts = PanelStartsOf<__m512i>;
+
+// acc + a q6_K panel block against one x row's block a (s: its scale): the two halves' dots
+// each from its start, each times its own scale. kWeightsUnsigned (the copy): q in [0, 63]
+// against the signed activations; else (the rows) q - 32 in [-32, 31] against a + 128 in
+// [1, 255]. Without VNNI through vpmaddubsw: a pair is at most 2 * 63 * 127 = 16002, or at
+// least 2 * 255 * -32 = -16320, so two words' pairs sum in int16 before vpmaddwd.
+template <bool kWeightsUnsigned>
+HWY_INLINE __m512 PanelBlockDotHalves(const PanelBlock& w, const int8_t* a, PanelStarts start,
+                                      float s, __m512 acc) {
+  __m512i dot[2] = {start.lo, start.hi};
   const auto word_of = [&](size_t g) {
     int32_t word;
     __builtin_memcpy(&word, a + 4 * g, sizeof(word));
     return _mm512_set1_epi32(word);
   };
 #if ATTNRT_I8_VNNI
-  for (size_t g = 0; g < 8; ++g) dot[g / 4] = _mm512_dpbusd_epi32(dot[g / 4], word_of(g), w.v[g]);
+  for (size_t g = 0; g < 8; ++g) {
+    dot[g / 4] = kWeightsUnsigned ? _mm512_dpbusd_epi32(dot[g / 4], w.v[g], word_of(g))
+                                  : _mm512_dpbusd_epi32(dot[g / 4], word_of(g), w.v[g]);
+  }
 #else
+  const auto pairs = [&](size_t g) {
+    return kWeightsUnsigned ? _mm512_maddubs_epi16(w.v[g], word_of(g))
+                            : _mm512_maddubs_epi16(word_of(g), w.v[g]);
+  };
   for (size_t g = 0; g < 8; g += 2) {
-    const __m512i pairs = _mm512_add_epi16(_mm512_maddubs_epi16(word_of(g), w.v[g]),
-                                           _mm512_maddubs_epi16(word_of(g + 1), w.v[g + 1]));
-    dot[g / 4] = _mm512_add_epi32(dot[g / 4], _mm512_madd_epi16(pairs, _mm512_set1_epi16(1)));
+    const __m512i sum = _mm512_add_epi16(pairs(g), pairs(g + 1));
+    dot[g / 4] = _mm512_add_epi32(dot[g / 4], _mm512_madd_epi16(sum, _mm512_set1_epi16(1)));
   }
 #endif
   const __m512 as = _mm512_set1_ps(s);

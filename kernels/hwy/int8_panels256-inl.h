@@ -153,27 +153,29 @@ HWY_INLINE void LoadQ6_KPanelBlock(const uint8_t* const* rows, size_t ql_at, siz
   __m256i high[8];
   LoadRowWords32(rows, ql_at, out->v);
   LoadRowWords32(rows, qh_at, high);
-  Q6_KJoinWords<kPanelRows>(out->v, high, c);
+  Q6_KJoinWords<kPanelRows, true>(out->v, high, c);
   out->start = Q6_KHalfStart(out->v);
   out->start_hi = Q6_KHalfStart(out->v + 4);
   Q6_KLaneScales(hn::CappedTag<float, kPanelRows>(), s.sc, s.d, c, &out->scale, &out->scale_hi);
 }
 
-// acc + a q6_K panel block against one x row (a: its 32 values + 128; s: its scale): each
-// half's dot from its start, times its own scale. q - 32 in [-32, 31] is vpmaddubsw's signed
-// operand against a + 128 in [1, 255]: a pair >= 2 * 255 * -32 = -16320, so two words'
-// pairs (>= -32640) sum in int16 before each vpmaddwd.
-HWY_INLINE __m256 PanelBlockDotHalves(const PanelBlock& w, const int8_t* a, float s, __m256 acc) {
-  __m256i dot[2] = {w.start, w.start_hi};
-  const auto word_of = [&](size_t g) {
+using PanelStarts = PanelStartsOf<__m256i>;
+
+// acc + a q6_K panel block against one x row's block, as int8_panels-inl.h's
+// PanelBlockDotHalves without VNNI (the same int16 bounds).
+template <bool kWeightsUnsigned>
+HWY_INLINE __m256 PanelBlockDotHalves(const PanelBlock& w, const int8_t* a, PanelStarts start,
+                                      float s, __m256 acc) {
+  __m256i dot[2] = {start.lo, start.hi};
+  const auto pairs = [&](size_t g) {
     int32_t word;
     __builtin_memcpy(&word, a + 4 * g, sizeof(word));
-    return _mm256_set1_epi32(word);
+    const __m256i ag = _mm256_set1_epi32(word);
+    return kWeightsUnsigned ? _mm256_maddubs_epi16(w.v[g], ag) : _mm256_maddubs_epi16(ag, w.v[g]);
   };
   for (size_t g = 0; g < 8; g += 2) {
-    const __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(word_of(g), w.v[g]),
-                                           _mm256_maddubs_epi16(word_of(g + 1), w.v[g + 1]));
-    dot[g / 4] = _mm256_add_epi32(dot[g / 4], _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
+    const __m256i sum = _mm256_add_epi16(pairs(g), pairs(g + 1));
+    dot[g / 4] = _mm256_add_epi32(dot[g / 4], _mm256_madd_epi16(sum, _mm256_set1_epi16(1)));
   }
   const __m256 as = _mm256_set1_ps(s);
   acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[0]), _mm256_mul_ps(w.scale, as), acc);

@@ -724,6 +724,7 @@ constexpr size_t kPrefetchPanels = 2;
 // its dots start from.
 template <class Rows, const int32_t* kLaneRow, const int32_t* kRowLane>
 struct PanelOf {
+  static constexpr size_t kOffsetsPerBlock = 1;  // the x row's o words per block (Start)
   const Rows& w;
   const uint8_t* rows[kPanelRows];
   PanelI offsets;
@@ -821,6 +822,7 @@ struct PanelCopyRows {
 static_assert(kPanelCopyRows % kPanelRows == 0, "a panel is a group or part of one");
 
 struct PanelCopyOf {
+  static constexpr size_t kOffsetsPerBlock = 1;
   const PanelCopyRows& w;
   const uint8_t* group;  // the panel's group at block 0
   size_t first;          // the panel's first row within its group
@@ -905,9 +907,12 @@ struct Q6_KPanel : SuperBlockPanel<Q6_KRows> {
   Q6_KPanelScales scales;
 
   using SuperBlockPanel::SuperBlockPanel;
-  static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelI, float s,
-                               PanelF acc) {
-    return PanelBlockDotHalves(block, a, s, acc);
+  static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelStarts start,
+                               float s, PanelF acc) {
+    return PanelBlockDotHalves<false>(block, a, start, s, acc);
+  }
+  HWY_INLINE PanelStarts Start(const PanelBlock& block, const int32_t*) const {
+    return {block.start, block.start_hi};
   }
   HWY_INLINE void Load(size_t b, PanelBlock* out) {
     const size_t block_at = b / kSuperBlocks * kQ6_KBlockBytes;
@@ -917,6 +922,33 @@ struct Q6_KPanel : SuperBlockPanel<Q6_KRows> {
                        block_at + kQ6_KQhAt + 32 * h, c, scales, out);
   }
 };
+
+// q6_K from its copy: the scale words and d loaded once per super-block, a chunk's ql and qh
+// 16 loads joined into q in [0, 63] (LoadQ6_KCopyBlock) against the signed activations, each
+// half's dot from the x row's -32 * (sum of the half's activations) (Q6_KHalfOffsets): the
+// same exact integer dots as Q6_KPanel's, with no transpose, gather or weight sums.
+struct Q6_KCopyPanel : PanelCopyOf {
+  static constexpr bool kMins = false;
+  static constexpr size_t kOffsetsPerBlock = 2;
+  Q6_KPanelScales scales;
+  using PanelCopyOf::PanelCopyOf;
+  static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelStarts start,
+                               float s, PanelF acc) {
+    return PanelBlockDotHalves<true>(block, a, start, s, acc);
+  }
+  HWY_INLINE PanelStarts Start(const PanelBlock&, const int32_t* offsets) const {
+    return {PanelSetI(offsets[0]), PanelSetI(offsets[1])};
+  }
+  HWY_INLINE void Load(size_t b, PanelBlock* out) {
+    const uint8_t* super = group + b / kSuperBlocks * w.block_bytes;
+    const size_t c = b % kSuperBlocks;
+    if (c == 0) LoadQ6_KCopyScales<kPanelRows>(super, first, &scales);
+    LoadQ6_KCopyBlock<kPanelRows>(super, first, c, scales, out);
+  }
+  HWY_INLINE void Prefetch(size_t n, size_t b) const {
+    if (b % kSuperBlocks == 0) PrefetchCopy(n, b / kSuperBlocks);
+  }
+};
 #endif
 
 #if defined(ATTNRT_I8_Q8_PANELS)
@@ -924,6 +956,7 @@ struct Q6_KPanel : SuperBlockPanel<Q6_KRows> {
 // from the block's -128 * sum (block.start, LoadQ8PanelBlock's).
 struct Q8Panel {
   static constexpr bool kMins = false;
+  static constexpr size_t kOffsetsPerBlock = 1;
   const Q8Rows& w;
   const uint8_t* rows[kPanelRows];
   const uint16_t* scale_rows[kPanelRows];
@@ -981,7 +1014,8 @@ HWY_INLINE void PanelRows(const LinearParams& p, Panel& panel, size_t blocks,
     panel.Load(b, &block);
     for (size_t j = 0; j < X; ++j) {
       const size_t at = j * l.blocks + b;
-      acc[j] = V{Panel::Dot(block, q + at * kI8Block, panel.Start(block, o + at), d[at],
+      acc[j] = V{Panel::Dot(block, q + at * kI8Block,
+                            panel.Start(block, o + at * Panel::kOffsetsPerBlock), d[at],
                             acc[j].raw)};
       if constexpr (Panel::kMins) {
         const float sum = f[j * f_stride + BlockSumIndex(b)];
@@ -1047,8 +1081,11 @@ size_t Int8ScratchFloats(const LinearParams& p) {
 // cache, SmolLM2-135M level from DRAM), also without VNNI, which has no panels of q8's rows
 // (linear_bench on the Zen 5, stories15M's GEMVs of a token, tiles -> copy: AVX3 0.54 ->
 // 0.23 ms, AVX2 0.50 -> 0.34 ms; prefill 256x288x768 AVX3 0.80 -> 0.37, AVX2 1.26 -> 1.00
-// ms). The two shapes
-// differ only in rounding (partial sums per lane against whole-block dots per lane; q4_K's
+// ms). q6_K from its copy: every chunk (its x-row starts leave a block 16 loads, the join,
+// and the dots; linear_bench on the Zen 5, a stories15M token's GEMVs, row tiles -> copy:
+// AVX3_DL 0.45 -> 0.34 ms, AVX3 0.51 -> 0.35, AVX2 0.72 -> 0.56; kquant_512 Q6_K decode, 1
+// thread: 1.08 -> 0.86 ms, under --isa avx2 1.85 -> 1.40 ms). The two shapes differ only in
+// rounding (partial sums per lane against whole-block dots per lane; q4_K's
 // mins per block against per super-block).
 HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
   switch (type) {
@@ -1059,7 +1096,7 @@ HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {
     case WeightType::kQ4_K: return rows >= 2 || copy;
 #endif
 #if defined(ATTNRT_I8_Q6_K_PANELS)
-    case WeightType::kQ6_K: return rows >= 2;
+    case WeightType::kQ6_K: return rows >= 2 || copy;
 #endif
 #if defined(ATTNRT_I8_Q8_PANELS)
     case WeightType::kQ8: return rows >= 2 || copy;
@@ -1083,6 +1120,17 @@ HWY_INLINE void BlockScaleColumns(const LinearParams& p, const Weights& w, const
 #endif
 }
 
+// q6_K's copy panels: per activation block (signed), -32 times the sum of each 16-value half,
+// where those halves' dots start (Q6_KCopyPanel), two words a block in the o region.
+HWY_INLINE void Q6_KHalfOffsets(const int8_t* HWY_RESTRICT q, size_t blocks,
+                                int32_t* HWY_RESTRICT o) {
+  for (size_t b = 0; b < 2 * blocks; ++b) {
+    int32_t sum = 0;
+    for (size_t j = 0; j < kI8Block / 2; ++j) sum += q[b * (kI8Block / 2) + j];
+    o[b] = -32 * sum;
+  }
+}
+
 // Rows m0 .. m0 + rows of x as 8-bit blocks into `act` (Layout's q, d, o, f regions), in
 // the form the chunk's tiles or panels read them (UsesPanels: q8's and q6_K's panels take
 // the activations + 128, vpdpbusd's unsigned operand; q4_0's and q4_K's nibbles are it).
@@ -1091,16 +1139,17 @@ HWY_INLINE void QuantizeChunk(const LinearParams& p, const Layout& l, size_t m0,
   const bool copy = p.w_packed != nullptr;
   const bool panels = UsesPanels(p.w_type, rows, copy);
   const bool q8_copy = p.w_type == WeightType::kQ8 && panels && copy;
+  const bool q6_K_copy = p.w_type == WeightType::kQ6_K && panels && copy;
   const bool offsets = (p.w_type == WeightType::kQ4_0 && Q4_0Rows::kNibbles) || q8_copy;
   const bool unsigned_activations =
-      panels && ((p.w_type == WeightType::kQ8 && !copy) || p.w_type == WeightType::kQ6_K);
+      panels && !copy && (p.w_type == WeightType::kQ8 || p.w_type == WeightType::kQ6_K);
+  int32_t* o = reinterpret_cast<int32_t*>(act + l.o);
   for (size_t m = 0; m < rows; ++m) {
-    QuantizeRow(p.x + (m0 + m) * p.x_stride, p.in, l.blocks,
-                reinterpret_cast<int8_t*>(act + l.q) + m * l.blocks * kI8Block,
-                act + l.d + m * l.blocks,
-                offsets ? reinterpret_cast<int32_t*>(act + l.o) + m * l.blocks : nullptr,
-                unsigned_activations,
+    int8_t* q = reinterpret_cast<int8_t*>(act + l.q) + m * l.blocks * kI8Block;
+    QuantizeRow(p.x + (m0 + m) * p.x_stride, p.in, l.blocks, q, act + l.d + m * l.blocks,
+                offsets ? o + m * l.blocks : nullptr, unsigned_activations,
                 l.supers != 0 ? act + l.f + m * l.supers * int8_linear::kMinLanes : nullptr);
+    if (q6_K_copy) Q6_KHalfOffsets(q, l.blocks, o + 2 * m * l.blocks);
   }
 }
 
@@ -1164,7 +1213,7 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
       case WeightType::kQ6_K:
 #if defined(ATTNRT_I8_Q6_K_PANELS)
         if (panels) {
-          PanelColumns<Q6_KPanel>(p, Q6_KRows(p), l, m0, rows, n0, n1, act);
+          CopyOrRowsPanels<Q6_KCopyPanel, Q6_KPanel, Q6_KRows>(p, l, m0, rows, n0, n1, act);
           break;
         }
 #endif
@@ -1189,8 +1238,8 @@ void Int8Run(const LinearParams& p, size_t begin, size_t end, float* scratch) {
   }
 }
 
-// The panel copy this target reads (LinearParams::w_packed, weight_panels.h): q4_0's, q8's
-// and q4_K's where it has panels (AVX2 and the AVX-512 targets).
+// The panel copy this target reads (LinearParams::w_packed, weight_panels.h): q4_0's, q8's,
+// q4_K's and q6_K's where it has panels (AVX2 and the AVX-512 targets).
 HWY_INLINE bool ReadsPanelCopy(WeightType type) {
   switch (type) {
 #if defined(ATTNRT_I8_Q4_0_PANELS)
@@ -1199,6 +1248,9 @@ HWY_INLINE bool ReadsPanelCopy(WeightType type) {
 #endif
 #if defined(ATTNRT_I8_Q4_K_PANELS)
     case WeightType::kQ4_K: return true;
+#endif
+#if defined(ATTNRT_I8_Q6_K_PANELS)
+    case WeightType::kQ6_K: return true;
 #endif
     default: return false;
   }
@@ -1243,6 +1295,12 @@ void Pack(const LinearParams& p, void* dst) {
                     static_cast<uint8_t*>(dst));
     return;
   }
+  if (p.w_type == WeightType::kQ6_K) {
+    PackQ6_KPanelCopy(static_cast<const uint8_t*>(p.w), p.out,
+                      WeightBlocksPerRow(*FindWeightType(p.w_type), p.in),
+                      static_cast<uint8_t*>(dst));
+    return;
+  }
   PackPanelCopy(static_cast<const uint8_t*>(p.w), p.out,
                 WeightBlocksPerRow(*FindWeightType(p.w_type), p.in),
                 PanelCopyBlockBytes(p.w_type), PanelCopyF16Fields(p.w_type),
@@ -1256,8 +1314,7 @@ void Pack(const LinearParams& p, void* dst) {
 // it also beats Helium's widening q8 kernel: 0.59 M instructions per LM token against 0.95 M);
 // a call that asks for f32 activations (LinearActivations::kF32) skips it
 // (quantizes_activations).
-// Its packed layout: the panel copies of q4_0 and q4_K on AVX2 and AVX-512, and of q8 on
-// AVX-512 VNNI.
+// Its packed layout: the panel copies of q4_0, q8, q4_K and q6_K on AVX2 and AVX-512.
 extern const LinearKernel kLinearHwyInt8 = {"hwy-int8",  3,         int8_linear::ReadsWeightType,
                                             ScratchFloats, WorkItems, Run,
                                             Isa,         true,      PackedBytes,

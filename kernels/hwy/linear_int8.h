@@ -48,8 +48,10 @@ inline size_t WorkItems(const LinearParams& p) {
 // A worker's scratch, in floats from its start (each region kScratchAlignment-aligned):
 //   q      kChunkRows rows of `blocks` activation blocks (int8, 32 per block);
 //   d      kChunkRows rows of `blocks` activation scales;
-//   o      kChunkRows rows of `blocks` int32: -8 * the sum of each activation block (q4_0 as
-//          nibbles, int8_dot-inl.h's kQ4_0AsNibbles: x86 builds only; empty elsewhere);
+//   o      kChunkRows rows of `blocks` int32 (x86 builds only; empty elsewhere): -8 * the sum
+//          of each activation block (q4_0 as nibbles, int8_dot-inl.h's kQ4_0AsNibbles; q8's
+//          panel copy reads 16 times it); q6_K: two a block, -32 * the sum of each 16-value
+//          half (its panel copy's dot starts);
 //   f      q4_K only: kChunkRows rows of, per super-block of 8 activation blocks, kMinLanes
 //          floats: d[b] * (the sum of block b's 8-bit values) for its 8 blocks, then zeros
 //          (the sub-block offsets' term, summed once per super-block: linear_int8.cc);
@@ -86,7 +88,8 @@ inline Layout MakeLayout(size_t K, WeightType type) {
   l.q = 0;
   l.d = l.q + align(kChunkRows * l.blocks * kActivationBlock / sizeof(float));
   l.o = l.d + align(kChunkRows * l.blocks + kScaleChunk);
-  l.f = l.o + (kBlockOffsets ? align(kChunkRows * l.blocks) : 0);
+  const size_t offsets_per_block = type == WeightType::kQ6_K ? 2 : 1;
+  l.f = l.o + (kBlockOffsets ? align(kChunkRows * l.blocks * offsets_per_block) : 0);
   l.supers = type == WeightType::kQ4_K ? DivCeil(l.blocks, kBlocksPerSuper) : 0;
   l.dw = l.f + align(kChunkRows * l.supers * kMinLanes);
 #if ATTNRT_HELIUM

@@ -183,11 +183,11 @@ class Int8Tester : public LinearInputs {
   }
 
   // A run from the packed copy (exactly LinearPackedBytes, so ASan sees a read past it) is
-  // within the reference's bounds and gives `got`'s bits, but for q4_K's and q8's chunks of
-  // one x row, and q8's every chunk on targets without VNNI (no panels of its stored rows):
-  // from the copy they run in panels, from the stored rows in row tiles, which round
-  // differently (q4_K's mins' term per block against per super-block; q8's partial sums per
-  // lane against whole-block dots; linear_int8.cc's UsesPanels).
+  // within the reference's bounds and gives `got`'s bits, but for q4_K's, q6_K's and q8's
+  // chunks of one x row, and q8's every chunk on targets without VNNI (no panels of its
+  // stored rows): from the copy they run in panels, from the stored rows in row tiles, which
+  // round differently (q4_K's mins' term per block against per super-block; q8's and q6_K's
+  // partial sums per lane against whole-block dots; linear_int8.cc's UsesPanels).
   void ExpectPackedCopyAgrees(const std::vector<size_t>& cuts, const GuardedFloats& got) {
     GuardedFloats y = NewOutput();
     const LinearParams p = Params(&y);
@@ -201,7 +201,8 @@ class Int8Tester : public LinearInputs {
     ASSERT_EQ(ran, "") << "from the packed copy: " << c_.Describe();
     ASSERT_NO_FATAL_FAILURE(ExpectWithinReference(y)) << "from the packed copy";
     constexpr size_t kChunkRows = 8;  // x rows per chunk (linear_int8.cc)
-    const bool one_row_panels = c_.type == WeightType::kQ4_K || c_.type == WeightType::kQ8;
+    const bool one_row_panels = c_.type == WeightType::kQ4_K || c_.type == WeightType::kQ6_K ||
+                                c_.type == WeightType::kQ8;
     if (one_row_panels && c_.M % kChunkRows == 1) return;
     const std::string isa = Int8Kernel().isa();
     const bool q8_row_panels = isa.rfind("AVX3", 0) == 0 && isa != "AVX3";
@@ -239,7 +240,7 @@ TEST(LinearInt8, AutoRunsIntegerTypesHereAndF32ActivationsElsewhere) {
 }
 
 // A packed copy of the weights (LinearParams::w_packed, weight_panels.h) is offered for q4_0,
-// q8 and q4_K where the target has panels (AVX2 and the AVX-512 targets), for no other type,
+// q8, q4_K and q6_K where the target has panels (AVX2 and the AVX-512 targets), for no other type,
 // and not for f32 activations; so ExpectMatchesReference's runs from it happen on those
 // targets.
 TEST_P(LinearInt8Test, PanelCopiesOnlyWhereThePanelsReadThem) {
@@ -250,10 +251,11 @@ TEST_P(LinearInt8Test, PanelCopiesOnlyWhereThePanelsReadThem) {
     p.in = 300;
     p.out = 37;
     p.w_type = t;
-    // 3 groups of 16 rows; 10 q4_0 blocks or 2 q4_K super-blocks per row of 300.
+    // 3 groups of 16 rows; 10 q4_0 blocks or 2 k-quant super-blocks per row of 300.
     size_t want = 0;
     if (panels && t == WeightType::kQ4_0) want = 3 * 10 * 16 * kQ4_0BlockBytes;
     if (panels && t == WeightType::kQ4_K) want = 3 * 2 * 16 * kQ4_KBlockBytes;
+    if (panels && t == WeightType::kQ6_K) want = 3 * 2 * 16 * kQ6_KBlockBytes;
     // q8's copied block: its f16 scale and 32 offset values, q8's own bytes.
     if (panels && t == WeightType::kQ8) want = 3 * 10 * 16 * (2 + 32);
     EXPECT_EQ(LinearPackedBytes(p), want) << isa << " " << WeightTypeName(t);

@@ -88,7 +88,7 @@ void LinearRun(const LinearParams& p, size_t begin, size_t end, float* scratch);
 const char* LinearIsa();
 
 // Bytes of the copy of p.w in the layout the `auto` kernel for p reads fastest (today the
-// integer kernel's panels of q4_0, q8 and q4_K on AVX2 and AVX-512: weight_panels.h), or 0 when it reads the weights as stored. Depends on p.w_type, p.in,
+// integer kernel's panels of q4_0, q8, q4_K and q6_K on AVX2 and AVX-512: weight_panels.h), or 0 when it reads the weights as stored. Depends on p.w_type, p.in,
 // p.out and p.activations only.
 size_t LinearPackedBytes(const LinearParams& p);
 // Writes that copy of p.w to dst (LinearPackedBytes(p) bytes, 64-byte aligned), for

@@ -14,6 +14,8 @@
 // blocks of kQ8CopyBlockBytes: d, then 8 words of the values as offset bytes v + 128 (v ^
 // 0x80): vpdpbusd's unsigned operand, so the activations stay signed and the dot starts from
 // the activations' -128 * sum, a term of the x row (no per-row word: the copy has q8's bytes).
+// q6_K's block, whose f16 d ends it, is copied with d first (kQ6_KCopy*At): d, then its ql,
+// qh and scale bytes as 52 words.
 //
 // Header-only and allocation-free.
 #pragma once
@@ -22,12 +24,17 @@
 #include <cstdint>
 #include <cstring>
 
+#include "attnrt/kernels/weight_q6_K.h"
 #include "attnrt/kernels/weight_type.h"
 
 namespace attnrt {
 
 constexpr size_t kPanelCopyRows = 16;
 constexpr size_t kQ8CopyBlockBytes = 2 + 32;
+// q6_K's copied block: d, then the block's bytes before it (ql, qh, scales) in their order.
+constexpr size_t kQ6_KCopyQlAt = 2 + kQ6_KQlAt, kQ6_KCopyQhAt = 2 + kQ6_KQhAt,
+                 kQ6_KCopyScalesAt = 2 + kQ6_KScalesAt;
+static_assert(kQ6_KDAt + 2 == kQ6_KBlockBytes, "q6_K's d ends its block");
 
 // A type's block in the copy: its bytes, and how many 2-byte fields lead it.
 inline size_t PanelCopyBlockBytes(WeightType t) {
@@ -61,21 +68,35 @@ inline void ScatterPanelCopyBlock(const uint8_t* block, size_t block_bytes, size
   }
 }
 
+// Writes a panel copy of `rows` rows of `blocks` blocks (each block_bytes in the copy: the
+// first f16_fields 2-byte fields, then 32-bit words) to dst (PanelCopyBytes bytes):
+// block_of(n, b, out) writes row n's block b as copied. A short last group repeats its last
+// row.
+template <class BlockOf>
+inline void PackPanelGroups(size_t rows, size_t blocks, size_t block_bytes, size_t f16_fields,
+                            uint8_t* dst, BlockOf block_of) {
+  uint8_t block[256];  // the largest copied block: q6_K's 210 bytes
+  static_assert(kQ6_KBlockBytes <= sizeof(block), "every copied block fits");
+  for (size_t n0 = 0; n0 < rows; n0 += kPanelCopyRows) {
+    for (size_t b = 0; b < blocks; ++b, dst += kPanelCopyRows * block_bytes) {
+      for (size_t r = 0; r < kPanelCopyRows; ++r) {
+        block_of(n0 + r < rows ? n0 + r : rows - 1, b, block);
+        ScatterPanelCopyBlock(block, block_bytes, f16_fields, r, dst);
+      }
+    }
+  }
+}
+
 // Writes the panel copy of w (`rows` rows of `blocks` blocks of `block_bytes`, the first
 // `f16_fields` 2-byte fields of a block, the rest 32-bit words) to dst
 // (PanelCopyBytes(rows, blocks, block_bytes) bytes).
 inline void PackPanelCopy(const uint8_t* w, size_t rows, size_t blocks, size_t block_bytes,
                           size_t f16_fields, uint8_t* dst) {
   const size_t row_bytes = blocks * block_bytes;
-  for (size_t n0 = 0; n0 < rows; n0 += kPanelCopyRows) {
-    for (size_t b = 0; b < blocks; ++b, dst += kPanelCopyRows * block_bytes) {
-      for (size_t r = 0; r < kPanelCopyRows; ++r) {
-        const size_t n = n0 + r < rows ? n0 + r : rows - 1;
-        ScatterPanelCopyBlock(w + n * row_bytes + b * block_bytes, block_bytes, f16_fields, r,
-                              dst);
-      }
-    }
-  }
+  PackPanelGroups(rows, blocks, block_bytes, f16_fields, dst,
+                  [&](size_t n, size_t b, uint8_t* out) {
+                    std::memcpy(out, w + n * row_bytes + b * block_bytes, block_bytes);
+                  });
 }
 
 // Writes the panel copy of a q8 matrix (`rows` rows of K values, `scales` its plane of
@@ -85,21 +106,25 @@ inline void PackPanelCopy(const uint8_t* w, size_t rows, size_t blocks, size_t b
 inline void PackQ8PanelCopy(const int8_t* values, const uint16_t* scales, size_t rows, size_t K,
                             uint8_t* dst) {
   const size_t blocks = K / 32 + (K % 32 != 0);
-  for (size_t n0 = 0; n0 < rows; n0 += kPanelCopyRows) {
-    for (size_t b = 0; b < blocks; ++b, dst += kPanelCopyRows * kQ8CopyBlockBytes) {
-      for (size_t r = 0; r < kPanelCopyRows; ++r) {
-        const size_t n = n0 + r < rows ? n0 + r : rows - 1;
-        uint8_t block[kQ8CopyBlockBytes];
-        std::memcpy(block, scales + n * blocks + b, 2);
-        const size_t count = K - 32 * b < 32 ? K - 32 * b : 32;
-        for (size_t i = 0; i < 32; ++i) {
-          const int8_t v = i < count ? values[n * K + 32 * b + i] : 0;
-          block[2 + i] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ 0x80u);
-        }
-        ScatterPanelCopyBlock(block, kQ8CopyBlockBytes, 1, r, dst);
-      }
-    }
-  }
+  PackPanelGroups(rows, blocks, kQ8CopyBlockBytes, 1, dst,
+                  [&](size_t n, size_t b, uint8_t* out) {
+                    std::memcpy(out, scales + n * blocks + b, 2);
+                    const size_t count = K - 32 * b < 32 ? K - 32 * b : 32;
+                    for (size_t i = 0; i < 32; ++i) {
+                      const int8_t v = i < count ? values[n * K + 32 * b + i] : 0;
+                      out[2 + i] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ 0x80u);
+                    }
+                  });
+}
+
+// Writes the panel copy of a q6_K matrix (`rows` rows of `blocks` super-blocks) to dst
+// (PanelCopyBytes(rows, blocks, kQ6_KBlockBytes) bytes): each block with its d first.
+inline void PackQ6_KPanelCopy(const uint8_t* w, size_t rows, size_t blocks, uint8_t* dst) {
+  PackPanelGroups(rows, blocks, kQ6_KBlockBytes, 1, dst, [&](size_t n, size_t b, uint8_t* out) {
+    const uint8_t* block = w + (n * blocks + b) * kQ6_KBlockBytes;
+    std::memcpy(out, block + kQ6_KDAt, 2);
+    std::memcpy(out + 2, block, kQ6_KDAt);
+  });
 }
 
 }  // namespace attnrt

@@ -116,7 +116,7 @@ typedef enum attnrt_activations {
 attnrt_status attnrt_model_set_activations(attnrt_model* m, attnrt_activations activations);
 
 /* Panel copies: the layout this machine's integer Linear reads faster than the weights
- * as stored (x86 with AVX2 or AVX-512: q4_0, q8 and q4_K matrices), the same values
+ * as stored (x86 with AVX2 or AVX-512: q4_0, q8, q4_K and q6_K matrices), the same values
  * reordered. The CLI makes them at load; a C caller opts in, with
  * memory of its own, as much again as those matrices take in the file.
  * *bytes: the buffer attnrt_model_pack needs for the activations now set; 0 when no

@@ -89,7 +89,7 @@ Status LoadModel(const WeightFile& file, Model* model);
 bool ModelMultipliesType(const Model& model, WeightType type);
 
 // Packed copies of the weights (LinearParams::w_packed): the layouts the `auto` Linear
-// kernels for `activations` read fastest (today the panel copies of q4_0, q8 and q4_K on AVX2
+// kernels for `activations` read fastest (today the panel copies of q4_0, q8, q4_K and q6_K on AVX2
 // and AVX-512 x86, kernels/include/attnrt/kernels/weight_panels.h; nothing elsewhere). They cost
 // memory outside the arena (as much again as those matrices take in the file) and a pass
 // over them at load; docs/performance.md has what they gain. Bytes of all of them and of
