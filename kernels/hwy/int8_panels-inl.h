@@ -207,12 +207,17 @@ HWY_INLINE void Q6_KJoinWords(RawI* v, const RawI* high, size_t c) {
   const hn::Repartition<int8_t, decltype(du)> d8;
   using VU = hn::Vec<decltype(du)>;
   const size_t cc = c % 4;
-  const VU low4 = hn::Set(du, 0x0F0F0F0Fu), bit_pair = hn::Set(du, 0x03030303u);
+  const VU low4 = hn::Set(du, 0x0F0F0F0Fu), bits45 = hn::Set(du, 0x30303030u);
   for (size_t g = 0; g < 8; ++g) {
     const VU ql{v[g]};
     const VU low = hn::And(cc < 2 ? ql : hn::ShiftRight<4>(ql), low4);
-    const VU hb = hn::And(hn::ShiftRightSame(VU{high[g]}, static_cast<int>(2 * cc)), bit_pair);
-    const VU q = hn::Or(low, hn::ShiftLeft<4>(hb));
+    // The chunk's bit pair 2 cc moved to bits 4-5 of its byte by one shift (none for cc = 2);
+    // the mask drops what the 32-bit shift brought in from the neighbouring bytes.
+    const VU qh{high[g]};
+    const VU hb = hn::And(cc < 3 ? hn::ShiftLeftSame(qh, static_cast<int>(4 - 2 * cc))
+                                 : hn::ShiftRight<2>(qh),
+                          bits45);
+    const VU q = hn::Or(low, hb);
     v[g] = kCentered ? hn::BitCast(du, hn::Sub(hn::BitCast(d8, q), hn::Set(d8, int8_t{32}))).raw
                      : q.raw;
   }
