@@ -199,25 +199,26 @@ HWY_INLINE __m256 PanelBlockDotNibbles(const PanelBlock& w, const int8_t* a, __m
                          acc);
 }
 
-// q8's copy: offset bytes w + 128 against the signed activations, each byte as its two
-// nibbles (int8_panels-inl.h's PanelBlockDotOffsetBytes without VNNI says why), the high
-// nibbles' sum weighted by 16.
-HWY_INLINE __m256 PanelBlockDotOffsetBytes(const PanelBlock& w, const int8_t* a, __m256i start,
+// q8's copy: offset bytes w + 128 against the signed activations by the sign trick
+// (int8_panels-inl.h's PanelBlockDotOffsetBytes without VNNI; vpsignb gives a the sign of
+// w): sum(w * a) itself, `start` unused. Against the copy's bytes split into two nibble
+// operands (16 vpmaddubsw a block), linear_bench on the Zen 5, 4 alternating runs: prefill
+// 256x288x768 1.00 -> 0.69 ms, a stories15M token's GEMVs 0.32 -> 0.26 ms.
+constexpr bool kQ8CopyStartsFromX = false;
+HWY_INLINE __m256 PanelBlockDotOffsetBytes(const PanelBlock& w, const int8_t* a, __m256i,
                                            float s, __m256 acc) {
-  const __m256i low4 = _mm256_set1_epi8(0x0F);
-  __m256i low = _mm256_setzero_si256(), high = _mm256_setzero_si256();
+  const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+  __m256i dot[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
   for (size_t g = 0; g < 8; ++g) {
     int32_t word;
     __builtin_memcpy(&word, a + 4 * g, sizeof(word));
-    const __m256i ag = _mm256_set1_epi32(word);
-    low = _mm256_add_epi16(low, _mm256_maddubs_epi16(_mm256_and_si256(w.v[g], low4), ag));
-    high = _mm256_add_epi16(
-        high, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(w.v[g], 4), low4), ag));
+    const __m256i wg = _mm256_xor_si256(w.v[g], flip);
+    const __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(wg),
+                                               _mm256_sign_epi8(_mm256_set1_epi32(word), wg));
+    dot[g % 2] = _mm256_add_epi32(dot[g % 2], _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
   }
-  const __m256i dot = _mm256_add_epi32(
-      _mm256_add_epi32(start, _mm256_madd_epi16(low, _mm256_set1_epi16(1))),
-      _mm256_madd_epi16(high, _mm256_set1_epi16(16)));
-  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(w.scale, _mm256_set1_ps(s)),
+  const __m256i sum = _mm256_add_epi32(dot[0], dot[1]);
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(w.scale, _mm256_set1_ps(s)),
                          acc);
 }
 

@@ -859,9 +859,10 @@ struct Q4_0CopyPanel : PanelCopyOf {
 
 // q8 from its copy (on every panel target; its rows' panels need VNNI): a block is 9 loads
 // (LoadQ8CopyBlock), no transpose, scale gather or block sums of the weights. The copy's
-// bytes are v + 128 against the signed activations, so each dot starts from -128 * (sum of
-// the x row's block) = 16 * its offset o (-8 * sum): the same exact integer dot as Q8Panel's,
-// from q8's own byte count.
+// bytes are v + 128 against the signed activations, so with VNNI each dot starts from -128 *
+// (sum of the x row's block) = 16 * its offset o (-8 * sum): the same exact integer dot as
+// Q8Panel's, from q8's own byte count. Without VNNI the dot undoes the offset (the sign
+// trick: PanelBlockDotOffsetBytes) and starts from 0.
 struct Q8CopyPanel : PanelCopyOf {
   static constexpr bool kMins = false;
   using PanelCopyOf::PanelCopyOf;
@@ -873,7 +874,8 @@ struct Q8CopyPanel : PanelCopyOf {
     LoadQ8CopyBlock<kPanelRows>(group + b * w.block_bytes, first, out);
   }
   HWY_INLINE PanelI Start(const PanelBlock&, const int32_t* offset) const {
-    return PanelSetI(16 * *offset);
+    if constexpr (kQ8CopyStartsFromX) return PanelSetI(16 * *offset);
+    return PanelSetI(0);  // (the sign trick's dot needs no start; o is not written)
   }
   HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchCopy(n, b); }
 };
@@ -1138,7 +1140,11 @@ HWY_INLINE void QuantizeChunk(const LinearParams& p, const Layout& l, size_t m0,
                               float* act) {
   const bool copy = p.w_packed != nullptr;
   const bool panels = UsesPanels(p.w_type, rows, copy);
-  const bool q8_copy = p.w_type == WeightType::kQ8 && panels && copy;
+#if defined(ATTNRT_I8_Q4_0_PANELS)
+  const bool q8_copy = p.w_type == WeightType::kQ8 && panels && copy && kQ8CopyStartsFromX;
+#else
+  const bool q8_copy = false;  // no panels here
+#endif
   const bool q6_K_copy = p.w_type == WeightType::kQ6_K && panels && copy;
   const bool offsets = (p.w_type == WeightType::kQ4_0 && Q4_0Rows::kNibbles) || q8_copy;
   const bool unsigned_activations =
