@@ -570,19 +570,19 @@ HWY_INLINE __m512 PanelBlockDotOffsetBytes(const PanelBlock& w, const int8_t* a,
 
 using Q6_KPanelScales = Q6_KPanelScalesOf<__m512i, __m512>;
 
-// Each lane's sum of the 4 signed bytes of each word v[0..3] (int32). Without VNNI the pairs
-// (|pair| <= 64) sum in int16 first.
-HWY_INLINE __m512i WordByteSums(const __m512i* v) {
+// -128 * each lane's sum of the 4 signed bytes of each word v[0..3]: a q6_K half's dot start
+// for the activations' + 128. Without VNNI the pairs (|pair| <= 64) sum in int16 first.
+HWY_INLINE __m512i Q6_KHalfStart(const __m512i* v) {
   const __m512i ones = _mm512_set1_epi8(1);
 #if ATTNRT_I8_VNNI
   __m512i sum = _mm512_setzero_si512();
   for (size_t g = 0; g < 4; ++g) sum = _mm512_dpbusd_epi32(sum, ones, v[g]);
-  return sum;
 #else
   __m512i pairs = _mm512_setzero_si512();
   for (size_t g = 0; g < 4; ++g) pairs = _mm512_add_epi16(pairs, _mm512_maddubs_epi16(ones, v[g]));
-  return _mm512_madd_epi16(pairs, _mm512_set1_epi16(1));
+  const __m512i sum = _mm512_madd_epi16(pairs, _mm512_set1_epi16(1));
 #endif
+  return _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum, 7));
 }
 
 // Chunk c (0..7) of the panel's q6_K super-block: q - 32 per row as signed bytes (ql's low or
@@ -595,9 +595,8 @@ HWY_INLINE void LoadQ6_KPanelBlock(const uint8_t* const* rows, size_t ql_at, siz
   LoadRowWords32(rows, ql_at, ~__mmask32{0}, out->v);
   LoadRowWords32(rows, qh_at, ~__mmask32{0}, high);
   Q6_KJoinWords<kPanelRows, true>(out->v, high, c);
-  out->start = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(WordByteSums(out->v), 7));
-  out->start_hi =
-      _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(WordByteSums(out->v + 4), 7));
+  out->start = Q6_KHalfStart(out->v);
+  out->start_hi = Q6_KHalfStart(out->v + 4);
   Q6_KLaneScales(hn::CappedTag<float, kPanelRows>(), s.sc, s.d, c, &out->scale, &out->scale_hi);
 }
 
