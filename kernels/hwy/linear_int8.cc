@@ -841,6 +841,17 @@ struct PanelCopyOf {
     const uint8_t* at = w.GroupBlock(n, copy_block);
     for (size_t i = 0; i < w.block_bytes; i += 64) PrefetchWeights(at + i);
   }
+  // A super-block type's block b: slice b % kSuperBlocks of the 8 slices of its group's
+  // super-block, so that a super-block's lines (53 for q6_K's 16 rows) are requested at the
+  // pace of its blocks rather than in one burst.
+  HWY_INLINE void PrefetchSuperBlockSlice(size_t n, size_t b) const {
+    if (n % kPanelCopyRows != 0) return;
+    const uint8_t* at = w.GroupBlock(n, b / kSuperBlocks);
+    const size_t lines = int8_linear::DivCeil(w.block_bytes, 64), c = b % kSuperBlocks;
+    for (size_t i = c * lines / kSuperBlocks; i < (c + 1) * lines / kSuperBlocks; ++i) {
+      PrefetchWeights(at + 64 * i);
+    }
+  }
 };
 
 // q4_0 from its copy: a block is 5 loads (LoadQ4_0CopyBlock), the dots start from the x
@@ -894,9 +905,7 @@ struct Q4_KCopyPanel : PanelCopyOf {
     LoadQ4_KCopyBlock<kPanelRows>(super, first, c, scales, out);
   }
   HWY_INLINE PanelI Start(const PanelBlock& block, const int32_t*) const { return block.start; }
-  HWY_INLINE void Prefetch(size_t n, size_t b) const {
-    if (b % kSuperBlocks == 0) PrefetchCopy(n, b / kSuperBlocks);
-  }
+  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchSuperBlockSlice(n, b); }
 };
 #endif
 
@@ -947,9 +956,7 @@ struct Q6_KCopyPanel : PanelCopyOf {
     if (c == 0) LoadQ6_KCopyScales<kPanelRows>(super, first, &scales);
     LoadQ6_KCopyBlock<kPanelRows>(super, first, c, scales, out);
   }
-  HWY_INLINE void Prefetch(size_t n, size_t b) const {
-    if (b % kSuperBlocks == 0) PrefetchCopy(n, b / kSuperBlocks);
-  }
+  HWY_INLINE void Prefetch(size_t n, size_t b) const { PrefetchSuperBlockSlice(n, b); }
 };
 #endif
 
