@@ -19,7 +19,8 @@
 //         from -128 * sum(w) per row, summed once per block (8 more vpdpbusd per panel and
 //         block). Only with VNNI: vpmaddubsw's int16 pairs would saturate at 2 * 255 * 127.
 //         From the panel copy (weight_panels.h) the other way round: the weights as w + 128,
-//         the activations as they are, each dot from -128 * sum(a), the x row's term.
+//         the activations as they are, each dot from -128 * sum(a), the x row's term
+//         (without VNNI the sign trick instead: PanelBlockDotOffsetBytes).
 //   q6_K  as q8's rows: q - 32 in [-32, 31] signed against a + 128, each 16-value half's
 //         dot from -128 * (sum of its q - 32), a term of the panel block. Without VNNI too:
 //         its pairs (|pair| <= 2 * 255 * 32) fit int16, two words' pairs summed there

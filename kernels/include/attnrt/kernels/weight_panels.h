@@ -76,7 +76,10 @@ template <class BlockOf>
 inline void PackPanelGroups(size_t rows, size_t blocks, size_t block_bytes, size_t f16_fields,
                             uint8_t* dst, BlockOf block_of) {
   uint8_t block[256];  // the largest copied block: q6_K's 210 bytes
-  static_assert(kQ6_KBlockBytes <= sizeof(block), "every copied block fits");
+  static_assert(kQ6_KBlockBytes <= sizeof(block) && kQ8CopyBlockBytes <= sizeof(block) &&
+                    FindWeightType(WeightType::kQ4_K)->bytes <= sizeof(block) &&
+                    FindWeightType(WeightType::kQ4_0)->bytes <= sizeof(block),
+                "every copied type's block fits");
   for (size_t n0 = 0; n0 < rows; n0 += kPanelCopyRows) {
     for (size_t b = 0; b < blocks; ++b, dst += kPanelCopyRows * block_bytes) {
       for (size_t r = 0; r < kPanelCopyRows; ++r) {
