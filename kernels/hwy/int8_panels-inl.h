@@ -200,9 +200,9 @@ HWY_INLINE void GatherQ6_KPanelScales(const uint8_t* row0, RawI offsets, size_t 
 
 // Chunk c (0..7) of the lanes' q6_K super-blocks: v[g] holds word g of the 32 ql bytes of its
 // chunk pair (c % 4 < 2: the low nibbles, else the high), high[g] word g of the half's 32 qh
-// bytes (bit pair 2 (c % 4)); v becomes q in [0, 63], or with kCentered q - 32 in [-32, 31]
-// as signed bytes.
-template <size_t kLanes, bool kCentered, class RawI>
+// bytes (bit pair 2 (c % 4)); v becomes q - 32 in [-32, 31] as signed bytes (the row
+// panels'; the copy regroups the values once instead: LoadQ6_KCopyBlock).
+template <size_t kLanes, class RawI>
 HWY_INLINE void Q6_KJoinWords(RawI* v, const RawI* high, size_t c) {
   const hn::CappedTag<uint32_t, kLanes> du;
   const hn::Repartition<int8_t, decltype(du)> d8;
@@ -219,8 +219,7 @@ HWY_INLINE void Q6_KJoinWords(RawI* v, const RawI* high, size_t c) {
                                  : hn::ShiftRight<2>(qh),
                           bits45);
     const VU q = hn::Or(low, hb);
-    v[g] = kCentered ? hn::BitCast(du, hn::Sub(hn::BitCast(d8, q), hn::Set(d8, int8_t{32}))).raw
-                     : q.raw;
+    v[g] = hn::BitCast(du, hn::Sub(hn::BitCast(d8, q), hn::Set(d8, int8_t{32}))).raw;
   }
 }
 
@@ -323,22 +322,33 @@ HWY_INLINE void LoadQ6_KCopyScales(const uint8_t* super, size_t first, Scales* s
   s->d = PanelCopyF16<kRows>(super, 0, first).raw;
 }
 
-// Chunk c (0..7) of a q6_K super-block from the copy: its 8 words of ql and of qh joined
-// into q in [0, 63] (unsigned: vpdpbusd's and vpmaddubsw's unsigned operand against the
-// signed activations, each half's -32 * (sum of a) the x row's, Q6_KHalfOffsets), and the
-// halves' scales.
+// Chunk c (0..7) of a q6_K super-block from the copy (PackQ6_KPanelCopy's regrouped values):
+// q in [0, 63] (unsigned: vpdpbusd's and vpmaddubsw's unsigned operand against the signed
+// activations, each half's -32 * (sum of a) the x row's, Q6_KHalfOffsets), and the halves'
+// scales. Chunks 0-2 of a half are their array's low 6 bits; chunk 3 is the arrays' top bit
+// pairs, each shifted to its place (a 32-bit shift, masked: the mask drops what it brought in
+// from the neighbouring byte).
 template <size_t kRows, class Block, class Scales>
 HWY_INLINE void LoadQ6_KCopyBlock(const uint8_t* super, size_t first, size_t c, const Scales& s,
                                   Block* out) {
-  using RawI = decltype(out->start);
-  RawI high[8];
-  const size_t h = c / 4;
-  for (size_t g = 0; g < 8; ++g) {
-    out->v[g] =
-        PanelCopyWords<kRows>(super, kQ6_KCopyQlAt + 64 * h + 32 * (c % 2) + 4 * g, first).raw;
-    high[g] = PanelCopyWords<kRows>(super, kQ6_KCopyQhAt + 32 * h + 4 * g, first).raw;
+  const hn::CappedTag<uint32_t, kRows> du;
+  const size_t at = kQ6_KCopyQAt + 96 * (c / 4), j = c % 4;
+  const auto word = [&](size_t array, size_t g) {
+    return PanelCopyWords<kRows>(super, at + 32 * array + 4 * g, first);
+  };
+  if (j < 3) {
+    const auto low6 = hn::Set(du, 0x3F3F3F3Fu);
+    for (size_t g = 0; g < 8; ++g) out->v[g] = hn::And(word(j, g), low6).raw;
+  } else {
+    const auto bits01 = hn::Set(du, 0x03030303u), bits23 = hn::Set(du, 0x0C0C0C0Cu),
+               bits45 = hn::Set(du, 0x30303030u);
+    for (size_t g = 0; g < 8; ++g) {
+      const auto low = hn::And(hn::ShiftRight<6>(word(0, g)), bits01);
+      const auto mid = hn::And(hn::ShiftRight<4>(word(1, g)), bits23);
+      const auto high = hn::And(hn::ShiftRight<2>(word(2, g)), bits45);
+      out->v[g] = hn::Or(hn::Or(low, mid), high).raw;
+    }
   }
-  Q6_KJoinWords<kRows, false>(out->v, high, c);
   Q6_KLaneScales(hn::CappedTag<float, kRows>(), s.sc, s.d, c, &out->scale, &out->scale_hi);
 }
 
@@ -595,7 +605,7 @@ HWY_INLINE void LoadQ6_KPanelBlock(const uint8_t* const* rows, size_t ql_at, siz
   __m512i high[8];
   LoadRowWords32(rows, ql_at, ~__mmask32{0}, out->v);
   LoadRowWords32(rows, qh_at, ~__mmask32{0}, high);
-  Q6_KJoinWords<kPanelRows, true>(out->v, high, c);
+  Q6_KJoinWords<kPanelRows>(out->v, high, c);
   out->start = Q6_KHalfStart(out->v);
   out->start_hi = Q6_KHalfStart(out->v + 4);
   Q6_KLaneScales(hn::CappedTag<float, kPanelRows>(), s.sc, s.d, c, &out->scale, &out->scale_hi);

@@ -153,7 +153,7 @@ HWY_INLINE void LoadQ6_KPanelBlock(const uint8_t* const* rows, size_t ql_at, siz
   __m256i high[8];
   LoadRowWords32(rows, ql_at, out->v);
   LoadRowWords32(rows, qh_at, high);
-  Q6_KJoinWords<kPanelRows, true>(out->v, high, c);
+  Q6_KJoinWords<kPanelRows>(out->v, high, c);
   out->start = Q6_KHalfStart(out->v);
   out->start_hi = Q6_KHalfStart(out->v + 4);
   Q6_KLaneScales(hn::CappedTag<float, kPanelRows>(), s.sc, s.d, c, &out->scale, &out->scale_hi);

@@ -934,8 +934,8 @@ struct Q6_KPanel : SuperBlockPanel<Q6_KRows> {
   }
 };
 
-// q6_K from its copy: the scale words and d loaded once per super-block, a chunk's ql and qh
-// 16 loads joined into q in [0, 63] (LoadQ6_KCopyBlock) against the signed activations, each
+// q6_K from its copy: the scale words and d loaded once per super-block, a chunk's values
+// as regrouped at load (LoadQ6_KCopyBlock), q in [0, 63] against the signed activations, each
 // half's dot from the x row's -32 * (sum of the half's activations) (Q6_KHalfOffsets): the
 // same exact integer dots as Q6_KPanel's, with no transpose, gather or weight sums.
 struct Q6_KCopyPanel : PanelCopyOf {
@@ -1090,10 +1090,12 @@ size_t Int8ScratchFloats(const LinearParams& p) {
 // cache, SmolLM2-135M level from DRAM), also without VNNI, which has no panels of q8's rows
 // (linear_bench on the Zen 5, stories15M's GEMVs of a token, tiles -> copy: AVX3 0.54 ->
 // 0.23 ms, AVX2 0.50 -> 0.34 ms; prefill 256x288x768 AVX3 0.80 -> 0.37, AVX2 1.26 -> 1.00
-// ms). q6_K from its copy: every chunk (its x-row starts leave a block 16 loads, the join,
-// and the dots; linear_bench on the Zen 5, a stories15M token's GEMVs, row tiles -> copy:
-// AVX3_DL 0.45 -> 0.34 ms, AVX3 0.51 -> 0.35, AVX2 0.72 -> 0.56; kquant_512 Q6_K decode, 1
-// thread: 1.08 -> 0.86 ms, under --isa avx2 1.85 -> 1.40 ms). The two shapes differ only in
+// ms). q6_K from its copy: every chunk (its x-row starts leave a block 8 masked loads, or
+// for a half's last chunk 24 loads and 8 operations a word, and the dots; linear_bench on
+// the Zen 5, a stories15M token's GEMVs, row tiles -> copy of ql and qh -> regrouped copy:
+// AVX3_DL 0.45 -> 0.34 -> 0.25 ms, AVX3 0.51 -> 0.35 -> 0.26, AVX2 0.72 -> 0.56 -> 0.45;
+// kquant_512 Q6_K decode, 1 thread: 1.08 -> 0.86 -> 0.80 ms, under --isa avx2 1.85 -> 1.40
+// -> 1.27 ms). The two shapes differ only in
 // rounding (partial sums per lane against whole-block dots per lane; q4_K's
 // mins per block against per super-block).
 HWY_INLINE bool UsesPanels(WeightType type, size_t rows, bool copy = false) {

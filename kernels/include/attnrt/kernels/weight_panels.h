@@ -14,8 +14,9 @@
 // blocks of kQ8CopyBlockBytes: d, then 8 words of the values as offset bytes v + 128 (v ^
 // 0x80): vpdpbusd's unsigned operand, so the activations stay signed and the dot starts from
 // the activations' -128 * sum, a term of the x row (no per-row word: the copy has q8's bytes).
-// q6_K's block, whose f16 d ends it, is copied with d first (kQ6_KCopy*At): d, then its ql,
-// qh and scale bytes as 52 words.
+// q6_K's block, whose f16 d ends it, is copied with d first, its 6-bit values regrouped so
+// that a chunk of 32 is one masked load (PackQ6_KPanelCopy), then its 16 scale bytes: d and
+// 52 words, the block's 210 bytes.
 //
 // Header-only and allocation-free.
 #pragma once
@@ -31,9 +32,9 @@ namespace attnrt {
 
 constexpr size_t kPanelCopyRows = 16;
 constexpr size_t kQ8CopyBlockBytes = 2 + 32;
-// q6_K's copied block: d, then the block's bytes before it (ql, qh, scales) in their order.
-constexpr size_t kQ6_KCopyQlAt = 2 + kQ6_KQlAt, kQ6_KCopyQhAt = 2 + kQ6_KQhAt,
-                 kQ6_KCopyScalesAt = 2 + kQ6_KScalesAt;
+// q6_K's copied block: d, the values (3 arrays of 32 bytes per 128-value half, below), the
+// scales.
+constexpr size_t kQ6_KCopyQAt = 2, kQ6_KCopyScalesAt = 2 + kQ6_KScalesAt;
 static_assert(kQ6_KDAt + 2 == kQ6_KBlockBytes, "q6_K's d ends its block");
 
 // A type's block in the copy: its bytes, and how many 2-byte fields lead it.
@@ -121,12 +122,26 @@ inline void PackQ8PanelCopy(const int8_t* values, const uint16_t* scales, size_t
 }
 
 // Writes the panel copy of a q6_K matrix (`rows` rows of `blocks` super-blocks) to dst
-// (PanelCopyBytes(rows, blocks, kQ6_KBlockBytes) bytes): each block with its d first.
+// (PanelCopyBytes(rows, blocks, kQ6_KBlockBytes) bytes): each block with its d first, then
+// per 128-value half h its 4 chunks' values q0..q3 (32 each, 6 bits) as 3 arrays of 32
+// bytes at kQ6_KCopyQAt + 96 h + 32 j: q_j | (bits 2j, 2j + 1 of q3) << 6. Chunks 0-2 are
+// then one load and a mask a word, chunk 3 three loads and 8 operations; as stored (ql
+// nibbles and qh bit pairs) every chunk took two loads and 4-5 operations a word.
 inline void PackQ6_KPanelCopy(const uint8_t* w, size_t rows, size_t blocks, uint8_t* dst) {
   PackPanelGroups(rows, blocks, kQ6_KBlockBytes, 1, dst, [&](size_t n, size_t b, uint8_t* out) {
     const uint8_t* block = w + (n * blocks + b) * kQ6_KBlockBytes;
     std::memcpy(out, block + kQ6_KDAt, 2);
-    std::memcpy(out + 2, block, kQ6_KDAt);
+    for (size_t h = 0; h < 2; ++h) {
+      for (size_t i = 0; i < 32; ++i) {
+        const unsigned q3 = Q6_KQuant(block, 128 * h + 96 + i);
+        for (size_t j = 0; j < 3; ++j) {
+          const unsigned q = Q6_KQuant(block, 128 * h + 32 * j + i);
+          out[kQ6_KCopyQAt + 96 * h + 32 * j + i] =
+              static_cast<uint8_t>(q | ((q3 >> (2 * j)) & 3u) << 6);
+        }
+      }
+    }
+    std::memcpy(out + kQ6_KCopyScalesAt, block + kQ6_KScalesAt, kQ6_KDAt - kQ6_KScalesAt);
   });
 }
 
