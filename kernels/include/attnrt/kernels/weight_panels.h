@@ -133,11 +133,11 @@ inline void PackQ6_KPanelCopy(const uint8_t* w, size_t rows, size_t blocks, uint
     std::memcpy(out, block + kQ6_KDAt, 2);
     for (size_t h = 0; h < 2; ++h) {
       for (size_t i = 0; i < 32; ++i) {
-        const unsigned q3 = Q6_KQuant(block, 128 * h + 96 + i);
+        unsigned q[4];
+        Q6_KQuants4(block, h, i, q);
         for (size_t j = 0; j < 3; ++j) {
-          const unsigned q = Q6_KQuant(block, 128 * h + 32 * j + i);
           out[kQ6_KCopyQAt + 96 * h + 32 * j + i] =
-              static_cast<uint8_t>(q | ((q3 >> (2 * j)) & 3u) << 6);
+              static_cast<uint8_t>(q[j] | ((q[3] >> (2 * j)) & 3u) << 6);
         }
       }
     }
