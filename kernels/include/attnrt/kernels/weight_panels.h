@@ -1,8 +1,8 @@
 // Panel copies of block-quantized matrices (LinearParams::w_packed): what the integer
 // kernel's panels (kernels/hwy/int8_panels-inl.h) read with one weight row per 32-bit lane,
 // 16 or 8 rows per vector, by plain loads. The rows as stored take a load per row, a
-// transpose and a gather of the scales per block; this copy has the same bytes, reordered
-// once at load.
+// transpose and a gather of the scales per block; this copy has the same values in as many
+// bytes, reordered once at load (q8's and q6_K's bytes also recoded for the dot: below).
 //
 // Rows in groups of kPanelCopyRows (a last short group repeats its last row); per group,
 // block after block (a q4_0 block, a k-quant super-block), the group's rows' copies of the
