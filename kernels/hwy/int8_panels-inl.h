@@ -20,7 +20,7 @@
 //         block). Only with VNNI: vpmaddubsw's int16 pairs would saturate at 2 * 255 * 127.
 //         From the panel copy (weight_panels.h) the other way round: the weights as w + 128,
 //         the activations as they are, each dot from -128 * sum(a), the x row's term
-//         (without VNNI the copy holds w and the sign trick: PanelBlockDotQ8Copy).
+//         (without VNNI the sign trick instead: PanelBlockDotOffsetBytes).
 //   q6_K  as q8's rows: q - 32 in [-32, 31] signed against a + 128, each 16-value half's
 //         dot from -128 * (sum of its q - 32), a term of the panel block. Without VNNI too:
 //         its pairs (|pair| <= 2 * 255 * 32) fit int16, two words' pairs summed there
@@ -59,7 +59,7 @@
 
 // Defined in the passes for the targets below only (this file is included once for each):
 // q4_0, q4_K and q6_K panels on AVX3, AVX3_DL and AVX2 (int8_panels256-inl.h), q8 panels of
-// its rows on AVX3_DL (VNNI); q8's copy (PanelBlockDotQ8Copy) wherever there are panels.
+// its rows on AVX3_DL (VNNI); q8's copy (PanelBlockDotOffsetBytes) wherever there are panels.
 #undef ATTNRT_I8_Q4_0_PANELS
 #undef ATTNRT_I8_Q4_K_PANELS
 #undef ATTNRT_I8_Q6_K_PANELS
@@ -270,9 +270,8 @@ HWY_INLINE void LoadQ4_0CopyBlock(const uint8_t* block, size_t first, Block* out
   out->start = hn::Zero(du).raw;
 }
 
-// A q8 panel block from the copy: its 8 words of values (v + 128 with VNNI, else v:
-// weight_panels.h) and d, in row order: no transpose, gather or block sum. The dot's start
-// is the x row's.
+// A q8 panel block from the copy: its 8 words of offset values (v + 128, weight_panels.h)
+// and d, in row order: no transpose, gather or block sum. The dot's start is the x row's.
 template <size_t kRows, class Block>
 HWY_INLINE void LoadQ8CopyBlock(const uint8_t* block, size_t first, Block* out) {
   for (size_t k = 0; k < 8; ++k) out->v[k] = PanelCopyWords<kRows>(block, 2 + 4 * k, first).raw;
@@ -548,28 +547,27 @@ HWY_INLINE __m512 PanelBlockDotNibbles(const PanelBlock& w, const int8_t* a, __m
   return PanelBlockDot<true>(w, a, start, s, acc);
 }
 
-// q8's copy against the signed activations. VNNI: the copy's offset bytes w + 128
-// (weight_panels.h), one vpdpbusd per word from the x row's start -128 * sum(a)
-// (kQ8CopyStartsFromX). Without it vpmaddubsw's pairs of 255 * 127 would saturate int16, so
-// the copy holds w itself and the dot is the sign trick: |w| (<= 127, the unsigned operand)
-// against a negated where w < 0, a pair at most 2 * 127 * 127 = 32258 in magnitude, widened
-// per word: sum(w * a) itself, `start` unused. (The offset bytes split into two nibble
-// operands instead, 16 vpmaddubsw a block, was 1.45x slower in prefill on AVX2; the sign
-// trick on the offset bytes, undone by an xor per word, 2-7% slower in decode than on w:
-// int8_panels256-inl.h.)
+// q8's copy: offset bytes w + 128 (weight_panels.h) against the signed activations. VNNI:
+// one vpdpbusd per word from the x row's start -128 * sum(a) (kQ8CopyStartsFromX). Without
+// it vpmaddubsw's pairs of 255 * 127 would saturate int16, so the sign trick: w = (w + 128)
+// ^ 0x80, |w| (<= 127, the unsigned operand) against a negated where w < 0, a pair at most
+// 2 * 127 * 127 = 32258 in magnitude, widened per word: sum(w * a) itself, `start` unused.
+// (The copy's bytes split into two nibble operands instead, 16 vpmaddubsw a block, was
+// 1.45x slower in prefill on AVX2: int8_panels256-inl.h.)
 constexpr bool kQ8CopyStartsFromX = ATTNRT_I8_VNNI;
-HWY_INLINE __m512 PanelBlockDotQ8Copy(const PanelBlock& w, const int8_t* a, __m512i start,
-                                      float s, __m512 acc) {
+HWY_INLINE __m512 PanelBlockDotOffsetBytes(const PanelBlock& w, const int8_t* a, __m512i start,
+                                           float s, __m512 acc) {
 #if ATTNRT_I8_VNNI
   return PanelBlockDot<true>(w, a, start, s, acc);
 #else
   (void)start;
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   __m512i dot[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
   for (size_t g = 0; g < 8; ++g) {
     int32_t word;
     __builtin_memcpy(&word, a + 4 * g, sizeof(word));
     const __m512i ag = _mm512_set1_epi32(word);
-    const __m512i wg = w.v[g];
+    const __m512i wg = _mm512_xor_si512(w.v[g], flip);
     const __m512i signed_a = _mm512_mask_sub_epi8(ag, _mm512_movepi8_mask(wg),
                                                   _mm512_setzero_si512(), ag);
     const __m512i pairs = _mm512_maddubs_epi16(_mm512_abs_epi8(wg), signed_a);

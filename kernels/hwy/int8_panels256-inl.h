@@ -199,23 +199,20 @@ HWY_INLINE __m256 PanelBlockDotNibbles(const PanelBlock& w, const int8_t* a, __m
                          acc);
 }
 
-// q8's copy: the values w as they are (weight_panels.h, without VNNI) against the signed
-// activations by the sign trick (int8_panels-inl.h's PanelBlockDotQ8Copy without VNNI;
-// vpsignb gives a the sign of w): sum(w * a) itself, `start` unused. Against the copy's
-// offset bytes split into two nibble operands (16 vpmaddubsw a block), linear_bench on the
-// Zen 5, 4 alternating runs: prefill 256x288x768 1.00 -> 0.69 ms, a stories15M token's GEMVs
-// 0.32 -> 0.26 ms. The copy's w itself in place of its offset bytes undone per word by an
-// xor (session 21, 3 alternating runs): token 0.272-0.303 -> 0.267-0.298 ms, prefill
-// 0.659-0.696 -> 0.649-0.656 ms; dim 2048 Q8_0 decode under --isa avx2 11.1-11.9 -> 10.8-11.1
-// ms.
+// q8's copy: offset bytes w + 128 against the signed activations by the sign trick
+// (int8_panels-inl.h's PanelBlockDotOffsetBytes without VNNI; vpsignb gives a the sign of
+// w): sum(w * a) itself, `start` unused. Against the copy's bytes split into two nibble
+// operands (16 vpmaddubsw a block), linear_bench on the Zen 5, 4 alternating runs: prefill
+// 256x288x768 1.00 -> 0.69 ms, a stories15M token's GEMVs 0.32 -> 0.26 ms.
 constexpr bool kQ8CopyStartsFromX = false;
-HWY_INLINE __m256 PanelBlockDotQ8Copy(const PanelBlock& w, const int8_t* a, __m256i, float s,
-                                      __m256 acc) {
+HWY_INLINE __m256 PanelBlockDotOffsetBytes(const PanelBlock& w, const int8_t* a, __m256i,
+                                           float s, __m256 acc) {
+  const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
   __m256i dot[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
   for (size_t g = 0; g < 8; ++g) {
     int32_t word;
     __builtin_memcpy(&word, a + 4 * g, sizeof(word));
-    const __m256i wg = w.v[g];
+    const __m256i wg = _mm256_xor_si256(w.v[g], flip);
     const __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(wg),
                                                _mm256_sign_epi8(_mm256_set1_epi32(word), wg));
     dot[g % 2] = _mm256_add_epi32(dot[g % 2], _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));

@@ -869,17 +869,17 @@ struct Q4_0CopyPanel : PanelCopyOf {
 };
 
 // q8 from its copy (on every panel target; its rows' panels need VNNI): a block is 9 loads
-// (LoadQ8CopyBlock), no transpose, scale gather or block sums of the weights. With VNNI the
-// copy's bytes are v + 128 against the signed activations, so each dot starts from -128 *
+// (LoadQ8CopyBlock), no transpose, scale gather or block sums of the weights. The copy's
+// bytes are v + 128 against the signed activations, so with VNNI each dot starts from -128 *
 // (sum of the x row's block) = 16 * its offset o (-8 * sum): the same exact integer dot as
-// Q8Panel's, from q8's own byte count. Without VNNI the copy holds v and the dot is the sign
-// trick (PanelBlockDotQ8Copy), starting from 0.
+// Q8Panel's, from q8's own byte count. Without VNNI the dot undoes the offset (the sign
+// trick: PanelBlockDotOffsetBytes) and starts from 0.
 struct Q8CopyPanel : PanelCopyOf {
   static constexpr bool kMins = false;
   using PanelCopyOf::PanelCopyOf;
   static HWY_INLINE PanelF Dot(const PanelBlock& block, const int8_t* a, PanelI start, float s,
                                PanelF acc) {
-    return PanelBlockDotQ8Copy(block, a, start, s, acc);
+    return PanelBlockDotOffsetBytes(block, a, start, s, acc);
   }
   HWY_INLINE void Load(size_t b, PanelBlock* out) const {
     LoadQ8CopyBlock<kPanelRows>(group + b * w.block_bytes, first, out);
@@ -1279,32 +1279,6 @@ size_t Int8PackedBytes(const LinearParams& p) {
 
 const char* Int8Isa() { return hwy::TargetName(HWY_TARGET); }
 
-// The panel copy this target's panels read (Int8PackedBytes bytes): q8's values as offset
-// bytes for VNNI, as they are for the sign trick (weight_panels.h), so the copy is packed
-// by the target that will read it.
-void Int8Pack(const LinearParams& p, void* dst) {
-  if (p.w_type == WeightType::kQ8) {
-#if defined(ATTNRT_I8_Q4_0_PANELS)
-    constexpr bool kOffsetBytes = kQ8CopyStartsFromX;
-#else
-    constexpr bool kOffsetBytes = true;  // (no panels here: the copy is never read)
-#endif
-    PackQ8PanelCopy(static_cast<const int8_t*>(p.w), LinearScalePlane(p), p.out, p.in,
-                    kOffsetBytes, static_cast<uint8_t*>(dst));
-    return;
-  }
-  if (p.w_type == WeightType::kQ6_K) {
-    PackQ6_KPanelCopy(static_cast<const uint8_t*>(p.w), p.out,
-                      WeightBlocksPerRow(*FindWeightType(p.w_type), p.in),
-                      static_cast<uint8_t*>(dst));
-    return;
-  }
-  PackPanelCopy(static_cast<const uint8_t*>(p.w), p.out,
-                WeightBlocksPerRow(*FindWeightType(p.w_type), p.in),
-                PanelCopyBlockBytes(p.w_type), PanelCopyF16Fields(p.w_type),
-                static_cast<uint8_t*>(dst));
-}
-
 ATTNRT_I8_END
 ATTNRT_HWY_END
 
@@ -1316,7 +1290,6 @@ HWY_EXPORT(Int8ScratchFloats);
 HWY_EXPORT(Int8Run);
 HWY_EXPORT(Int8Isa);
 HWY_EXPORT(Int8PackedBytes);
-HWY_EXPORT(Int8Pack);
 HWY_EXPORT(Int8PreparedFloats);
 HWY_EXPORT(Int8Prepare);
 
@@ -1331,7 +1304,23 @@ size_t PreparedFloats(const LinearParams& p) {
   return HWY_DYNAMIC_DISPATCH(Int8PreparedFloats)(p);
 }
 void Prepare(const LinearParams& p, float* dst) { HWY_DYNAMIC_DISPATCH(Int8Prepare)(p, dst); }
-void Pack(const LinearParams& p, void* dst) { HWY_DYNAMIC_DISPATCH(Int8Pack)(p, dst); }
+void Pack(const LinearParams& p, void* dst) {
+  if (p.w_type == WeightType::kQ8) {
+    PackQ8PanelCopy(static_cast<const int8_t*>(p.w), LinearScalePlane(p), p.out, p.in,
+                    static_cast<uint8_t*>(dst));
+    return;
+  }
+  if (p.w_type == WeightType::kQ6_K) {
+    PackQ6_KPanelCopy(static_cast<const uint8_t*>(p.w), p.out,
+                      WeightBlocksPerRow(*FindWeightType(p.w_type), p.in),
+                      static_cast<uint8_t*>(dst));
+    return;
+  }
+  PackPanelCopy(static_cast<const uint8_t*>(p.w), p.out,
+                WeightBlocksPerRow(*FindWeightType(p.w_type), p.in),
+                PanelCopyBlockBytes(p.w_type), PanelCopyF16Fields(p.w_type),
+                static_cast<uint8_t*>(dst));
+}
 
 }  // namespace
 

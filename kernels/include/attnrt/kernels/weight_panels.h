@@ -11,11 +11,9 @@
 // (PanelCopyFieldAt). A type's fields are its leading f16 scales (2 bytes each), then
 // 32-bit words (q4_0: d, then 4 words of nibbles; q4_K: d, dmin, 3 words of 6-bit scales, 32
 // words of nibbles). q8, whose rows and scales are stored apart (weight_q8.h), is copied as
-// blocks of kQ8CopyBlockBytes: d, then 8 words of the values, for VNNI as offset bytes v + 128
-// (v ^ 0x80): vpdpbusd's unsigned operand, so the activations stay signed and the dot starts
-// from the activations' -128 * sum, a term of the x row (no per-row word: the copy has q8's
-// bytes); without VNNI as they are, the sign trick's operand (the form is the running target's:
-// the CLI selects --isa before it packs).
+// blocks of kQ8CopyBlockBytes: d, then 8 words of the values as offset bytes v + 128 (v ^
+// 0x80): vpdpbusd's unsigned operand, so the activations stay signed and the dot starts from
+// the activations' -128 * sum, a term of the x row (no per-row word: the copy has q8's bytes).
 // q6_K's block, whose f16 d ends it, is copied with d first, its 6-bit values regrouped so
 // that a chunk of 32 is one masked load (PackQ6_KPanelCopy), then its 16 scale bytes: d and
 // 52 words, the block's 210 bytes.
@@ -107,19 +105,18 @@ inline void PackPanelCopy(const uint8_t* w, size_t rows, size_t blocks, size_t b
 
 // Writes the panel copy of a q8 matrix (`rows` rows of K values, `scales` its plane of
 // blocks = ceil(K / 32) f16 scales per row) to dst (PanelCopyBytes(rows, blocks,
-// kQ8CopyBlockBytes) bytes): per row and block, d and the 32 values (zeros past K), as
-// v + 128 when `offset_bytes`, else as they are.
+// kQ8CopyBlockBytes) bytes): per row and block, d and the 32 values as v + 128 (zeros past K,
+// so 128).
 inline void PackQ8PanelCopy(const int8_t* values, const uint16_t* scales, size_t rows, size_t K,
-                            bool offset_bytes, uint8_t* dst) {
+                            uint8_t* dst) {
   const size_t blocks = K / 32 + (K % 32 != 0);
-  const uint8_t flip = offset_bytes ? 0x80u : 0u;
   PackPanelGroups(rows, blocks, kQ8CopyBlockBytes, 1, dst,
                   [&](size_t n, size_t b, uint8_t* out) {
                     std::memcpy(out, scales + n * blocks + b, 2);
                     const size_t count = K - 32 * b < 32 ? K - 32 * b : 32;
                     for (size_t i = 0; i < 32; ++i) {
                       const int8_t v = i < count ? values[n * K + 32 * b + i] : 0;
-                      out[2 + i] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ flip);
+                      out[2 + i] = static_cast<uint8_t>(static_cast<uint8_t>(v) ^ 0x80u);
                     }
                   });
 }
